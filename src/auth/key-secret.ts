@@ -1,0 +1,32 @@
+// API key secrets: generation, hashing and constant-time comparison (DESIGN section 4).
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 32 random bytes, base64url: 43 characters, 256 bits. */
+const KEY_BYTES = 32;
+
+/** Anything a well-formed key cannot be is refused before hashing (and never looked up). */
+const KEY_SHAPE = /^[A-Za-z0-9_-]{16,256}$/;
+
+export function generateKey(): string {
+  return randomBytes(KEY_BYTES).toString('base64url');
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_SHAPE.test(key);
+}
+
+/** Constant-time equality of two hex digests of equal length. */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** A short public id for listing and revoking, derived from nothing secret. */
+export function generateKeyId(): string {
+  return `k_${randomBytes(6).toString('hex')}`;
+}

@@ -1,0 +1,135 @@
+// Configuration: config/default.json, deep-merged with an optional JSON file, validated once and frozen.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../config/default.json', import.meta.url));
+
+const positiveInt = z.number().int().positive();
+
+const planSchema = z.strictObject({
+  perSecond: positiveInt,
+  perDay: positiveInt,
+  perMonth: positiveInt,
+  pages: positiveInt,
+  taxii: z.enum(['none', 'test', 'all']),
+});
+
+const uuidV4 = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be a lowercase UUIDv4');
+
+const riskName = z.enum(['unknown', 'none', 'low', 'medium', 'high', 'critical', 'retired']);
+
+/** A saved view: which objects a TAXII collection holds (all filters are ANDed). */
+const collectionFilterSchema = z.strictObject({
+  /** The first N indicators by iid, with their threats, identities and relationships. */
+  sample: positiveInt.optional(),
+  fid: positiveInt.optional(),
+  tid: positiveInt.optional(),
+  minRisk: riskName.optional(),
+  types: z.array(z.string().min(1)).min(1).optional(),
+});
+
+const collectionSchema = z.strictObject({
+  id: uuidV4,
+  title: z.string().min(1),
+  description: z.string().optional(),
+  alias: z.string().regex(/^[a-z0-9-]+$/).optional(),
+  /** Readable by plans whose `taxii` is `test` (the free test collection). */
+  free: z.boolean().default(false),
+  filter: collectionFilterSchema,
+});
+
+const configSchema = z.strictObject({
+  linksPageSize: positiveInt.max(10000),
+  trustProxy: z.union([z.boolean(), z.number().int().nonnegative(), z.string()]),
+  redis: z.strictObject({ onError: z.enum(['open', 'closed']) }),
+  taxii: z.strictObject({
+    defaultLimit: positiveInt,
+    maxLimit: positiveInt,
+    maxContentLength: positiveInt,
+    title: z.string().min(1),
+    description: z.string(),
+    contact: z.string(),
+    apiRoot: z.strictObject({ title: z.string().min(1), description: z.string() }),
+  }),
+  plans: z
+    .record(z.string().regex(/^[a-z][a-z0-9_-]*$/), planSchema)
+    .refine((plans) => 'anonymous' in plans, 'must define the "anonymous" plan'),
+  collections: z
+    .array(collectionSchema)
+    .min(1)
+    .refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'collection ids must be unique'),
+});
+
+export type Plan = z.infer<typeof planSchema>;
+export type CollectionConfig = z.infer<typeof collectionSchema>;
+export type CollectionFilter = z.infer<typeof collectionFilterSchema>;
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; arrays and scalars in the override replace the default. */
+export function deepMerge(base: unknown, override: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(override)) return override;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) merged[key] = deepMerge(base[key], value);
+  return merged;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function readJson(path: string, setting: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${setting}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${setting}: ${path} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** Validates a raw (already merged) config object; errors name the offending key. */
+export function parseConfig(raw: unknown, source = 'config'): Config {
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : '(root)';
+    throw new ConfigError(`${source}: ${where} ${issue?.message ?? 'is invalid'}`);
+  }
+  const config = result.data;
+  if (config.taxii.defaultLimit > config.taxii.maxLimit) {
+    throw new ConfigError(`${source}: taxii.defaultLimit must not exceed taxii.maxLimit`);
+  }
+  return deepFreeze(config);
+}
+
+/**
+ * Loads config/default.json merged with `overrides` (a file, from --config or THREATGATE_CONFIG)
+ * and with in-code overrides (tests, benchmarks).
+ */
+export function loadConfig(options: { file?: string | undefined; setting?: string; overrides?: unknown } = {}): Config {
+  let raw = readJson(DEFAULT_CONFIG_PATH, 'config/default.json');
+  let source = 'config/default.json';
+  if (options.file) {
+    const setting = options.setting ?? '--config';
+    raw = deepMerge(raw, readJson(options.file, setting));
+    source = `${setting} ${options.file}`;
+  }
+  if (options.overrides !== undefined) raw = deepMerge(raw, options.overrides);
+  return parseConfig(raw, source);
+}

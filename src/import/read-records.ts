@@ -1,0 +1,84 @@
+// Streams raw records out of an import file (NDJSON or one JSON document) in constant memory.
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { ImportError } from '../errors.js';
+import { JsonDocumentScanner } from './json-document-scanner.js';
+import type { RecordKind } from './record-schemas.js';
+
+export interface RawRecord {
+  /** Where the record stands, for error messages: `line 12` or `indicators[41]`. */
+  position: string;
+  kind: RecordKind;
+  raw: unknown;
+}
+
+const TAGS: Record<string, RecordKind> = { threat: 'threat', feed: 'feed', indicator: 'indicator', link: 'link' };
+
+/** NDJSON when the first non-blank line is a whole JSON object carrying a `record` tag. */
+async function looksLikeNdjson(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    const firstLine = head.split('\n').find((line) => line.trim() !== '');
+    if (firstLine === undefined) return false;
+    try {
+      const parsed: unknown = JSON.parse(firstLine);
+      return typeof parsed === 'object' && parsed !== null && 'record' in parsed;
+    } catch {
+      return false;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function* readNdjson(path: string): AsyncGenerator<RawRecord> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let lineNumber = 0;
+  for await (const line of lines) {
+    lineNumber += 1;
+    const position = `line ${lineNumber}`;
+    const trimmed = lineNumber === 1 ? line.replace(/^\uFEFF/, '').trim() : line.trim();
+    if (trimmed === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch (error) {
+      throw new ImportError(position, `not valid JSON (${(error as Error).message})`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ImportError(position, 'each line must be a JSON object');
+    }
+    const { record, ...raw } = parsed as Record<string, unknown>;
+    const kind = typeof record === 'string' ? TAGS[record] : undefined;
+    if (kind === undefined) {
+      throw new ImportError(position, '"record" must be one of "threat", "feed", "indicator", "link"');
+    }
+    yield { position, kind, raw };
+  }
+}
+
+const SECTIONS: Record<string, RecordKind> = { threats: 'threat', feeds: 'feed', indicators: 'indicator', links: 'link' };
+
+async function* readJsonDocument(path: string): AsyncGenerator<RawRecord> {
+  const scanner = new JsonDocumentScanner(Object.keys(SECTIONS));
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
+    for (const element of scanner.push(chunk as string)) {
+      yield { position: `${element.section}[${element.index}]`, kind: SECTIONS[element.section]!, raw: element.value };
+    }
+  }
+  scanner.end();
+}
+
+/** Yields every record of the file in file order; throws ImportError naming the position of a bad one. */
+export async function* readRecords(path: string): AsyncGenerator<RawRecord> {
+  try {
+    await open(path, 'r').then((handle) => handle.close());
+  } catch (error) {
+    throw new ImportError(path, `cannot open the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  yield* (await looksLikeNdjson(path)) ? readNdjson(path) : readJsonDocument(path);
+}

@@ -1,0 +1,121 @@
+// Validation of import records (DESIGN section 3): one zod schema per record kind, defaults filled in.
+import { z } from 'zod';
+import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
+
+const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** A spec timestamp that is also a real calendar time (2026-02-30 is refused). */
+const stamp = z.string().refine((value) => {
+  if (!STAMP.test(value)) return false;
+  const date = new Date(`${value.replace(' ', 'T')}Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 19) === value.replace(' ', 'T');
+}, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
+
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const text = z.string().max(100_000);
+const risk = z.enum(RISK_LEVELS);
+const freeObject = z.record(z.string(), z.unknown());
+/** 1/0 are accepted for booleans, as the spec writes `retired` both ways. */
+const flag = z.union([z.boolean(), z.literal(0).transform(() => false), z.literal(1).transform(() => true)]);
+
+const news = z.strictObject({
+  title: text,
+  channel: text,
+  icon: text,
+  link: text,
+  stamp,
+  primary: z.number().int(),
+});
+
+const comment = z.strictObject({
+  cid: id,
+  username: text,
+  title: text,
+  comment: text,
+  stamp_added: stamp,
+  stamp_updated: stamp,
+});
+
+/** `related` items may carry only a tid, or the whole related-threat object (names are recomputed). */
+const related = z.union([id, z.looseObject({ tid: id })]).transform((item) => (typeof item === 'number' ? item : item.tid));
+
+export const threatSchema = z.strictObject({
+  tid: id,
+  threat: z.string().min(1).max(1000),
+  category: z.string().min(1).max(200),
+  risk,
+  othernames: z.array(z.string().min(1).max(1000)).default([]),
+  description: text.nullable().default(null),
+  notes: text.nullable().default(null),
+  wikisummary: text.nullable().default(null),
+  wikireference: text.nullable().default(null),
+  retired: flag.nullable().default(null),
+  stamp_added: stamp.nullable().default(null),
+  stamp_updated: stamp.nullable().default(null),
+  stamp_seen: stamp.nullable().default(null),
+  stamp_retired: stamp.nullable().default(null),
+  attributes: freeObject.default({}),
+  ttps: z.array(freeObject).default([]),
+  news: z.array(news).default([]),
+  comments: z.array(comment).default([]),
+  related: z.array(related).default([]),
+}) satisfies z.ZodType<Threat, any>;
+
+export const feedSchema = z.strictObject({
+  fid: id,
+  feed: z.string().min(1).max(1000),
+  organization: z.string().min(1).max(1000),
+  category: z.string().max(200).default(''),
+  pricing: z.string().max(200).default(''),
+  contact: z.strictObject({ name: text.default(''), email: text.default(''), phone: text.default('') }).default({ name: '', email: '', phone: '' }),
+  website: text.default(''),
+  schedule: z.string().max(200).default(''),
+  stamp_added: stamp.nullable().default(null),
+  stamp_updated: stamp.nullable().default(null),
+  stamp_pulled: stamp.nullable().default(null),
+  stamp_modified: stamp.nullable().default(null),
+  description: text.default(''),
+  accesslink: text.default(''),
+}) satisfies z.ZodType<Feed, any>;
+
+const attributeValues = z.array(z.union([z.string(), z.number().transform(String)]));
+
+export const indicatorSchema = z.strictObject({
+  iid: id,
+  indicator: z.string().min(1).max(8192),
+  type: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a lower-case type name such as ip, ipv6, domain or url'),
+  risk,
+  stamp_added: stamp.nullable().default(null),
+  stamp_updated: stamp.nullable().default(null),
+  stamp_seen: stamp.nullable().default(null),
+  retired: flag.nullable().default(null),
+  attributes: z.record(z.string(), attributeValues).default({}),
+  properties: freeObject.default({}),
+}) satisfies z.ZodType<Indicator, any>;
+
+export const linkSchema = z.union([
+  z.strictObject({ iid: id, fid: id, stamp_linked: stamp }),
+  z.strictObject({ iid: id, tid: id, stamp_linked: stamp }),
+]) satisfies z.ZodType<Link, any>;
+
+export type RecordKind = 'threat' | 'feed' | 'indicator' | 'link';
+
+export type ImportRecord =
+  | { kind: 'threat'; value: Threat }
+  | { kind: 'feed'; value: Feed }
+  | { kind: 'indicator'; value: Indicator }
+  | { kind: 'link'; value: Link };
+
+const SCHEMAS = { threat: threatSchema, feed: feedSchema, indicator: indicatorSchema, link: linkSchema } as const;
+
+/** Validates one raw record; the message names the first offending field. */
+export function parseRecord(kind: RecordKind, raw: unknown): { ok: true; record: ImportRecord } | { ok: false; reason: string } {
+  const result = SCHEMAS[kind].safeParse(raw);
+  if (result.success) return { ok: true, record: { kind, value: result.data } as ImportRecord };
+  const issue = result.error.issues[0];
+  if (kind === 'link' && issue?.code === 'invalid_union') {
+    return { ok: false, reason: 'link must have iid, stamp_linked and exactly one of fid or tid' };
+  }
+  const field = issue?.path.length ? issue.path.join('.') : kind;
+  return { ok: false, reason: `${kind} ${field}: ${issue?.message ?? 'is invalid'}` };
+}

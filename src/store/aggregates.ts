@@ -1,0 +1,93 @@
+// Pure accumulation of per-owner aggregates (risk counts, attribute and property value counts).
+import { RISK_LEVELS, type JsonObject, type Risk } from '../domain.js';
+import type { AttributeCounts, RiskCounts } from './records.js';
+
+export interface LinkedRow {
+  owner: number;
+  type: string;
+  risk: string;
+  retired: number | null;
+  stamp_updated: string | null;
+  stamp_added: string | null;
+  attributes: string;
+  properties: string;
+}
+
+/** Most frequent values kept per property key: summaries stay small whatever the data. */
+const TOP_VALUES = 25;
+
+/** Keys in the order of spec 2.3. */
+export function emptyRiskCounts(): RiskCounts {
+  return { unknown: 0, low: 0, medium: 0, high: 0, critical: 0, retired: 0, total: 0, none: 0 };
+}
+
+/** A retired indicator counts as `retired` whatever its last risk level was. */
+export function riskBucket(risk: string, retired: number | boolean | null): Risk {
+  if (retired === 1 || retired === true) return 'retired';
+  return (RISK_LEVELS as readonly string[]).includes(risk) ? (risk as Risk) : 'unknown';
+}
+
+interface Accumulator {
+  risk: RiskCounts;
+  attributes: Map<string, Map<string, number>>;
+  properties: Map<string, Map<string, number>>;
+  lastDomainUpdate: string | null;
+}
+
+function bump(map: Map<string, Map<string, number>>, key: string, value: string): void {
+  let counts = map.get(key);
+  if (!counts) map.set(key, (counts = new Map()));
+  counts.set(value, (counts.get(value) ?? 0) + 1);
+}
+
+function topCounts(counts: Map<string, number>, limit: number): Record<string, number> {
+  const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return Object.fromEntries(sorted.slice(0, limit));
+}
+
+export interface OwnerAggregate {
+  risk: RiskCounts;
+  attributes: AttributeCounts;
+  properties: JsonObject;
+  lastDomainUpdate: string | null;
+}
+
+export class AggregateBuilder {
+  private readonly owners = new Map<number, Accumulator>();
+
+  constructor(private readonly attributeKeys: readonly string[]) {}
+
+  add(row: LinkedRow): void {
+    const owner = Number(row.owner);
+    let acc = this.owners.get(owner);
+    if (!acc) {
+      acc = { risk: emptyRiskCounts(), attributes: new Map(), properties: new Map(), lastDomainUpdate: null };
+      this.owners.set(owner, acc);
+    }
+    acc.risk[riskBucket(row.risk, row.retired)]++;
+    acc.risk.total++;
+    const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
+    for (const key of this.attributeKeys) {
+      const values = attributes[key];
+      if (Array.isArray(values)) for (const v of values) bump(acc.attributes, key, String(v));
+    }
+    // Only scalar top-level properties are counted; nested ones (whois, geo objects) are per indicator.
+    const properties = JSON.parse(row.properties) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(properties)) {
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') bump(acc.properties, key, String(value));
+    }
+    if (row.type === 'domain') {
+      const stamp = row.stamp_updated ?? row.stamp_added;
+      if (stamp !== null && (acc.lastDomainUpdate === null || stamp > acc.lastDomainUpdate)) acc.lastDomainUpdate = stamp;
+    }
+  }
+
+  result(owner: number): OwnerAggregate {
+    const acc = this.owners.get(owner);
+    const attributes: AttributeCounts = {};
+    for (const key of this.attributeKeys) attributes[key] = acc ? topCounts(acc.attributes.get(key) ?? new Map(), Infinity) : {};
+    const properties: JsonObject = {};
+    if (acc) for (const [key, counts] of [...acc.properties].sort()) properties[key] = topCounts(counts, TOP_VALUES);
+    return { risk: acc?.risk ?? emptyRiskCounts(), attributes, properties, lastDomainUpdate: acc?.lastDomainUpdate ?? null };
+  }
+}

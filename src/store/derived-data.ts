@@ -1,0 +1,116 @@
+// Recomputes what is derived from the data after an import: link page ranks and feed/threat aggregates.
+import { sql, type Transaction } from 'kysely';
+import type { ImportChanges } from './import-writer.js';
+import { AggregateBuilder, type LinkedRow } from './aggregates.js';
+import type { Database } from './schema.js';
+
+/** Ranks (seq) the links of the given owners by iid, so a links page is a range scan on (owner, seq). */
+async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | 'threat_links', owners: Set<number>): Promise<void> {
+  if (owners.size === 0) return;
+  const owner = table === 'feed_links' ? 'fid' : 'tid';
+  const ids = [...owners];
+  for (let i = 0; i < ids.length; i += 500) {
+    const slice = ids.slice(i, i + 500);
+    await sql`
+      update ${sql.table(table)} set seq = r.rn
+      from (select ${sql.ref(owner)} as o, iid, row_number() over (partition by ${sql.ref(owner)} order by iid) - 1 as rn
+            from ${sql.table(table)} where ${sql.ref(owner)} in (${sql.join(slice)})) as r
+      where ${sql.ref(`${table}.${owner}`)} = r.o and ${sql.ref(`${table}.iid`)} = r.iid and ${sql.ref(`${table}.seq`)} <> r.rn`.execute(trx);
+  }
+}
+
+function anyChange(changes: ImportChanges): boolean {
+  return Object.values(changes).some((set: Set<number>) => set.size > 0);
+}
+
+/** Feeds linked rows to the builder owner by owner, in bounded chunks of the (owner, seq) index. */
+async function aggregateLinks(
+  trx: Transaction<Database>,
+  table: 'feed_links' | 'threat_links',
+  owners: number[],
+  builder: AggregateBuilder,
+): Promise<void> {
+  const owner = table === 'feed_links' ? 'fid' : 'tid';
+  const CHUNK = 5000;
+  for (const id of owners) {
+    for (let from = 0; ; from += CHUNK) {
+      const { rows } = await sql<LinkedRow>`
+        select l.${sql.ref(owner)} as owner, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties
+        from ${sql.table(table)} l join indicators i on i.iid = l.iid
+        where l.${sql.ref(owner)} = ${id} and l.seq >= ${from} and l.seq < ${from + CHUNK}`.execute(trx);
+      for (const row of rows) builder.add(row);
+      if (rows.length < CHUNK) break;
+    }
+  }
+}
+
+/**
+ * Aggregates depend on indicators, links, feeds and threats at once, so any change recomputes all of
+ * them; an import that changes nothing (a re-import) skips the work entirely.
+ */
+async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
+  const feedAggregates = new AggregateBuilder(['technology', 'protocol', 'port']);
+  const threatAggregates = new AggregateBuilder(['technology', 'hosttype', 'protocol', 'port']);
+  const feeds = await trx.selectFrom('feeds').select(['fid', 'name', 'organization', 'pricing', 'category']).execute();
+  const threats = await trx.selectFrom('threats').select(['tid', 'name', 'category', 'risk', 'stamp_updated']).execute();
+  await aggregateLinks(trx, 'feed_links', feeds.map((f) => Number(f.fid)), feedAggregates);
+  await aggregateLinks(trx, 'threat_links', threats.map((t) => Number(t.tid)), threatAggregates);
+  const feedById = new Map(feeds.map((f) => [Number(f.fid), f]));
+  const threatById = new Map(threats.map((t) => [Number(t.tid), t]));
+
+  // Indicators shared by a feed and a threat, counted once per pair.
+  const { rows: pairs } = await sql<{ fid: number; tid: number; n: number }>`
+    select fl.fid, tl.tid, count(*) as n from feed_links fl join threat_links tl on tl.iid = fl.iid group by fl.fid, tl.tid`.execute(trx);
+  const byDesc = (a: { indicators: number; id: number }, b: { indicators: number; id: number }) => b.indicators - a.indicators || a.id - b.id;
+
+  for (const feed of feeds) {
+    const fid = Number(feed.fid);
+    const agg = feedAggregates.result(fid);
+    const related = pairs
+      .filter((p) => Number(p.fid) === fid && threatById.has(Number(p.tid)))
+      .map((p) => ({ id: Number(p.tid), indicators: Number(p.n) }))
+      .sort(byDesc)
+      .map(({ id, indicators }) => {
+        const t = threatById.get(id)!;
+        return { indicators, tid: id, category: t.category, stamp_updated: t.stamp_updated, risk: t.risk, name: t.name };
+      });
+    const summary = { properties: agg.properties, attributes: agg.attributes, threats: related, risk: agg.risk };
+    await trx
+      .updateTable('feeds')
+      .set({ indicators: JSON.stringify(agg.risk), summary: JSON.stringify(summary) })
+      .where('fid', '=', fid)
+      .execute();
+  }
+
+  for (const threat of threats) {
+    const tid = Number(threat.tid);
+    const agg = threatAggregates.result(tid);
+    const related = pairs
+      .filter((p) => Number(p.tid) === tid && feedById.has(Number(p.fid)))
+      .map((p) => ({ id: Number(p.fid), indicators: Number(p.n) }))
+      .sort(byDesc)
+      .map(({ id, indicators }) => {
+        const f = feedById.get(id)!;
+        return { fid: id, organization: f.organization, name: f.name, pricing: f.pricing, category: f.category, indicators };
+      });
+    const summary = {
+      updated_last_domain: agg.lastDomainUpdate,
+      attributes: agg.attributes,
+      properties: agg.properties,
+      feeds: related,
+      risk: agg.risk,
+    };
+    await trx
+      .updateTable('threats')
+      .set({ summary: JSON.stringify(summary), updated_last_domain: agg.lastDomainUpdate })
+      .where('tid', '=', tid)
+      .execute();
+  }
+}
+
+/** The part of the import refresh that the lookup API relies on. */
+export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<void> {
+  await renumberLinks(trx, 'feed_links', changes.feedLinkOwners);
+  await renumberLinks(trx, 'threat_links', changes.threatLinkOwners);
+  if (anyChange(changes)) await refreshAggregates(trx);
+}

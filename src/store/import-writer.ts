@@ -1,0 +1,310 @@
+// Writes validated import records in batches inside one transaction; unchanged records are not touched.
+import { createHash } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Feed, Indicator, Link, Threat } from '../domain.js';
+import { ImportError } from '../errors.js';
+import type { ImportRecord } from '../import/record-schemas.js';
+import type { Dialect } from './migrations.js';
+import type { ImportCounts, ImportSummary } from './records.js';
+import type { Database } from './schema.js';
+
+/** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
+const BATCH_ROWS = 400;
+
+export interface PositionedRecord {
+  position: string;
+  record: ImportRecord;
+}
+
+/** What an import changed, for the derived-data refresh that follows it in the same transaction. */
+export interface ImportChanges {
+  threats: Set<number>;
+  feeds: Set<number>;
+  indicators: Set<number>;
+  feedLinkOwners: Set<number>;
+  threatLinkOwners: Set<number>;
+}
+
+function contentHash(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
+
+function threatRow(t: Threat) {
+  return {
+    tid: t.tid,
+    name: t.threat,
+    category: t.category,
+    risk: t.risk,
+    description: t.description,
+    notes: t.notes,
+    wikisummary: t.wikisummary,
+    wikireference: t.wikireference,
+    retired: flagToInt(t.retired),
+    stamp_added: t.stamp_added,
+    stamp_updated: t.stamp_updated,
+    stamp_seen: t.stamp_seen,
+    stamp_retired: t.stamp_retired,
+    othernames: JSON.stringify(t.othernames),
+    attributes: JSON.stringify(t.attributes),
+    ttps: JSON.stringify(t.ttps),
+    news: JSON.stringify(t.news),
+    comments: JSON.stringify(t.comments),
+    related: JSON.stringify(t.related),
+    content_hash: contentHash(t),
+    summary: '{}',
+    updated_last_domain: null,
+  };
+}
+
+function feedRow(f: Feed) {
+  return {
+    fid: f.fid,
+    name: f.feed,
+    organization: f.organization,
+    name_key: f.feed.toLowerCase(),
+    organization_key: f.organization.toLowerCase(),
+    category: f.category,
+    pricing: f.pricing,
+    contact: JSON.stringify(f.contact),
+    website: f.website,
+    schedule: f.schedule,
+    stamp_added: f.stamp_added,
+    stamp_updated: f.stamp_updated,
+    stamp_pulled: f.stamp_pulled,
+    stamp_modified: f.stamp_modified,
+    description: f.description,
+    accesslink: f.accesslink,
+    content_hash: contentHash(f),
+    indicators: '{}',
+    summary: '{}',
+  };
+}
+
+function indicatorRow(i: Indicator) {
+  return {
+    iid: i.iid,
+    value: i.indicator,
+    type: i.type,
+    risk: i.risk,
+    stamp_added: i.stamp_added,
+    stamp_updated: i.stamp_updated,
+    stamp_seen: i.stamp_seen,
+    retired: flagToInt(i.retired),
+    attributes: JSON.stringify(i.attributes),
+    properties: JSON.stringify(i.properties),
+    content_hash: contentHash(i),
+  };
+}
+
+/** The columns an upsert rewrites: all but the key and the computed aggregates. */
+function updatableColumns(row: Record<string, unknown>, key: string): string[] {
+  return Object.keys(row).filter((c) => c !== key && c !== 'summary' && c !== 'indicators' && c !== 'updated_last_domain');
+}
+
+type Table = 'threats' | 'feeds' | 'indicators';
+
+/** Upserts rows whose content hash differs; returns the keys actually inserted or changed. */
+async function upsert(trx: Transaction<Database>, table: Table, key: 'tid' | 'fid' | 'iid', rows: Record<string, unknown>[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const columns = updatableColumns(rows[0]!, key);
+  const result = await trx
+    .insertInto(table)
+    .values(rows as never)
+    .onConflict((oc) =>
+      oc
+        .column(key)
+        .doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
+        .whereRef(`${table}.content_hash` as never, '<>', 'excluded.content_hash' as never),
+    )
+    .returning(key as never)
+    .execute();
+  return result.map((r) => Number((r as Record<string, unknown>)[key]));
+}
+
+class ImportBatcher {
+  private threats = new Map<number, Threat>();
+  private feeds = new Map<number, Feed>();
+  private indicators = new Map<number, Indicator>();
+  private links: { link: Link; ordinal: number; position: string }[] = [];
+  private ordinal = 0;
+  readonly read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
+  readonly changes: ImportChanges = {
+    threats: new Set(),
+    feeds: new Set(),
+    indicators: new Set(),
+    feedLinkOwners: new Set(),
+    threatLinkOwners: new Set(),
+  };
+
+  constructor(private readonly trx: Transaction<Database>) {}
+
+  async add({ position, record }: PositionedRecord): Promise<void> {
+    this.ordinal++;
+    switch (record.kind) {
+      case 'threat':
+        this.read.threats++;
+        // Later duplicates win, as in a re-import; one batch must not hold the same key twice.
+        this.threats.set(record.value.tid, record.value);
+        if (this.threats.size >= BATCH_ROWS / 2) await this.flushThreats();
+        break;
+      case 'feed':
+        this.read.feeds++;
+        this.feeds.set(record.value.fid, record.value);
+        if (this.feeds.size >= BATCH_ROWS) await this.flushFeeds();
+        break;
+      case 'indicator':
+        this.read.indicators++;
+        this.indicators.set(record.value.iid, record.value);
+        if (this.indicators.size >= BATCH_ROWS) await this.flushIndicators();
+        break;
+      case 'link':
+        this.read.links++;
+        this.links.push({ link: record.value, ordinal: this.ordinal, position });
+        if (this.links.length >= BATCH_ROWS * 2) await this.flushLinks();
+        break;
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.flushThreats();
+    await this.flushFeeds();
+    await this.flushIndicators();
+    await this.flushLinks();
+  }
+
+  private async flushThreats(): Promise<void> {
+    const batch = [...this.threats.values()];
+    this.threats.clear();
+    const changed = await upsert(this.trx, 'threats', 'tid', batch.map(threatRow));
+    if (changed.length === 0) return;
+    for (const tid of changed) this.changes.threats.add(tid);
+    await this.trx.deleteFrom('threat_names').where('tid', 'in', changed).execute();
+    const byTid = new Map(batch.map((t) => [t.tid, t]));
+    const names = changed.flatMap((tid) => {
+      const t = byTid.get(tid)!;
+      const keys = new Set([t.threat, ...t.othernames].map((n) => n.toLowerCase()));
+      return [...keys].map((name_key) => ({ name_key, tid }));
+    });
+    for (let i = 0; i < names.length; i += BATCH_ROWS) {
+      await this.trx.insertInto('threat_names').values(names.slice(i, i + BATCH_ROWS)).execute();
+    }
+  }
+
+  private async flushFeeds(): Promise<void> {
+    const batch = [...this.feeds.values()];
+    this.feeds.clear();
+    for (const fid of await upsert(this.trx, 'feeds', 'fid', batch.map(feedRow))) this.changes.feeds.add(fid);
+  }
+
+  private async flushIndicators(): Promise<void> {
+    const batch = [...this.indicators.values()];
+    this.indicators.clear();
+    for (const iid of await upsert(this.trx, 'indicators', 'iid', batch.map(indicatorRow))) this.changes.indicators.add(iid);
+  }
+
+  /** Links go to a staging table first: their targets may come later in the file. */
+  private async flushLinks(): Promise<void> {
+    if (this.links.length === 0) return;
+    const rows = this.links.map(({ link, ordinal, position }) => ({
+      kind: 'fid' in link ? 0 : 1,
+      owner: 'fid' in link ? link.fid : link.tid,
+      iid: link.iid,
+      stamp_linked: link.stamp_linked,
+      ordinal,
+      position,
+    }));
+    this.links = [];
+    const unique = [...new Map(rows.map((r) => [`${r.kind}:${r.owner}:${r.iid}`, r])).values()];
+    await (this.trx as unknown as Kysely<StagingDatabase>)
+      .insertInto('import_links')
+      .values(unique)
+      .onConflict((oc) =>
+        oc.columns(['kind', 'owner', 'iid']).doUpdateSet({
+          stamp_linked: (eb) => eb.ref('excluded.stamp_linked'),
+          ordinal: (eb) => eb.ref('excluded.ordinal'),
+          position: (eb) => eb.ref('excluded.position'),
+        }),
+      )
+      .execute();
+  }
+}
+
+interface StagingDatabase {
+  import_links: { kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string };
+}
+
+async function createStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
+  await sql`drop table if exists import_links`.execute(trx);
+  const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
+  await sql`create temporary table import_links (
+    kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
+    ordinal bigint not null, position text not null, primary key (kind, owner, iid)) ${onCommit}`.execute(trx);
+}
+
+/** Every staged link must point at an indicator and a feed or threat that exist (in the store or this file). */
+async function checkLinkTargets(trx: Transaction<Database>): Promise<void> {
+  const { rows } = await sql<{ position: string; reason: string }>`
+    select position, case
+      when not exists (select 1 from indicators i where i.iid = s.iid) then 'link iid: no indicator with iid ' || s.iid
+      when s.kind = 0 then 'link fid: no feed with fid ' || s.owner
+      else 'link tid: no threat with tid ' || s.owner end as reason
+    from import_links s
+    where not exists (select 1 from indicators i where i.iid = s.iid)
+       or (s.kind = 0 and not exists (select 1 from feeds f where f.fid = s.owner))
+       or (s.kind = 1 and not exists (select 1 from threats t where t.tid = s.owner))
+    order by s.ordinal limit 1`.execute(trx);
+  const bad = rows[0];
+  if (bad) throw new ImportError(bad.position, bad.reason);
+}
+
+/** Moves staged links into place; returns the owners (fid or tid) whose link lists changed. */
+async function moveLinks(trx: Transaction<Database>, kind: 0 | 1): Promise<{ owners: Set<number>; count: number }> {
+  const table = kind === 0 ? sql.table('feed_links') : sql.table('threat_links');
+  const owner = kind === 0 ? sql.ref('fid') : sql.ref('tid');
+  const { rows } = await sql<{ owner: number }>`
+    insert into ${table} (${owner}, iid, stamp_linked, seq)
+    select owner, iid, stamp_linked, -1 from import_links where kind = ${kind}
+    on conflict (${owner}, iid) do update set stamp_linked = excluded.stamp_linked
+    where ${table}.stamp_linked <> excluded.stamp_linked
+    returning ${owner} as owner`.execute(trx);
+  return { owners: new Set(rows.map((r) => Number(r.owner))), count: rows.length };
+}
+
+export type RefreshDerived = (trx: Transaction<Database>, changes: ImportChanges) => Promise<void>;
+
+/**
+ * Runs a whole import in one transaction: any ImportError (or other failure) rolls everything back.
+ * `refresh` recomputes what depends on the data (aggregates, page ranks, STIX objects) before commit.
+ */
+export async function writeImport(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  records: AsyncIterable<PositionedRecord>,
+  refresh: RefreshDerived,
+): Promise<ImportSummary> {
+  return db.transaction().execute(async (trx) => {
+    await createStaging(trx, dialect);
+    const batcher = new ImportBatcher(trx);
+    for await (const item of records) await batcher.add(item);
+    await batcher.flush();
+    await checkLinkTargets(trx);
+    const feedLinks = await moveLinks(trx, 0);
+    const threatLinks = await moveLinks(trx, 1);
+    await sql`drop table if exists import_links`.execute(trx);
+    const { changes } = batcher;
+    for (const fid of feedLinks.owners) changes.feedLinkOwners.add(fid);
+    for (const tid of threatLinks.owners) changes.threatLinkOwners.add(tid);
+    await refresh(trx, changes);
+    return {
+      read: batcher.read,
+      changed: {
+        threats: changes.threats.size,
+        feeds: changes.feeds.size,
+        indicators: changes.indicators.size,
+        links: feedLinks.count + threatLinks.count,
+      },
+    };
+  });
+}

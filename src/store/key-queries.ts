@@ -1,0 +1,33 @@
+// API key rows: only the SHA-256 hash of a key is ever written.
+import type { Kysely } from 'kysely';
+import type { ApiKeyRecord } from './records.js';
+import type { Database } from './schema.js';
+
+export interface NewKeyRow {
+  id: string;
+  hash: string;
+  plan: string;
+  label: string | null;
+  created_at: string;
+}
+
+export async function insertKey(db: Kysely<Database>, row: NewKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values({ ...row, revoked_at: null }).execute();
+}
+
+export async function findKeyByHash(db: Kysely<Database>, hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+}
+
+export async function listKeys(db: Kysely<Database>): Promise<ApiKeyRecord[]> {
+  return db.selectFrom('api_keys').select(['id', 'plan', 'label', 'created_at', 'revoked_at']).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Revokes by public id or by hash of the key; returns the id revoked, if any. */
+export async function revokeKey(db: Kysely<Database>, idOrHash: { id: string } | { hash: string }, at: string): Promise<string | undefined> {
+  const query = db.updateTable('api_keys').set({ revoked_at: at }).where('revoked_at', 'is', null);
+  const row = await ('id' in idOrHash ? query.where('id', '=', idOrHash.id) : query.where('hash', '=', idOrHash.hash))
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}

@@ -1,0 +1,163 @@
+// Schema migrations, written once with Kysely's schema builder so SQLite and PostgreSQL share them.
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/**
+ * Every lookup path has an index: threats by tid and by name, feeds by fid and by
+ * (name, organization), links by (owner, seq) for pages and by iid for the reverse direction,
+ * keys by hash, STIX objects by (date_added, id) for TAXII keyset paging.
+ */
+function initial(dialect: Dialect): Migration {
+  // SQLite makes only `integer primary key` the rowid; PostgreSQL needs bigint for 64-bit ids.
+  const id = dialect === 'sqlite' ? 'integer' : 'bigint';
+  return {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('threats')
+      .addColumn('tid', id, (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('category', 'text', (c) => c.notNull())
+      .addColumn('risk', 'text', (c) => c.notNull())
+      .addColumn('description', 'text')
+      .addColumn('notes', 'text')
+      .addColumn('wikisummary', 'text')
+      .addColumn('wikireference', 'text')
+      .addColumn('retired', 'integer')
+      .addColumn('stamp_added', 'text')
+      .addColumn('stamp_updated', 'text')
+      .addColumn('stamp_seen', 'text')
+      .addColumn('stamp_retired', 'text')
+      .addColumn('othernames', 'text', (c) => c.notNull())
+      .addColumn('attributes', 'text', (c) => c.notNull())
+      .addColumn('ttps', 'text', (c) => c.notNull())
+      .addColumn('news', 'text', (c) => c.notNull())
+      .addColumn('comments', 'text', (c) => c.notNull())
+      .addColumn('related', 'text', (c) => c.notNull())
+      .addColumn('content_hash', 'text', (c) => c.notNull())
+      .addColumn('summary', 'text', (c) => c.notNull())
+      .addColumn('updated_last_domain', 'text')
+      .execute();
+
+    await db.schema
+      .createTable('threat_names')
+      .addColumn('name_key', 'text', (c) => c.notNull())
+      .addColumn('tid', id, (c) => c.notNull())
+      .addPrimaryKeyConstraint('threat_names_pk', ['name_key', 'tid'])
+      .execute();
+    await db.schema.createIndex('threat_names_tid').on('threat_names').column('tid').execute();
+
+    await db.schema
+      .createTable('feeds')
+      .addColumn('fid', id, (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('organization', 'text', (c) => c.notNull())
+      .addColumn('name_key', 'text', (c) => c.notNull())
+      .addColumn('organization_key', 'text', (c) => c.notNull())
+      .addColumn('category', 'text', (c) => c.notNull())
+      .addColumn('pricing', 'text', (c) => c.notNull())
+      .addColumn('contact', 'text', (c) => c.notNull())
+      .addColumn('website', 'text', (c) => c.notNull())
+      .addColumn('schedule', 'text', (c) => c.notNull())
+      .addColumn('stamp_added', 'text')
+      .addColumn('stamp_updated', 'text')
+      .addColumn('stamp_pulled', 'text')
+      .addColumn('stamp_modified', 'text')
+      .addColumn('description', 'text', (c) => c.notNull())
+      .addColumn('accesslink', 'text', (c) => c.notNull())
+      .addColumn('content_hash', 'text', (c) => c.notNull())
+      .addColumn('indicators', 'text', (c) => c.notNull())
+      .addColumn('summary', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('feeds_name_org').on('feeds').columns(['name_key', 'organization_key']).execute();
+
+    await db.schema
+      .createTable('indicators')
+      .addColumn('iid', id, (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('risk', 'text', (c) => c.notNull())
+      .addColumn('stamp_added', 'text')
+      .addColumn('stamp_updated', 'text')
+      .addColumn('stamp_seen', 'text')
+      .addColumn('retired', 'integer')
+      .addColumn('attributes', 'text', (c) => c.notNull())
+      .addColumn('properties', 'text', (c) => c.notNull())
+      .addColumn('content_hash', 'text', (c) => c.notNull())
+      .execute();
+
+    for (const [table, owner] of [
+      ['feed_links', 'fid'],
+      ['threat_links', 'tid'],
+    ] as const) {
+      await db.schema
+        .createTable(table)
+        .addColumn(owner, id, (c) => c.notNull())
+        .addColumn('iid', id, (c) => c.notNull())
+        .addColumn('stamp_linked', 'text', (c) => c.notNull())
+        .addColumn('seq', id, (c) => c.notNull().defaultTo(-1))
+        .addPrimaryKeyConstraint(`${table}_pk`, [owner, 'iid'])
+        .execute();
+      await db.schema.createIndex(`${table}_page`).on(table).columns([owner, 'seq']).execute();
+      await db.schema.createIndex(`${table}_iid`).on(table).column('iid').execute();
+    }
+
+    await db.schema
+      .createTable('api_keys')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('hash', 'text', (c) => c.notNull().unique())
+      .addColumn('plan', 'text', (c) => c.notNull())
+      .addColumn('label', 'text')
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('revoked_at', 'text')
+      .execute();
+
+    await db.schema
+      .createTable('stix_objects')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('date_added', 'bigint', (c) => c.notNull())
+      .addColumn('modified', 'text', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addColumn('iid', id)
+      .addColumn('tid', id)
+      .addColumn('risk_rank', 'integer')
+      .addColumn('indicator_type', 'text')
+      .addColumn('source_hash', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('stix_objects_added').on('stix_objects').columns(['date_added', 'id']).unique().execute();
+    await db.schema.createIndex('stix_objects_iid').on('stix_objects').column('iid').execute();
+    await db.schema.createIndex('stix_objects_tid').on('stix_objects').column('tid').execute();
+
+    await db.schema
+      .createTable('meta')
+      .addColumn('key', 'text', (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .execute();
+  },
+  };
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  return { '0001-initial': initial(dialect) };
+}
+
+export function createMigrator(db: Kysely<any>, dialect: Dialect): Migrator {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  return new Migrator({ db, provider, migrationTableName: 'threatgate_migrations', migrationLockTableName: 'threatgate_migrations_lock' });
+}
+
+/** Applies pending migrations; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const { error, results } = await createMigrator(db, dialect).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** True when every known migration has been applied (used by readiness checks). */
+export async function migrationsCurrent(db: Kysely<any>, dialect: Dialect): Promise<boolean> {
+  const list = await createMigrator(db, dialect).getMigrations();
+  return list.every((m) => m.executedAt !== undefined);
+}

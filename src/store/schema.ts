@@ -1,0 +1,135 @@
+// Table types of the store, shared by the SQLite and PostgreSQL dialects (Kysely).
+/** JSON documents are kept as text so that both dialects store them the same way. */
+type JsonText = string;
+
+export interface ThreatTable {
+  tid: number;
+  name: string;
+  category: string;
+  risk: string;
+  description: string | null;
+  notes: string | null;
+  wikisummary: string | null;
+  wikireference: string | null;
+  /** 1, 0 or null (spec 2.1 allows null). */
+  retired: number | null;
+  stamp_added: string | null;
+  stamp_updated: string | null;
+  stamp_seen: string | null;
+  stamp_retired: string | null;
+  othernames: JsonText;
+  attributes: JsonText;
+  ttps: JsonText;
+  news: JsonText;
+  comments: JsonText;
+  related: JsonText;
+  /** SHA-256 of the imported record: equal hash, nothing to write (idempotent import). */
+  content_hash: string;
+  /** Aggregates computed from links and indicators after each import. */
+  summary: JsonText;
+  updated_last_domain: string | null;
+}
+
+export interface ThreatNameTable {
+  /** Lower-cased name or other name. */
+  name_key: string;
+  tid: number;
+}
+
+export interface FeedTable {
+  fid: number;
+  name: string;
+  organization: string;
+  name_key: string;
+  organization_key: string;
+  category: string;
+  pricing: string;
+  contact: JsonText;
+  website: string;
+  schedule: string;
+  stamp_added: string | null;
+  stamp_updated: string | null;
+  stamp_pulled: string | null;
+  stamp_modified: string | null;
+  description: string;
+  accesslink: string;
+  content_hash: string;
+  /** Risk counts of the linked indicators (spec 2.3), computed. */
+  indicators: JsonText;
+  summary: JsonText;
+}
+
+export interface IndicatorTable {
+  iid: number;
+  value: string;
+  type: string;
+  risk: string;
+  stamp_added: string | null;
+  stamp_updated: string | null;
+  stamp_seen: string | null;
+  retired: number | null;
+  attributes: JsonText;
+  properties: JsonText;
+  content_hash: string;
+}
+
+export interface FeedLinkTable {
+  fid: number;
+  iid: number;
+  stamp_linked: string;
+  /** 0-based rank of the link within its feed by iid: page N is the range [N*size, (N+1)*size). */
+  seq: number;
+}
+
+export interface ThreatLinkTable {
+  tid: number;
+  iid: number;
+  stamp_linked: string;
+  seq: number;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  /** SHA-256 (hex) of the key; the key itself is never stored. */
+  hash: string;
+  plan: string;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface StixObjectTable {
+  /** STIX id, e.g. `indicator--<uuid>`. Only the latest version of an object is kept. */
+  id: string;
+  type: string;
+  /** TAXII date_added in microseconds since the epoch: unique and increasing (DESIGN 5). */
+  date_added: number;
+  /** STIX `modified` of the stored version. */
+  modified: string;
+  /** The serialized STIX object. */
+  body: JsonText;
+  /** The record the object comes from, for collection views (null where not applicable). */
+  iid: number | null;
+  tid: number | null;
+  risk_rank: number | null;
+  indicator_type: string | null;
+  source_hash: string;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  threats: ThreatTable;
+  threat_names: ThreatNameTable;
+  feeds: FeedTable;
+  indicators: IndicatorTable;
+  feed_links: FeedLinkTable;
+  threat_links: ThreatLinkTable;
+  api_keys: ApiKeyTable;
+  stix_objects: StixObjectTable;
+  meta: MetaTable;
+}
+

@@ -1,0 +1,71 @@
+// The store contract the application calls, and its implementation over a Kysely database.
+import { sql, type Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './lookup-queries.js';
+import { refreshLookupData } from './derived-data.js';
+import { writeImport, type ImportChanges, type PositionedRecord } from './import-writer.js';
+import { findKeyByHash, insertKey, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
+import { migrationsCurrent, type Dialect } from './migrations.js';
+import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
+import type { Database } from './schema.js';
+
+/** A step run inside every import transaction after the lookup data is refreshed (e.g. STIX objects). */
+export type ImportHook = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock) => Promise<void>;
+
+export interface Store {
+  readonly dialect: Dialect;
+  /** For store modules of other surfaces (TAXII); SQL stays inside src/store. */
+  readonly db: Kysely<Database>;
+
+  findThreat(tid: number): Promise<ThreatRecord | undefined>;
+  findThreatByName(name: string): Promise<ThreatRecord | undefined>;
+  findRelatedThreats(tids: readonly number[]): Promise<RelatedThreat[]>;
+  findFeed(fid: number): Promise<FeedRecord | undefined>;
+  findFeedByName(feed: string, organization: string): Promise<FeedRecord | undefined>;
+  findLinksPage(owner: LinkOwner, page: number, size: number): Promise<LinksPage>;
+
+  insertKey(row: NewKeyRow): Promise<void>;
+  findKeyByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
+  listKeys(): Promise<ApiKeyRecord[]>;
+  revokeKey(target: { id: string } | { hash: string }, at: string): Promise<string | undefined>;
+
+  importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock): Promise<ImportSummary>;
+  /** True when the store has no threats, feeds or indicators. */
+  isEmpty(): Promise<boolean>;
+  /** Throws when the database cannot be reached or its schema is behind the code. */
+  checkReady(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks: readonly ImportHook[] = []): Store {
+  return {
+    dialect,
+    db,
+    findThreat: (tid) => findThreat(db, tid),
+    findThreatByName: (name) => findThreatByName(db, name),
+    findRelatedThreats: (tids) => findRelatedThreats(db, tids),
+    findFeed: (fid) => findFeed(db, fid),
+    findFeedByName: (feed, organization) => findFeedByName(db, feed, organization),
+    findLinksPage: (owner, page, size) => findLinksPage(db, owner, page, size),
+    insertKey: (row) => insertKey(db, row),
+    findKeyByHash: (hash) => findKeyByHash(db, hash),
+    listKeys: () => listKeys(db),
+    revokeKey: (target, at) => revokeKey(db, target, at),
+    importRecords: (records, clock) =>
+      writeImport(db, dialect, records, async (trx, changes) => {
+        await refreshLookupData(trx, changes);
+        for (const hook of importHooks) await hook(trx, changes, clock);
+      }),
+    async isEmpty() {
+      for (const table of ['threats', 'feeds', 'indicators'] as const) {
+        if (await db.selectFrom(table).select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()) return false;
+      }
+      return true;
+    },
+    async checkReady() {
+      await sql`select 1`.execute(db);
+      if (!(await migrationsCurrent(db, dialect))) throw new Error('database migrations are not current');
+    },
+    close: () => db.destroy(),
+  };
+}
