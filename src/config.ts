@@ -133,3 +133,58 @@ export function loadConfig(options: { file?: string | undefined; setting?: strin
   if (options.overrides !== undefined) raw = deepMerge(raw, options.overrides);
   return parseConfig(raw, source);
 }
+
+/** Settings of one command run, resolved as flag > environment variable > default. */
+export interface RuntimeSettings {
+  db: string;
+  /** Which setting named the database, for error messages. */
+  dbSetting: string;
+  port: number;
+  host: string;
+  redisUrl: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  configFile: string | undefined;
+  configSetting: string;
+}
+
+const LOG_LEVEL_NAMES = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+export function resolveRuntimeSettings(
+  flags: { db?: string | undefined; port?: string | undefined; host?: string | undefined; config?: string | undefined },
+  env: Record<string, string | undefined>,
+  defaultDb: string,
+): RuntimeSettings {
+  const pick = (flag: string | undefined, flagName: string, envName: string, fallback?: string) => {
+    if (flag !== undefined) return { value: flag, setting: flagName };
+    const fromEnv = env[envName];
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, setting: envName };
+    return { value: fallback, setting: flagName };
+  };
+  const db = pick(flags.db, '--db', 'DATABASE_URL', defaultDb);
+  const port = pick(flags.port, '--port', 'PORT', '8080');
+  const host = pick(flags.host, '--host', 'HOST', '127.0.0.1');
+  const config = pick(flags.config, '--config', 'THREATGATE_CONFIG');
+  const logLevel = env.LOG_LEVEL && env.LOG_LEVEL !== '' ? env.LOG_LEVEL : 'info';
+
+  const portNumber = Number(port.value);
+  if (!/^\d{1,5}$/.test(port.value ?? '') || portNumber > 65535) {
+    throw new ConfigError(`${port.setting}: "${port.value}" is not a port number (0-65535)`);
+  }
+  if (!host.value || /\s/.test(host.value)) throw new ConfigError(`${host.setting}: "${host.value}" is not a host name or address`);
+  if (!(LOG_LEVEL_NAMES as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL: "${logLevel}" must be one of ${LOG_LEVEL_NAMES.join(', ')}`);
+  }
+  if (!db.value) throw new ConfigError(`${db.setting}: the database path or URL is empty`);
+  const redisUrl = env.REDIS_URL && env.REDIS_URL !== '' ? env.REDIS_URL : undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError(`REDIS_URL: "${redisUrl}" must start with redis:// or rediss://`);
+  return {
+    db: db.value,
+    dbSetting: db.setting,
+    port: portNumber,
+    host: host.value,
+    redisUrl,
+    logLevel: logLevel as RuntimeSettings['logLevel'],
+    configFile: config.value,
+    configSetting: config.setting,
+  };
+}

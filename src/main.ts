@@ -1,1 +1,131 @@
-export {};
+#!/usr/bin/env node
+// The composition root and command line: reads the environment, opens the store, runs one command.
+import { parseArgs } from 'node:util';
+import { systemClock } from './clock.js';
+import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
+import { ConfigError, ImportError } from './errors.js';
+import { createLogger } from './http/logger.js';
+import { importFile } from './import/import-file.js';
+import { loadDemo, printDemoKeys } from './cli/demo-command.js';
+import { keysCommand, UsageError } from './cli/keys-command.js';
+import { serve } from './cli/serve-command.js';
+import { DEFAULT_DB_PATH, openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
+import { storeImportHooks } from './taxii-wiring.js';
+
+const USAGE = `Usage: threatgate <command> [options]
+
+Commands:
+  serve [--port N] [--host H]        start the gateway (lookup API and TAXII 2.1)
+  import FILE                        load a JSON document or NDJSON file into the store
+  keys create --plan PLAN [--label TEXT]
+  keys list
+  keys revoke KEY_OR_ID
+  demo                               fill an empty store with the demo data set, print one key per plan
+
+Options for every command:
+  --db PATH_OR_URL     SQLite file (default ${DEFAULT_DB_PATH}) or postgres:// URL; env DATABASE_URL
+  --config FILE        JSON file merged over config/default.json; env THREATGATE_CONFIG
+  -h, --help           this text
+
+serve also reads PORT, HOST, REDIS_URL and LOG_LEVEL.`;
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+function parseCommandLine(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      db: { type: 'string' },
+      config: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      plan: { type: 'string' },
+      label: { type: 'string' },
+      'demo-if-empty': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** Progress on a terminal only: piped output stays clean for scripts. */
+function progressPrinter(): ((count: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  return (count) => {
+    if (count % 10_000 === 0) process.stderr.write(`\rimported ${count.toLocaleString('en-US')} records`);
+  };
+}
+
+async function runCommand(command: string, positionals: string[], values: ReturnType<typeof parseCommandLine>['values'], settings: RuntimeSettings, config: Config): Promise<void> {
+  const logger = createLogger(settings.logLevel, (line) => process.stderr.write(line));
+  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, importHooks: storeImportHooks(config) });
+  let keepOpen = false;
+  try {
+    switch (command) {
+      case 'import': {
+        const [file, extra] = positionals;
+        if (!file || extra !== undefined) throw new UsageError('import: give exactly one FILE');
+        const progress = progressPrinter();
+        const summary = await importFile(store, file, systemClock, progress);
+        if (progress) process.stderr.write('\n');
+        const { read, changed } = summary;
+        out(`imported ${file}: read ${read.threats} threats, ${read.feeds} feeds, ${read.indicators} indicators, ${read.links} links; ` +
+          `changed ${changed.threats} threats, ${changed.feeds} feeds, ${changed.indicators} indicators, ${changed.links} links`);
+        return;
+      }
+      case 'keys':
+        await keysCommand(positionals, values, { store, config, clock: systemClock, out });
+        return;
+      case 'demo': {
+        const result = await loadDemo(store, config, systemClock);
+        err(`demo: loaded ${result.counts.threats} threats, ${result.counts.feeds} feeds, ${result.counts.indicators} indicators, ${result.counts.links} links`);
+        printDemoKeys(result, out);
+        return;
+      }
+      case 'serve':
+        if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
+        keepOpen = true;
+        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, out, err });
+        return;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } finally {
+    if (!keepOpen) await store.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    err(`threatgate: ${(error as Error).message}\n\n${USAGE}`);
+    return 1;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    (values.help ? out : err)(USAGE);
+    return values.help ? 0 : 1;
+  }
+  try {
+    const settings = resolveRuntimeSettings(values, process.env, DEFAULT_DB_PATH);
+    const config = loadConfig({ file: settings.configFile, setting: settings.configSetting });
+    await runCommand(command, rest, values, settings, config);
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ImportError || error instanceof UsageError) {
+      err(`threatgate: ${error.message}`);
+      return 1;
+    }
+    err(`threatgate: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+if (code !== 0) process.exitCode = code;

@@ -1,0 +1,30 @@
+// Renders every error of the lookup API as `{"error": "..."}` (DESIGN section 4); 5xx bodies never carry internals.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, NotFoundError } from '../errors.js';
+import type { Logger } from '../http/logger.js';
+import { sendJson } from '../http/send-json.js';
+
+export const notFoundRoute: RequestHandler = (_req, _res, next) => next(new NotFoundError('Not found.'));
+
+/** Express reports malformed URLs and the like with a numeric `status`; those stay client errors. */
+export function clientStatusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+export function createApiErrorRenderer(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    if (error instanceof AppError) {
+      res.set(error.headers);
+      sendJson(res, { error: error.message }, false, error.status);
+      return;
+    }
+    const clientStatus = clientStatusOf(error);
+    if (clientStatus !== undefined) {
+      sendJson(res, { error: 'Bad request.' }, false, clientStatus);
+      return;
+    }
+    logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? error.stack : String(error) });
+    sendJson(res, { error: 'Internal server error.' }, false, 500);
+  };
+}

@@ -1,0 +1,23 @@
+// The lookup API's route table: key resolution, rate limits, handlers, and its own error rendering.
+import { Router, type RequestHandler } from 'express';
+import type { Config } from '../config.js';
+import { createLookupClientResolver } from '../auth/lookup-client.js';
+import type { Logger } from '../http/logger.js';
+import { methodNotAllowed } from '../http/method-guard.js';
+import type { Store } from '../store/store.js';
+import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
+import { createLookupHandlers } from './lookup-handlers.js';
+
+export function createApiRouter(deps: { store: Store; config: Config; logger: Logger; rateLimiters: RequestHandler[] }): Router {
+  const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config);
+  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
+  const router = Router();
+  router.use(createLookupClientResolver(deps.store, deps.config), ...deps.rateLimiters);
+
+  router.route('/threat.php').get(getThreat).all(onlyGet);
+  router.route('/feed.php').get(getFeed).all(onlyGet);
+
+  router.use(notFoundRoute);
+  router.use(createApiErrorRenderer(deps.logger));
+  return router;
+}

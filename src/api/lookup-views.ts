@@ -1,0 +1,63 @@
+// Pure mappers from store records to the response bodies of spec 2.1-2.4, fields in the spec's order.
+import type { FeedRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/records.js';
+
+export function toThreatBody(t: ThreatRecord, related: RelatedThreat[]) {
+  return {
+    tid: t.tid,
+    threat: t.threat,
+    category: t.category,
+    othernames: t.othernames,
+    risk: t.risk,
+    description: t.description,
+    notes: t.notes,
+    wikisummary: t.wikisummary,
+    wikireference: t.wikireference,
+    retired: t.retired,
+    stamp_added: t.stamp_added,
+    stamp_updated: t.stamp_updated,
+    stamp_seen: t.stamp_seen,
+    stamp_retired: t.stamp_retired,
+    updated_last_domain: t.updated_last_domain,
+    related: related.map((r) => ({ tid: r.tid, name: r.name, category: r.category, risk: r.risk, stamp_updated: r.stamp_updated })),
+    attributes: t.attributes,
+    ttps: t.ttps,
+    news: t.news,
+    comments: t.comments,
+    summary: t.summary,
+  };
+}
+
+export function toFeedBody(f: FeedRecord) {
+  return {
+    fid: f.fid,
+    feed: f.feed,
+    organization: f.organization,
+    category: f.category,
+    pricing: f.pricing,
+    contact: f.contact,
+    website: f.website,
+    schedule: f.schedule,
+    stamp_added: f.stamp_added,
+    stamp_updated: f.stamp_updated,
+    stamp_pulled: f.stamp_pulled,
+    stamp_modified: f.stamp_modified,
+    description: f.description,
+    accesslink: f.accesslink,
+    indicators: f.indicators,
+    summary: f.summary,
+  };
+}
+
+function toLinkedIndicatorBody(l: LinkedIndicator) {
+  return { iid: l.iid, indicator: l.indicator, type: l.type, risk: l.risk, stamp_linked: l.stamp_linked, summary: { properties: l.properties } };
+}
+
+/**
+ * Spec 4.3: a result that fits on one page carries only `results`; otherwise every page carries
+ * `page_current`, and `page_next` while more remain. A page past the end is empty, with page_current.
+ */
+export function toLinksBody(page: number, links: LinksPage) {
+  const results = links.rows.map(toLinkedIndicatorBody);
+  if (page === 0 && !links.more) return { results };
+  return links.more ? { page_current: page, page_next: page + 1, results } : { page_current: page, results };
+}

@@ -1,0 +1,66 @@
+// createApp: the HTTP application, built from its collaborators with no I/O of its own.
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { createApiRouter } from './api/api-router.js';
+import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { createHealthRoutes } from './http/health-routes.js';
+import { silentLogger, type Logger } from './http/logger.js';
+import { createRequestLog } from './http/request-log.js';
+import { createRateLimiters, type RateLimitStoreFactory } from './plans/rate-limiters.js';
+import type { Store } from './store/store.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock?: Clock;
+  logger?: Logger;
+  /** Counter stores for the rate limiters (memory when absent, Redis when shared). */
+  rateLimitStores?: RateLimitStoreFactory;
+  /** Surfaces mounted beside the lookup API (the TAXII gateway), given the shared pieces. */
+  extraRouters?: ((shared: SharedDeps) => { path: string; router: RequestHandler })[];
+}
+
+export interface SharedDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  rateLimiters: RequestHandler[];
+}
+
+/** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
+const securityHeaders = helmet({
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  crossOriginResourcePolicy: { policy: 'cross-origin' },
+  referrerPolicy: { policy: 'no-referrer' },
+});
+
+export function createApp(deps: AppDeps): Express {
+  const logger = deps.logger ?? silentLogger;
+  const shared: SharedDeps = {
+    config: deps.config,
+    store: deps.store,
+    clock: deps.clock ?? systemClock,
+    logger,
+    rateLimiters: createRateLimiters(deps.rateLimitStores),
+  };
+
+  const app = express();
+  app.set('trust proxy', deps.config.trustProxy);
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.use(createRequestLog(logger), securityHeaders);
+
+  app.use(createHealthRoutes(deps.store));
+  app.use('/api', createApiRouter(shared));
+  for (const mount of deps.extraRouters ?? []) {
+    const { path, router } = mount(shared);
+    app.use(path, router);
+  }
+
+  app.use(notFoundRoute);
+  app.use(createApiErrorRenderer(logger));
+  return app;
+}

@@ -1,0 +1,25 @@
+// A small structured logger: one JSON object per line, levels filtered at creation.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export const LOG_LEVELS = Object.keys(ORDER) as LogLevel[];
+
+export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
+  const threshold = ORDER[level];
+  const emit = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
+    if (ORDER[name] < threshold) return;
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: name, msg: message, ...fields })}\n`);
+  };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+export const silentLogger: Logger = createLogger('silent');
