@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitInfo, type Store as RateLimitStore } from 'express-rate-limit';
 import type { Plan } from '../config.js';
 import { RateLimitError } from '../errors.js';
+import { FixedWindowStore } from './fixed-window-store.js';
 import type { Client } from './plan-rules.js';
 
 const DAY_MS = 86_400_000;
@@ -15,7 +16,7 @@ export const RATE_WINDOWS = [
 
 export type RateWindow = (typeof RATE_WINDOWS)[number];
 
-/** Gives each window its counter store (memory when undefined; Redis when shared). */
+/** Gives each window its counter store (in-process when undefined; Redis when shared). */
 export type RateLimitStoreFactory = (window: RateWindow) => RateLimitStore | undefined;
 
 function clientOf(res: Response): Client {
@@ -40,7 +41,7 @@ function describe(client: Client, window: RateWindow): string {
 export function createRateLimiters(storeFor: RateLimitStoreFactory = () => undefined): RequestHandler[] {
   return RATE_WINDOWS.flatMap((window) => {
     const property = `rateLimit_${window.name}`;
-    const store = storeFor(window);
+    const store = storeFor(window) ?? new FixedWindowStore();
     const limiter = rateLimit({
       windowMs: window.ms,
       limit: (_req, res) => window.limitOf(clientOf(res).plan),
@@ -49,7 +50,7 @@ export function createRateLimiters(storeFor: RateLimitStoreFactory = () => undef
       identifier: window.name,
       requestPropertyName: property,
       keyGenerator: counterKey,
-      ...(store ? { store } : {}),
+      store,
       // Store failures are decided by the store wrapper (fail open or closed), not here.
       passOnStoreError: false,
       handler: (req, res, next) => {

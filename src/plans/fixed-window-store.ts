@@ -1,0 +1,62 @@
+// In-process rate-limit counters over fixed windows aligned to the epoch, for windows of any length.
+import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+
+/**
+ * express-rate-limit's MemoryStore keeps a timer per window and so refuses windows over ~24.8 days;
+ * the month window (30 days) needs this one. Windows start at multiples of windowMs since the epoch,
+ * so every counter resets at a predictable time, and expired counters are dropped lazily.
+ */
+export class FixedWindowStore implements Store {
+  private windowMs = 60_000;
+  private readonly counters = new Map<string, { hits: number; windowStart: number }>();
+  private sweepAt = 0;
+  localKeys = true;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  init(options: Options): void {
+    this.windowMs = options.windowMs;
+  }
+
+  private currentWindow(): number {
+    const now = this.now();
+    return now - (now % this.windowMs);
+  }
+
+  private sweep(windowStart: number): void {
+    if (this.sweepAt > this.now()) return;
+    for (const [key, counter] of this.counters) if (counter.windowStart < windowStart) this.counters.delete(key);
+    this.sweepAt = this.now() + Math.min(this.windowMs, 60_000);
+  }
+
+  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    const counter = this.counters.get(key);
+    if (!counter || counter.windowStart !== this.currentWindow()) return undefined;
+    return { totalHits: counter.hits, resetTime: new Date(counter.windowStart + this.windowMs) };
+  }
+
+  async increment(key: string): Promise<ClientRateLimitInfo> {
+    const windowStart = this.currentWindow();
+    this.sweep(windowStart);
+    let counter = this.counters.get(key);
+    if (!counter || counter.windowStart !== windowStart) {
+      counter = { hits: 0, windowStart };
+      this.counters.set(key, counter);
+    }
+    counter.hits++;
+    return { totalHits: counter.hits, resetTime: new Date(windowStart + this.windowMs) };
+  }
+
+  async decrement(key: string): Promise<void> {
+    const counter = this.counters.get(key);
+    if (counter && counter.hits > 0) counter.hits--;
+  }
+
+  async resetKey(key: string): Promise<void> {
+    this.counters.delete(key);
+  }
+
+  async resetAll(): Promise<void> {
+    this.counters.clear();
+  }
+}

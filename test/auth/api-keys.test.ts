@@ -1,0 +1,79 @@
+// API keys: only hashes are stored, revoked and unknown keys are refused, keys never reach the log.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
+import { createKey } from '../../src/cli/keys-command.js';
+import { hashKey } from '../../src/auth/key-secret.js';
+
+describe('API keys on the lookup API', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ overrides: GENEROUS_PLANS });
+  });
+  after(() => ctx.close());
+
+  it('are stored only as SHA-256 hashes: the key string is not in the database file', async () => {
+    const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'pro', 'disk check');
+    await ctx.store.db.selectFrom('api_keys').selectAll().execute();
+    const bytes = Buffer.concat([readFileSync(ctx.dbFile), readFileSync(`${ctx.dbFile}-wal`, { flag: 'a+' })]);
+    assert.equal(bytes.includes(Buffer.from(key)), false);
+    assert.equal(bytes.includes(Buffer.from(hashKey(key))), true);
+  });
+
+  it('are 43 base64url characters (32 random bytes)', async () => {
+    assert.match(ctx.keys.pro!, /^[A-Za-z0-9_-]{43}$/);
+  });
+
+  describe('with an unknown key', () => {
+    it('answers 401 with {"error": ...}', async () => {
+      const res = await request(ctx.app).get('/api/threat.php?tid=1&key=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').expect(401);
+      assert.deepEqual(res.body, { error: 'Unknown or revoked API key.' });
+    });
+
+    for (const bad of ['', 'short', 'has spaces in it!!!!!!!!', 'x'.repeat(300)]) {
+      it(`answers 401 for the malformed key "${bad.slice(0, 12)}"`, async () => {
+        await request(ctx.app).get('/api/threat.php').query({ tid: 1, key: bad }).expect(401);
+      });
+    }
+
+    it('answers 400 when key is given twice', async () => {
+      const res = await request(ctx.app).get(`/api/threat.php?tid=1&key=${ctx.keys.pro}&key=${ctx.keys.free}`).expect(400);
+      assert.deepEqual(res.body, { error: 'Parameter "key" must be given once.' });
+    });
+  });
+
+  describe('with a revoked key', () => {
+    it('answers 401 from the moment it is revoked', async () => {
+      const { id, key } = await createKey(ctx.store, ctx.config, fixedClock, 'team');
+      await request(ctx.app).get(`/api/threat.php?tid=1&key=${key}`).expect(200);
+      assert.equal(await ctx.store.revokeKey({ id }, '2026-01-15 10:00:00'), id);
+      const res = await request(ctx.app).get(`/api/threat.php?tid=1&key=${key}`).expect(401);
+      assert.deepEqual(res.body, { error: 'Unknown or revoked API key.' });
+    });
+  });
+
+  describe('in the request log', () => {
+    it('never shows the key of a request that carried it in the query', async () => {
+      ctx.logLines.length = 0;
+      const key = ctx.keys.business!;
+      await request(ctx.app).get(`/api/threat.php?tid=1&key=${key}&pretty=1`).expect(200);
+      await request(ctx.app).get(`/api/threat.php?KEY=${key}&tid=1`).expect(200);
+      await request(ctx.app).get(`/api/nowhere?key=${key}`).expect(404);
+      const log = ctx.logLines.join('');
+      assert.equal(log.includes(key), false);
+      assert.equal(ctx.logLines.length, 3);
+      assert.match(log, /key=\[redacted\]/);
+      const entry = JSON.parse(ctx.logLines[0]!);
+      assert.equal(entry.status, 200);
+      assert.match(entry.url, /^\/api\/threat\.php\?tid=1&key=\[redacted\]&pretty=1$/);
+    });
+
+    it('never shows an Authorization header', async () => {
+      ctx.logLines.length = 0;
+      await request(ctx.app).get('/api/threat.php?tid=1').set('Authorization', 'Basic dGF4aWkyOnNlY3JldA==').expect(200);
+      assert.equal(ctx.logLines.join('').includes('dGF4aWkyOnNlY3JldA'), false);
+    });
+  });
+});
