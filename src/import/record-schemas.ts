@@ -116,6 +116,10 @@ export function parseRecord(kind: RecordKind, raw: unknown): { ok: true; record:
   if (kind === 'link' && issue?.code === 'invalid_union') {
     return { ok: false, reason: 'link must have iid, stamp_linked and exactly one of fid or tid' };
   }
+  if (issue?.code === 'unrecognized_keys') {
+    const where = issue.path.length ? ` ${issue.path.join('.')}` : '';
+    return { ok: false, reason: `${kind}${where}: unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}` };
+  }
   const field = issue?.path.length ? issue.path.join('.') : kind;
   return { ok: false, reason: `${kind} ${field}: ${issue?.message ?? 'is invalid'}` };
 }

@@ -1,0 +1,33 @@
+// The STIX 2.1 export's public surface: pure, deterministic mappers from threatgate records.
+
+export { compactStixObject, optionalText } from './compact-stix-object.js';
+export { confidenceForRisk } from './confidence-for-risk.js';
+export { isRetired } from './is-retired.js';
+export {
+  checkedStixId,
+  stixId,
+  stixIdForIdentity,
+  stixIdForIndicator,
+  stixIdForIndicatorLink,
+  stixIdForThreatRecord,
+  stixIdType,
+  THREATGATE_STIX_NAMESPACE,
+  uuidv5,
+} from './stix-id.js';
+export { StixMappingError, type StixMappingErrorCode } from './stix-mapping-error.js';
+export { isPatternedIndicatorType, PATTERNED_INDICATOR_TYPES, stixPattern, stixStringLiteral } from './stix-pattern.js';
+export {
+  laterStixTime,
+  normalizeStixTime,
+  STIX_EPOCH,
+  stixTimeAfter,
+  stixTimeFromDate,
+  stixTimeFromStamp,
+} from './stix-time.js';
+export type * from './stix-types.js';
+export { threatExternalReferences } from './threat-external-references.js';
+export { normalizeCategory, stixIdForThreat, threatSdoType, type ThreatSdoMapping, type ThreatSdoType } from './threat-sdo-type.js';
+export { THREATGATE_IDENTITY, toStixIdentity, type StixIdentityContext } from './to-stix-identity.js';
+export { toStixIndicator, type StixIndicatorContext } from './to-stix-indicator.js';
+export { relationshipTypeFor, toStixRelationship, type StixRelationshipContext } from './to-stix-relationship.js';
+export { toStixThreat, type StixThreatContext } from './to-stix-threat.js';

@@ -1,0 +1,100 @@
+// Conversions between the service's `YYYY-MM-DD HH:MM:SS` stamps and STIX 2.1 timestamps.
+
+import { StixMappingError } from './stix-mapping-error.js';
+import type { StixTimestamp } from './stix-types.js';
+
+/**
+ * The `created` of an object whose record has no `stamp_added`. It must be a constant: `created`
+ * may never change between versions of one object (STIX 2.1 §3.2, `created`), so no later field
+ * of the record (stamp_updated, stamp_seen) can stand in for it.
+ */
+export const STIX_EPOCH: StixTimestamp = '1970-01-01T00:00:00.000Z';
+
+const STAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?$/;
+
+/**
+ * A service stamp (`YYYY-MM-DD HH:MM:SS`, UTC) as a STIX timestamp `YYYY-MM-DDTHH:MM:SS.000Z`.
+ * STIX 2.1 §3.2 wants `created`/`modified` precise to the millisecond, hence the `.000`.
+ */
+export function stixTimeFromStamp(stamp: string): StixTimestamp {
+  const match = STAMP.exec(stamp);
+  if (match === null) {
+    throw new StixMappingError('invalid-timestamp', `"${stamp}" is not a YYYY-MM-DD HH:MM:SS stamp`);
+  }
+  return stixTimeFromDate(new Date(utcMilliseconds(stamp, match, 0)));
+}
+
+/** A Date as a STIX timestamp with millisecond precision, in UTC with `Z` (§2.15). */
+export function stixTimeFromDate(date: Date): StixTimestamp {
+  const time = date.getTime();
+  if (Number.isNaN(time)) {
+    throw new StixMappingError('invalid-timestamp', 'the date is invalid');
+  }
+  const year = date.getUTCFullYear();
+  // §2.15 timestamps have a four-digit year; toISOString() writes ±YYYYYY outside 0000-9999.
+  if (year < 0 || year > 9999) {
+    throw new StixMappingError('invalid-timestamp', `the year ${year} is outside 0000-9999`);
+  }
+  return date.toISOString();
+}
+
+/**
+ * An RFC 3339 timestamp (0-9 fractional digits, `Z` or an offset) or a service stamp, as a
+ * millisecond STIX timestamp in UTC. Extra digits are truncated, not rounded, so that the order
+ * of two inputs is never reversed (a version recorded later never looks older).
+ */
+export function normalizeStixTime(value: string): StixTimestamp {
+  const match = RFC3339.exec(value);
+  if (match === null) {
+    throw new StixMappingError('invalid-timestamp', `"${value}" is not an RFC 3339 timestamp`);
+  }
+  const fraction = match[7] ?? '';
+  const milliseconds = Number(fraction.padEnd(3, '0').slice(0, 3));
+  let time = utcMilliseconds(value, match, milliseconds);
+  if (match[9] !== undefined) {
+    const offsetMinutes = Number(match[10]) * 60 + Number(match[11]);
+    if (Number(match[10]) > 23 || Number(match[11]) > 59) {
+      throw new StixMappingError('invalid-timestamp', `"${value}" has an invalid UTC offset`);
+    }
+    time -= (match[9] === '+' ? 1 : -1) * offsetMinutes * 60_000;
+  }
+  return stixTimeFromDate(new Date(time));
+}
+
+/**
+ * The later of two normalized STIX timestamps. Both have the fixed form
+ * `YYYY-MM-DDTHH:MM:SS.mmmZ`, so string order is time order.
+ */
+export function laterStixTime(a: StixTimestamp, b: StixTimestamp): StixTimestamp {
+  return a >= b ? a : b;
+}
+
+/** The normalized timestamp one millisecond after `value`. */
+export function stixTimeAfter(value: StixTimestamp): StixTimestamp {
+  return stixTimeFromDate(new Date(Date.parse(normalizeStixTime(value)) + 1));
+}
+
+/** Epoch milliseconds of the date and time fields of a match, rejecting impossible dates. */
+function utcMilliseconds(input: string, match: RegExpExecArray, milliseconds: number): number {
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number, number, number, number, number, number,
+  ];
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, milliseconds);
+  const valid =
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second;
+  if (!valid) {
+    // Also rejects leap second 60, which a JavaScript Date cannot hold.
+    throw new StixMappingError('invalid-timestamp', `"${input}" is not a valid date and time`);
+  }
+  return date.getTime();
+}
