@@ -1,0 +1,28 @@
+# threatgate: multi-stage build; the runtime image holds only production dependencies and dist/.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles its native module when no prebuilt binary fits.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY config ./config
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY config ./config
+COPY package.json ./
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8080
+VOLUME ["/app/data"]
+HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+ENTRYPOINT ["node", "dist/main.js"]
+CMD ["serve"]
