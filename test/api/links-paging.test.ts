@@ -21,7 +21,7 @@ describe('GET /api/feed.php?fid=N&get=links', () => {
       let page: number | undefined = 0;
       const shapes: string[] = [];
       while (page !== undefined) {
-        const res = await links(`fid=1&get=links${page === 0 ? '' : `&page=${page}`}`, ctx.keys.business).expect(200);
+        const res: request.Response = await links(`fid=1&get=links${page === 0 ? '' : `&page=${page}`}`, ctx.keys.business).expect(200);
         assert.equal(res.body.page_current, page);
         shapes.push(Object.keys(res.body).join(','));
         for (const item of res.body.results) seen.push(item.iid);
