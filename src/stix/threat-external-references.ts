@@ -43,13 +43,27 @@ export function threatExternalReferences(threat: Threat, sdoType: ThreatSdoType)
 }
 
 /**
- * The link as a serialized absolute http(s) URL, or undefined. WHATWG serialization
- * percent-encodes spaces and other characters that RFC 3986 (the schema's `uri` format) forbids.
+ * The link as an absolute http(s) URL that is also a valid RFC 3986 URI (the schema's `uri`
+ * format), or undefined. WHATWG serialization already percent-encodes spaces and non-ASCII, but
+ * keeps some characters RFC 3986 forbids after the authority (`|`, `^`, `[`, a bare `%`, a
+ * second `#`), so those are percent-encoded as well. Links with credentials are not republished.
  */
 function webUrl(link: string | null | undefined): string | undefined {
   const text = optionalText(link)?.trim();
   if (text === undefined || !URL.canParse(text)) return undefined;
   const url = new URL(text);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  return url.href;
+  const web = url.protocol === 'http:' || url.protocol === 'https:';
+  if (!web || url.hostname === '' || url.username !== '' || url.password !== '') return undefined;
+  // An http(s) href always has a path, starting at the first `/` after `scheme://host`.
+  const pathStart = url.href.indexOf('/', url.protocol.length + 2);
+  const [beforeFragment = '', ...fragment] = url.href.slice(pathStart).split('#');
+  const tail = fragment.length === 0 ? encodeUriText(beforeFragment) : `${encodeUriText(beforeFragment)}#${encodeUriText(fragment.join('#'))}`;
+  return url.href.slice(0, pathStart) + tail;
+}
+
+// RFC 3986 §3.3-3.5: path, query and fragment are made of pchar, `/` and `?`; `%` only as an escape.
+const NOT_URI_TEXT = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/gu;
+
+function encodeUriText(text: string): string {
+  return text.replace(NOT_URI_TEXT, (character) => encodeURIComponent(character));
 }

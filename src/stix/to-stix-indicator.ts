@@ -60,7 +60,7 @@ export function toStixIndicator(indicator: Indicator, ctx: StixIndicatorContext)
     modified,
     confidence: confidenceForRisk(indicator.risk),
     name: indicator.indicator,
-    description: `${indicator.type} indicator, risk ${indicator.risk}${retired ? ', retired' : ''}`,
+    description: `${indicator.type} indicator, risk ${indicator.risk}${retired && indicator.risk !== 'retired' ? ', retired' : ''}`,
     indicator_types: [INDICATOR_TYPES[indicator.risk] ?? 'unknown'],
     pattern: stixPattern(indicator.type, indicator.indicator),
     pattern_type: 'stix',
