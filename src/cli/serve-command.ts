@@ -39,6 +39,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     options.err(`demo: loaded ${result.counts.indicators} indicators; one API key per plan:`);
     printDemoKeys(result, options.out);
   }
+  // Saved views added to or changed in the config get their members before the first request.
+  if (await store.syncCollections(config.collections, systemClock)) logger.info('collections rebuilt for the configured views');
   const app = createApp({ config, store, logger, extraRouters: taxiiRouters() });
   const real: Server = createServer(app);
   real.keepAliveTimeout = 65_000;

@@ -19,8 +19,10 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
   }
 }
 
-function anyChange(changes: ImportChanges): boolean {
-  return Object.values(changes).some((set: Set<number>) => set.size > 0);
+export function anyChange(changes: ImportChanges): boolean {
+  return (
+    changes.threats.size + changes.feeds.size + changes.indicators.size + changes.feedLinkIids.size + changes.threatLinks.length > 0
+  );
 }
 
 /** Feeds linked rows to the builder owner by owner, in bounded chunks of the (owner, seq) index. */

@@ -23,6 +23,10 @@ export interface ImportChanges {
   indicators: Set<number>;
   feedLinkOwners: Set<number>;
   threatLinkOwners: Set<number>;
+  /** Indicators whose feed links were added or changed. */
+  feedLinkIids: Set<number>;
+  /** Threat links added or changed, as (iid, tid) pairs. */
+  threatLinks: { iid: number; tid: number }[];
 }
 
 function contentHash(value: unknown): string {
@@ -136,6 +140,8 @@ class ImportBatcher {
     indicators: new Set(),
     feedLinkOwners: new Set(),
     threatLinkOwners: new Set(),
+    feedLinkIids: new Set(),
+    threatLinks: [],
   };
 
   constructor(private readonly trx: Transaction<Database>) {}
@@ -259,17 +265,17 @@ async function checkLinkTargets(trx: Transaction<Database>): Promise<void> {
   if (bad) throw new ImportError(bad.position, bad.reason);
 }
 
-/** Moves staged links into place; returns the owners (fid or tid) whose link lists changed. */
-async function moveLinks(trx: Transaction<Database>, kind: 0 | 1): Promise<{ owners: Set<number>; count: number }> {
+/** Moves staged links into place; returns the (owner, iid) pairs inserted or changed. */
+async function moveLinks(trx: Transaction<Database>, kind: 0 | 1): Promise<{ owner: number; iid: number }[]> {
   const table = kind === 0 ? sql.table('feed_links') : sql.table('threat_links');
   const owner = kind === 0 ? sql.ref('fid') : sql.ref('tid');
-  const { rows } = await sql<{ owner: number }>`
+  const { rows } = await sql<{ owner: number; iid: number }>`
     insert into ${table} (${owner}, iid, stamp_linked, seq)
     select owner, iid, stamp_linked, -1 from import_links where kind = ${kind}
     on conflict (${owner}, iid) do update set stamp_linked = excluded.stamp_linked
     where ${table}.stamp_linked <> excluded.stamp_linked
-    returning ${owner} as owner`.execute(trx);
-  return { owners: new Set(rows.map((r) => Number(r.owner))), count: rows.length };
+    returning ${owner} as owner, iid`.execute(trx);
+  return rows.map((r) => ({ owner: Number(r.owner), iid: Number(r.iid) }));
 }
 
 export type RefreshDerived = (trx: Transaction<Database>, changes: ImportChanges) => Promise<void>;
@@ -294,8 +300,14 @@ export async function writeImport(
     const threatLinks = await moveLinks(trx, 1);
     await sql`drop table if exists import_links`.execute(trx);
     const { changes } = batcher;
-    for (const fid of feedLinks.owners) changes.feedLinkOwners.add(fid);
-    for (const tid of threatLinks.owners) changes.threatLinkOwners.add(tid);
+    for (const { owner, iid } of feedLinks) {
+      changes.feedLinkOwners.add(owner);
+      changes.feedLinkIids.add(iid);
+    }
+    for (const { owner, iid } of threatLinks) {
+      changes.threatLinkOwners.add(owner);
+      changes.threatLinks.push({ iid, tid: owner });
+    }
     await refresh(trx, changes);
     return {
       read: batcher.read,
@@ -303,7 +315,7 @@ export async function writeImport(
         threats: changes.threats.size,
         feeds: changes.feeds.size,
         indicators: changes.indicators.size,
-        links: feedLinks.count + threatLinks.count,
+        links: feedLinks.length + threatLinks.length,
       },
     };
   });

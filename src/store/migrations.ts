@@ -110,22 +110,38 @@ function initial(dialect: Dialect): Migration {
       .addColumn('revoked_at', 'text')
       .execute();
 
+    // One row per STIX object: only its latest version is kept (DESIGN section 5).
     await db.schema
       .createTable('stix_objects')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('type', 'text', (c) => c.notNull())
-      .addColumn('date_added', 'bigint', (c) => c.notNull())
       .addColumn('modified', 'text', (c) => c.notNull())
+      .addColumn('date_added', 'bigint', (c) => c.notNull())
       .addColumn('body', 'text', (c) => c.notNull())
       .addColumn('iid', id)
       .addColumn('tid', id)
-      .addColumn('risk_rank', 'integer')
-      .addColumn('indicator_type', 'text')
       .addColumn('source_hash', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('stix_objects_added').on('stix_objects').columns(['date_added', 'id']).unique().execute();
+    await db.schema.createIndex('stix_objects_added').on('stix_objects').column('date_added').execute();
     await db.schema.createIndex('stix_objects_iid').on('stix_objects').column('iid').execute();
     await db.schema.createIndex('stix_objects_tid').on('stix_objects').column('tid').execute();
+
+    // Membership of objects in TAXII collections, with the date_added of each object in each.
+    await db.schema
+      .createTable('collection_objects')
+      .addColumn('collection', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('modified', 'text', (c) => c.notNull())
+      .addColumn('date_added', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('collection_objects_pk', ['collection', 'id'])
+      .execute();
+    await db.schema
+      .createIndex('collection_objects_page')
+      .on('collection_objects')
+      .columns(['collection', 'date_added', 'id'])
+      .unique()
+      .execute();
 
     await db.schema
       .createTable('meta')

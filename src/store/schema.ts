@@ -102,18 +102,26 @@ export interface StixObjectTable {
   /** STIX id, e.g. `indicator--<uuid>`. Only the latest version of an object is kept. */
   id: string;
   type: string;
-  /** TAXII date_added in microseconds since the epoch: unique and increasing (DESIGN 5). */
-  date_added: number;
-  /** STIX `modified` of the stored version. */
+  /** STIX `modified` of the stored version (millisecond RFC 3339). */
   modified: string;
+  /** When this version was recorded, in microseconds since the epoch (unique, increasing). */
+  date_added: number;
   /** The serialized STIX object. */
   body: JsonText;
-  /** The record the object comes from, for collection views (null where not applicable). */
+  /** The records the object comes from (null where not applicable), for collection views. */
   iid: number | null;
   tid: number | null;
-  risk_rank: number | null;
-  indicator_type: string | null;
+  /** SHA-256 of the object without `modified`: equal hash, same version. */
   source_hash: string;
+}
+
+export interface CollectionObjectTable {
+  collection: string;
+  id: string;
+  type: string;
+  modified: string;
+  /** TAXII date_added of the object in this collection (microseconds since the epoch). */
+  date_added: number;
 }
 
 export interface MetaTable {
@@ -130,6 +138,7 @@ export interface Database {
   threat_links: ThreatLinkTable;
   api_keys: ApiKeyTable;
   stix_objects: StixObjectTable;
+  collection_objects: CollectionObjectTable;
   meta: MetaTable;
 }
 

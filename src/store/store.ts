@@ -8,6 +8,10 @@ import { findKeyByHash, insertKey, listKeys, revokeKey, type NewKeyRow } from '.
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
+import { collectionHasObject, listCollectionObjects, type ListedObject, type ObjectListing } from './stix-queries.js';
+import { NEXT_SECRET_KEY, newSecret, readOrCreateMeta } from './meta-queries.js';
+import { syncCollectionsWithConfig } from './stix-sync.js';
+import type { CollectionConfig } from '../config.js';
 
 /** A step run inside every import transaction after the lookup data is refreshed (e.g. STIX objects). */
 export type ImportHook = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock) => Promise<void>;
@@ -28,6 +32,13 @@ export interface Store {
   findKeyByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
   listKeys(): Promise<ApiKeyRecord[]>;
   revokeKey(target: { id: string } | { hash: string }, at: string): Promise<string | undefined>;
+
+  listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
+  collectionHasObject(collection: string, id: string): Promise<boolean>;
+  /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
+  nextTokenSecret(): Promise<string>;
+  /** Rebuilds collection memberships when the configured collections changed; true if it did. */
+  syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
   importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock): Promise<ImportSummary>;
   /** True when the store has no threats, feeds or indicators. */
@@ -51,6 +62,10 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     findKeyByHash: (hash) => findKeyByHash(db, hash),
     listKeys: () => listKeys(db),
     revokeKey: (target, at) => revokeKey(db, target, at),
+    listCollectionObjects: (listing) => listCollectionObjects(db, listing),
+    collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
+    nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
+    syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
     importRecords: (records, clock) =>
       writeImport(db, dialect, records, async (trx, changes) => {
         await refreshLookupData(trx, changes);

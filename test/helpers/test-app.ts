@@ -11,7 +11,11 @@ import { createLogger } from '../../src/http/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { ImportHook, Store } from '../../src/store/store.js';
+import { storeImportHooks, taxiiRouters } from '../../src/taxii-wiring.js';
 import { buildFixture, type Dataset } from './fixture.js';
+
+/** Signs TAXII `next` tokens in tests; production keeps a random one in the store. */
+export const TEST_NEXT_SECRET = 'test-secret-for-next-tokens';
 
 export const fixedClock: Clock = { now: () => Date.parse('2026-01-15T10:00:00Z') };
 
@@ -32,7 +36,7 @@ export async function createTestContext(
   const dir = mkdtempSync(join(tmpdir(), 'threatgate-test-'));
   const dbFile = join(dir, 'test.sqlite');
   const config = loadConfig({ overrides: options.overrides });
-  const store = await openStore(dbFile, { importHooks: options.importHooks ?? [] });
+  const store = await openStore(dbFile, { importHooks: options.importHooks ?? storeImportHooks(config) });
   const data = options.data ?? buildFixture();
   await importDataset(store, data, fixedClock);
   const keys: Record<string, string> = {};
@@ -41,7 +45,7 @@ export async function createTestContext(
   }
   const logLines: string[] = [];
   const logger = createLogger('info', (line) => logLines.push(line));
-  const app = createApp({ config, store, clock: fixedClock, logger, ...(options.extraRouters ? { extraRouters: options.extraRouters } : {}) });
+  const app = createApp({ config, store, clock: fixedClock, logger, extraRouters: options.extraRouters ?? taxiiRouters({ nextSecret: TEST_NEXT_SECRET }) });
   return {
     app,
     store,

@@ -1,0 +1,116 @@
+// Collection membership: which STIX objects each configured TAXII collection (a saved view) holds.
+import { createHash } from 'node:crypto';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { CollectionConfig, CollectionFilter } from '../config.js';
+import type { DateAddedClock } from './date-added-clock.js';
+import type { Database } from './schema.js';
+
+/** Risk levels in increasing order for `minRisk` views; unknown and retired indicators never qualify. */
+const RANKED_RISKS = ['none', 'low', 'medium', 'high', 'critical'] as const;
+
+export function isUnfiltered(filter: CollectionFilter): boolean {
+  return Object.values(filter).every((value) => value === undefined);
+}
+
+/** The iids of the indicators a view selects. */
+function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
+  const conditions: RawBuilder<unknown>[] = [sql`1 = 1`];
+  if (filter.sample !== undefined) conditions.push(sql`i.iid in (select iid from indicators order by iid limit ${filter.sample})`);
+  if (filter.fid !== undefined) conditions.push(sql`exists (select 1 from feed_links fl where fl.iid = i.iid and fl.fid = ${filter.fid})`);
+  if (filter.tid !== undefined) conditions.push(sql`exists (select 1 from threat_links tl where tl.iid = i.iid and tl.tid = ${filter.tid})`);
+  if (filter.minRisk !== undefined) {
+    const from = RANKED_RISKS.indexOf(filter.minRisk as (typeof RANKED_RISKS)[number]);
+    const levels = from === -1 ? [] : RANKED_RISKS.slice(from);
+    conditions.push(levels.length ? sql`i.risk in (${sql.join(levels)}) and (i.retired is null or i.retired = 0)` : sql`1 = 0`);
+  }
+  if (filter.types !== undefined) conditions.push(sql`i.type in (${sql.join(filter.types)})`);
+  return sql`select i.iid from indicators i where ${sql.join(conditions, sql` and `)}`;
+}
+
+/**
+ * A view holds its indicators, their relationships, the threats those point at, and every identity
+ * (organizations and threatgate itself: few, and referenced as created_by_ref).
+ */
+function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
+  if (isUnfiltered(filter)) return sql`1 = 1`;
+  const set = indicatorSet(filter);
+  const onlyThreat = filter.tid !== undefined ? sql` and s.tid = ${filter.tid}` : sql``;
+  return sql`(s.type = 'identity'
+    or (s.type = 'indicator' and s.iid in (${set}))
+    or (s.type = 'relationship' and s.iid in (${set})${onlyThreat})
+    or (s.iid is null and s.tid is not null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}))`;
+}
+
+const JOIN_BATCH = 2000;
+
+/**
+ * Brings one collection up to date after objects changed: new versions keep the date_added they got
+ * when recorded; objects that join the view without a new version get a fresh one; objects that
+ * left the view, or were removed, are dropped.
+ */
+async function refreshCollection(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock, removedIds: string[]): Promise<void> {
+  const c = collection.id;
+  const unfiltered = isUnfiltered(collection.filter);
+  const cond = viewCondition(collection.filter);
+  if (unfiltered) {
+    for (let i = 0; i < removedIds.length; i += JOIN_BATCH) {
+      await db.deleteFrom('collection_objects').where('collection', '=', c).where('id', 'in', removedIds.slice(i, i + JOIN_BATCH)).execute();
+    }
+  } else {
+    await sql`delete from collection_objects where collection = ${c}
+      and id not in (select s.id from stix_objects s where ${cond})`.execute(db);
+  }
+  await sql`insert into collection_objects (collection, id, type, modified, date_added)
+    select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart} and ${cond}
+    on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
+  if (unfiltered) return;
+  for (;;) {
+    const { rows } = await sql<{ id: string; type: string; modified: string }>`
+      select s.id, s.type, s.modified from stix_objects s where ${cond}
+      and not exists (select 1 from collection_objects c where c.collection = ${c} and c.id = s.id)
+      order by s.date_added, s.id limit ${JOIN_BATCH}`.execute(db);
+    if (rows.length === 0) break;
+    await db
+      .insertInto('collection_objects')
+      .values(rows.map((r) => ({ collection: c, id: r.id, type: r.type, modified: r.modified, date_added: clock.next() })))
+      .execute();
+  }
+}
+
+/** The newest date_added of a collection, if added by this import, is raised to a whole millisecond. */
+async function alignNewest(db: Kysely<Database>, collection: string, clock: DateAddedClock): Promise<void> {
+  const newest = await db
+    .selectFrom('collection_objects')
+    .select(['id', 'date_added'])
+    .where('collection', '=', collection)
+    .orderBy('date_added', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!newest || Number(newest.date_added) < clock.importStart || Number(newest.date_added) % 1000 === 0) return;
+  await db
+    .updateTable('collection_objects')
+    .set({ date_added: clock.alignToMillisecond(Number(newest.date_added)) })
+    .where('collection', '=', collection)
+    .where('id', '=', newest.id)
+    .execute();
+}
+
+export async function refreshCollections(
+  db: Kysely<Database>,
+  collections: readonly CollectionConfig[],
+  clock: DateAddedClock,
+  removedIds: string[],
+): Promise<void> {
+  for (const collection of collections) {
+    await refreshCollection(db, collection, clock, removedIds);
+    await alignNewest(db, collection.id, clock);
+  }
+  await sql`delete from collection_objects where collection not in (${sql.join(collections.map((c) => c.id))})`.execute(db);
+}
+
+/** Identifies the configured views, to rebuild membership when the configuration changes. */
+export function collectionsFingerprint(collections: readonly CollectionConfig[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify(collections.map((c) => [c.id, c.filter])))
+    .digest('hex');
+}

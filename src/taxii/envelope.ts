@@ -1,0 +1,55 @@
+// Builds TAXII envelopes and manifests (TAXII 2.1 sections 3.7, 5.3) from stored objects, without re-parsing them.
+import type { ListedObject } from '../store/stix-queries.js';
+import { STIX_MEDIA_TYPE } from './media-type.js';
+import { formatMicros } from './taxii-time.js';
+
+export interface PageResult {
+  items: ListedObject[];
+  more: boolean;
+  next: string | null;
+}
+
+/** X-TAXII-Date-Added-First/Last (section 3.4.3), only for a non-empty page. */
+export function dateAddedHeaders(items: ListedObject[]): Record<string, string> {
+  const first = items[0];
+  const last = items.at(-1);
+  if (!first || !last) return {};
+  return { 'X-TAXII-Date-Added-First': formatMicros(first.dateAdded), 'X-TAXII-Date-Added-Last': formatMicros(last.dateAdded) };
+}
+
+function head(page: PageResult): string {
+  return page.more && page.next !== null ? `{"more":true,"next":${JSON.stringify(page.next)}` : '{"more":false';
+}
+
+/** The stored object bodies are spliced in as they are: serialized once, at import. */
+export function envelopeJson(page: PageResult, pretty: boolean): string {
+  if (pretty) {
+    const body: Record<string, unknown> = { more: page.more };
+    if (page.more && page.next !== null) body.next = page.next;
+    if (page.items.length > 0) body.objects = page.items.map((item) => JSON.parse(item.body!));
+    return JSON.stringify(body, null, 2);
+  }
+  if (page.items.length === 0) return `${head(page)}}`;
+  return `${head(page)},"objects":[${page.items.map((item) => item.body).join(',')}]}`;
+}
+
+export function manifestJson(page: PageResult, pretty: boolean): string {
+  const body: Record<string, unknown> = { more: page.more };
+  if (page.more && page.next !== null) body.next = page.next;
+  if (page.items.length > 0) {
+    body.objects = page.items.map((item) => ({
+      id: item.id,
+      date_added: formatMicros(item.dateAdded),
+      version: item.modified,
+      media_type: STIX_MEDIA_TYPE,
+    }));
+  }
+  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+}
+
+export function versionsJson(page: PageResult, pretty: boolean): string {
+  const body: Record<string, unknown> = { more: page.more };
+  if (page.more && page.next !== null) body.next = page.next;
+  if (page.items.length > 0) body.versions = page.items.map((item) => item.modified);
+  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+}

@@ -1,0 +1,93 @@
+// Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
+import type { Request, RequestHandler, Response } from 'express';
+import type { CollectionConfig, Config } from '../config.js';
+import { NotFoundError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { normalizeStixTime } from '../stix/index.js';
+import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from './envelope.js';
+import { decodeNext, encodeNext, type ObjectFilters } from './next-token.js';
+import { parseListingQuery, type MatchField } from './query-filters.js';
+import { sendTaxii } from './taxii-errors.js';
+import { prettyParam as prettyOf } from '../api/query-params.js';
+
+type Kind = 'objects' | 'manifest' | 'object' | 'versions';
+
+/** The match fields each endpoint supports (TAXII 2.1 sections 5.3, 5.4, 5.6, 5.8). */
+const MATCH_FIELDS: Record<Kind, readonly MatchField[]> = {
+  objects: ['id', 'type', 'version', 'spec_version'],
+  manifest: ['id', 'type', 'version', 'spec_version'],
+  object: ['version', 'spec_version'],
+  versions: ['spec_version'],
+};
+
+/** Only STIX 2.1 objects are stored, and only their latest version. */
+function modifiedFilter(filters: ObjectFilters): { none: boolean; modified: string[] | null } {
+  if (filters.specVersions && !filters.specVersions.includes('2.1')) return { none: true, modified: null };
+  const versions = filters.versions;
+  if (!versions || versions.some((v) => v === 'first' || v === 'last' || v === 'all')) return { none: false, modified: null };
+  return { none: false, modified: versions.map((v) => normalizeStixTime(v)) };
+}
+
+export function createObjectHandlers(deps: { store: Store; config: Config; secret: () => Promise<string> }) {
+  const { store, config } = deps;
+
+  function collectionOf(res: Response): CollectionConfig {
+    return res.locals.collection as CollectionConfig;
+  }
+
+  async function page(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
+    const collection = collectionOf(res);
+    const query = parseListingQuery(req.query as Record<string, unknown>, MATCH_FIELDS[kind], config.taxii.maxLimit);
+    if (objectId !== undefined && !(await store.collectionHasObject(collection.id, objectId))) {
+      throw new NotFoundError(`No object ${objectId} in collection ${collection.id}.`);
+    }
+    const scope = `${collection.id}/${kind}${objectId ? `/${objectId}` : ''}`;
+    const secret = await deps.secret();
+    // A `next` token carries the filters of the walk's first request: they win over re-sent ones.
+    const position = query.next === null ? null : decodeNext(secret, query.next, scope);
+    const filters = position?.filters ?? query.filters;
+    const limit = query.limit ?? config.taxii.defaultLimit;
+    const { none, modified } = modifiedFilter(filters);
+    if (none) return { items: [], more: false, next: null };
+    const { items, more } = await store.listCollectionObjects({
+      collection: collection.id,
+      ...(objectId !== undefined ? { objectId } : {}),
+      after: position ? { dateAdded: position.dateAdded, id: position.id } : null,
+      addedAfter: filters.addedAfter,
+      ids: filters.ids,
+      types: filters.types,
+      modified,
+      limit,
+      withBody: kind === 'objects' || kind === 'object',
+    });
+    const last = items.at(-1);
+    const next = more && last ? encodeNext(secret, { scope, dateAdded: last.dateAdded, id: last.id, filters }) : null;
+    return { items, more, next };
+  }
+
+  /** GET .../collections/{id}/objects/ (TAXII 2.1 section 5.4) */
+  const getObjects: RequestHandler = async (req, res) => {
+    const result = await page(req, res, 'objects');
+    sendTaxii(res, 200, envelopeJson(result, prettyOf(req)), dateAddedHeaders(result.items));
+  };
+
+  /** GET .../collections/{id}/manifest/ (TAXII 2.1 section 5.3) */
+  const getManifest: RequestHandler = async (req, res) => {
+    const result = await page(req, res, 'manifest');
+    sendTaxii(res, 200, manifestJson(result, prettyOf(req)), dateAddedHeaders(result.items));
+  };
+
+  /** GET .../collections/{id}/objects/{object_id}/ (TAXII 2.1 section 5.6) */
+  const getObject: RequestHandler = async (req, res) => {
+    const result = await page(req, res, 'object', String(req.params.objectId));
+    sendTaxii(res, 200, envelopeJson(result, prettyOf(req)), dateAddedHeaders(result.items));
+  };
+
+  /** GET .../collections/{id}/objects/{object_id}/versions/ (TAXII 2.1 section 5.8) */
+  const getVersions: RequestHandler = async (req, res) => {
+    const result = await page(req, res, 'versions', String(req.params.objectId));
+    sendTaxii(res, 200, versionsJson(result, prettyOf(req)), dateAddedHeaders(result.items));
+  };
+
+  return { getObjects, getManifest, getObject, getVersions };
+}

@@ -1,0 +1,26 @@
+// The TAXII plan gate, in one place: `all` reads everything, `test` only the free test collection, `none` nothing.
+import type { RequestHandler } from 'express';
+import type { Config } from '../config.js';
+import { ForbiddenError } from '../errors.js';
+import { taxiiPlanNames, type Client } from '../plans/plan-rules.js';
+
+const COLLECTION_PATH = /^\/api\/collections\/([^/]+)(?:\/|$)/;
+
+const titleCase = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+export function createPlanGate(config: Config): RequestHandler {
+  const freeCollections = new Set(config.collections.filter((c) => c.free).map((c) => c.id));
+  const planList = taxiiPlanNames(config).map(titleCase).join(' or ');
+  const included = `TAXII access is included in the ${planList} plan${taxiiPlanNames(config).length === 1 ? '' : 's'}`;
+  return (req, res, next) => {
+    const client = res.locals.client as Client;
+    const access = client.plan.taxii;
+    if (access === 'all') return next();
+    const collection = COLLECTION_PATH.exec(req.path)?.[1];
+    if (access === 'test') {
+      if (collection !== undefined && freeCollections.has(collection)) return next();
+      throw new ForbiddenError(`The ${titleCase(client.planName)} plan may read only the free test collection; ${included}.`);
+    }
+    throw new ForbiddenError(`The ${titleCase(client.planName)} plan does not include TAXII; ${included}.`);
+  };
+}

@@ -1,0 +1,44 @@
+// TAXII authentication (spec 5.1): HTTP Basic `taxii2:<KEY>`, or `?key=<KEY>` with `accept` in the query.
+import type { RequestHandler } from 'express';
+import { authenticateKey } from '../auth/authenticate-key.js';
+import type { Config } from '../config.js';
+import { BadRequestError, UnauthorizedError } from '../errors.js';
+import type { Store } from '../store/store.js';
+
+export const TAXII_USERNAME = 'taxii2';
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate"' };
+
+function unauthorized(message: string): UnauthorizedError {
+  return new UnauthorizedError(message, CHALLENGE);
+}
+
+/** The API key from `Authorization: Basic base64(taxii2:KEY)`; any other shape is a 401 naming it. */
+export function keyFromBasic(header: string): string {
+  const match = /^Basic[ ]+([A-Za-z0-9+/=_-]+)[ ]*$/i.exec(header);
+  if (!match) throw unauthorized('The Authorization header must be HTTP Basic with username "taxii2" and the API key as password.');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) throw unauthorized('The Basic credentials must be "taxii2:<API key>".');
+  if (decoded.slice(0, colon) !== TAXII_USERNAME) throw unauthorized('The Basic username must be "taxii2"; the password is the API key.');
+  return decoded.slice(colon + 1);
+}
+
+/** Resolves res.locals.client and res.locals.accept (from the header, or the `accept` query value). */
+export function createTaxiiAuthenticator(store: Store, config: Config): RequestHandler {
+  return async (req, res, next) => {
+    const query = req.query as Record<string, unknown>;
+    const header = req.headers.authorization;
+    let key: string;
+    if (header !== undefined) key = keyFromBasic(header);
+    else if (query.key !== undefined) {
+      if (typeof query.key !== 'string') throw new BadRequestError('Parameter "key" must be given once.');
+      key = query.key;
+    } else {
+      throw unauthorized('Authentication is required: HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>.');
+    }
+    res.locals.client = await authenticateKey(store, config, key, CHALLENGE);
+    if (query.accept !== undefined && typeof query.accept !== 'string') throw new BadRequestError('Parameter "accept" must be given once.');
+    res.locals.accept = typeof query.accept === 'string' ? query.accept : req.headers.accept;
+    next();
+  };
+}

@@ -1,0 +1,52 @@
+// TAXII responses and errors: the exact TAXII media type and the error resource (TAXII 2.1 section 3.6.1).
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { clientStatusOf } from '../api/api-errors.js';
+import { AppError, NotFoundError } from '../errors.js';
+import type { Logger } from '../http/logger.js';
+import { TAXII_MEDIA_TYPE } from './media-type.js';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Authentication required',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+/**
+ * Sends a TAXII body. A Buffer is sent so that Express does not append `; charset=utf-8`:
+ * some TAXII clients compare the Content-Type with the media type verbatim.
+ */
+export function sendTaxii(res: Response, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.status(status).set(headers).set('Content-Type', TAXII_MEDIA_TYPE).send(Buffer.from(body, 'utf8'));
+}
+
+export function taxiiJson(body: unknown, pretty: boolean): string {
+  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+}
+
+function errorBody(status: number, code: string, description: string) {
+  return { title: TITLES[status] ?? 'Error', description, error_code: code, http_status: String(status) };
+}
+
+export const taxiiNotFoundRoute: RequestHandler = (_req, _res, next) => next(new NotFoundError('No TAXII resource at this path.'));
+
+export function createTaxiiErrorRenderer(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    if (error instanceof AppError) {
+      sendTaxii(res, error.status, JSON.stringify(errorBody(error.status, error.code, error.message)), { ...error.headers });
+      return;
+    }
+    const clientStatus = clientStatusOf(error);
+    if (clientStatus !== undefined) {
+      sendTaxii(res, clientStatus, JSON.stringify(errorBody(clientStatus, 'bad_request', 'The request could not be understood.')));
+      return;
+    }
+    logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? error.stack : String(error) });
+    sendTaxii(res, 500, JSON.stringify(errorBody(500, 'internal', 'The server could not complete the request.')));
+  };
+}

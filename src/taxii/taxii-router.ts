@@ -1,0 +1,83 @@
+// The TAXII 2.1 gateway's route table: auth, rate limits, plan gate and media type first, then resources.
+import { Router, type RequestHandler } from 'express';
+import { prettyParam } from '../api/query-params.js';
+import type { Config } from '../config.js';
+import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
+import type { Logger } from '../http/logger.js';
+import { methodNotAllowed } from '../http/method-guard.js';
+import type { Store } from '../store/store.js';
+import { acceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
+import { createObjectHandlers } from './object-handlers.js';
+import { createPlanGate } from './plan-gate.js';
+import { createTaxiiAuthenticator } from './taxii-auth.js';
+import { createTaxiiErrorRenderer, sendTaxii, taxiiJson, taxiiNotFoundRoute } from './taxii-errors.js';
+import { apiRootResource, collectionResource, collectionsResource, discoveryResource } from './taxii-resources.js';
+
+export interface TaxiiDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  rateLimiters: RequestHandler[];
+  /** The `next` signing secret, shared by every instance (kept in the store). */
+  nextSecret: () => Promise<string>;
+}
+
+/** Media type after auth and plan (DESIGN section 5): 406 when nothing acceptable is asked for. */
+const requireTaxiiMediaType: RequestHandler = (_req, res, next) => {
+  if (!acceptsTaxii(res.locals.accept as string | undefined)) {
+    throw new NotAcceptableError(`This server answers only with ${TAXII_MEDIA_TYPE}; send it in the Accept header (or in the accept parameter with query-string authentication).`);
+  }
+  next();
+};
+
+/** Collections are read-only views of the data: writes are refused (TAXII 2.1 sections 5.5, 5.7). */
+const readOnly: RequestHandler = () => {
+  throw new ForbiddenError('Collections on this server are read-only (can_write is false).');
+};
+
+export function createTaxiiRouter(deps: TaxiiDeps): Router {
+  const { config } = deps;
+  const objects = createObjectHandlers({ store: deps.store, config, secret: deps.nextSecret });
+  const byId = new Map(config.collections.map((c) => [c.id, c]));
+  const json = (body: unknown): RequestHandler => (req, res) => sendTaxii(res, 200, taxiiJson(body, prettyParam(req)));
+  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
+
+  const resolveCollection: RequestHandler = (req, res, next) => {
+    const collection = byId.get(String(req.params.collectionId));
+    if (!collection) throw new NotFoundError(`No collection ${String(req.params.collectionId)} on this API root.`);
+    res.locals.collection = collection;
+    next();
+  };
+
+  const router = Router({ mergeParams: true });
+  router.use(createTaxiiAuthenticator(deps.store, config), ...deps.rateLimiters, createPlanGate(config), requireTaxiiMediaType);
+
+  router.route('/').get(json(discoveryResource(config))).all(onlyGet); // 4.1 Server Discovery
+  router.route('/api').get(json(apiRootResource(config))).all(onlyGet); // 4.2 API Root Information
+  router.route('/api/status/:statusId').all((req) => {
+    // 4.3 Get Status: nothing is ever written, so no status resource exists.
+    throw new NotFoundError(`No status ${String(req.params.statusId)}: this server accepts no writes.`);
+  });
+  router.route('/api/collections').get(json(collectionsResource(config))).all(onlyGet); // 5.1 Get Collections
+  router.use('/api/collections/:collectionId', resolveCollection);
+  router
+    .route('/api/collections/:collectionId')
+    .get((req, res) => sendTaxii(res, 200, taxiiJson(collectionResource(res.locals.collection), prettyParam(req)))) // 5.2 Get a Collection
+    .all(onlyGet);
+  router.route('/api/collections/:collectionId/manifest').get(objects.getManifest).all(onlyGet); // 5.3 Get Object Manifests
+  router
+    .route('/api/collections/:collectionId/objects')
+    .get(objects.getObjects) // 5.4 Get Objects
+    .post(readOnly) // 5.5 Add Objects
+    .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
+  router
+    .route('/api/collections/:collectionId/objects/:objectId')
+    .get(objects.getObject) // 5.6 Get an Object
+    .delete(readOnly) // 5.7 Delete an Object
+    .all(methodNotAllowed(['GET', 'HEAD', 'DELETE']));
+  router.route('/api/collections/:collectionId/objects/:objectId/versions').get(objects.getVersions).all(onlyGet); // 5.8 Get Object Versions
+
+  router.use(taxiiNotFoundRoute);
+  router.use(createTaxiiErrorRenderer(deps.logger));
+  return router;
+}
