@@ -158,14 +158,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   return { '0001-initial': initial(dialect) };
 }
 
-export function createMigrator(db: Kysely<any>, dialect: Dialect): Migrator {
+/**
+ * On PostgreSQL the bookkeeping tables are named with their schema: Kysely looks for them across all
+ * schemas, and would otherwise mistake another schema's for ours.
+ */
+export function createMigrator(db: Kysely<any>, dialect: Dialect, schema?: string): Migrator {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  return new Migrator({ db, provider, migrationTableName: 'threatgate_migrations', migrationLockTableName: 'threatgate_migrations_lock' });
+  const tableSchema = dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {};
+  return new Migrator({ db, provider, ...tableSchema, migrationTableName: 'threatgate_migrations', migrationLockTableName: 'threatgate_migrations_lock' });
 }
 
 /** Applies pending migrations; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
-  const { error, results } = await createMigrator(db, dialect).migrateToLatest();
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<void> {
+  const { error, results } = await createMigrator(db, dialect, schema).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${(error as Error).message}`, { cause: error });
@@ -173,7 +178,7 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
 }
 
 /** True when every known migration has been applied (used by readiness checks). */
-export async function migrationsCurrent(db: Kysely<any>, dialect: Dialect): Promise<boolean> {
-  const list = await createMigrator(db, dialect).getMigrations();
+export async function migrationsCurrent(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<boolean> {
+  const list = await createMigrator(db, dialect, schema).getMigrations();
   return list.every((m) => m.executedAt !== undefined);
 }

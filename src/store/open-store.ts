@@ -2,9 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import { ConfigError } from '../errors.js';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { createStore, type ImportHook, type Store } from './store.js';
 
@@ -22,27 +23,80 @@ function openSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
 }
 
+const INT8_OID = 20;
+
+/** A short reason: the system error code (ECONNREFUSED), or the driver's message, never a stack. */
+function reasonOf(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e?.code && /^E[A-Z]+$/.test(e.code)) return e.code;
+  return (e?.message ?? String(error)).split('\n')[0]!.slice(0, 200);
+}
+
+/** Credentials never appear in messages: postgres://user:secret@host/db → postgres://host/db. */
+export function describeLocation(location: string): string {
+  try {
+    const url = new URL(location);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return 'the given PostgreSQL URL';
+  }
+}
+
+function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    // 64-bit integers (ids, date_added in microseconds) stay below 2^53: plain numbers are exact.
+    types: { getTypeParser: (oid, format) => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) },
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
 /**
  * `location` is a file path, `sqlite:PATH`, or `postgres://…`. Migrations run on open, so every
  * command works on a new, empty database.
  */
 export async function openStore(location: string, options: { importHooks?: readonly ImportHook[]; setting?: string } = {}): Promise<Store> {
   const setting = options.setting ?? '--db';
-  if (/^postgres(ql)?:\/\//.test(location)) {
-    throw new ConfigError(`${setting}: PostgreSQL is not supported yet (use an SQLite file path)`);
-  }
-  const path = location.replace(/^sqlite:/, '');
   let db: Kysely<Database>;
-  try {
-    db = openSqlite(path);
-  } catch (error) {
-    throw new ConfigError(`${setting}: cannot open SQLite database ${path} (${(error as Error).message})`);
+  let dialect: Dialect;
+  let shown: string;
+  let schema: string | undefined;
+  if (/^postgres(ql)?:\/\//.test(location)) {
+    dialect = 'postgres';
+    shown = describeLocation(location);
+    const url = new URL(location);
+    // ?schema=NAME selects a schema (tests use one per run); it is not a libpq parameter.
+    schema = url.searchParams.get('schema') ?? undefined;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`${setting}: schema "${schema}" is not a plain lower-case identifier`);
+    url.searchParams.delete('schema');
+    db = openPostgres(url.toString(), schema);
+    if (schema !== undefined) {
+      try {
+        await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+      } catch (error) {
+        await db.destroy();
+        throw new ConfigError(`${setting}: cannot reach PostgreSQL at ${shown} (${reasonOf(error)})`);
+      }
+    }
+  } else {
+    dialect = 'sqlite';
+    shown = location.replace(/^sqlite:/, '');
+    try {
+      db = openSqlite(shown);
+    } catch (error) {
+      throw new ConfigError(`${setting}: cannot open SQLite database ${shown} (${(error as Error).message})`);
+    }
   }
   try {
-    await migrateToLatest(db, 'sqlite');
+    await migrateToLatest(db, dialect, schema);
   } catch (error) {
     await db.destroy();
-    throw new ConfigError(`${setting}: cannot prepare database ${path} (${(error as Error).message})`);
+    throw new ConfigError(`${setting}: cannot prepare database ${shown} (${reasonOf((error as Error).cause ?? error)})`);
   }
-  return createStore(db, 'sqlite', options.importHooks ?? []);
+  return createStore(db, dialect, options.importHooks ?? [], schema);
 }

@@ -48,7 +48,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks: readonly ImportHook[] = []): Store {
+export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks: readonly ImportHook[] = [], schema?: string): Store {
   return {
     dialect,
     db,
@@ -79,7 +79,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     },
     async checkReady() {
       await sql`select 1`.execute(db);
-      if (!(await migrationsCurrent(db, dialect))) throw new Error('database migrations are not current');
+      if (!(await migrationsCurrent(db, dialect, schema))) throw new Error('database migrations are not current');
     },
     close: () => db.destroy(),
   };

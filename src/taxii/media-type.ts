@@ -58,16 +58,28 @@ function admitsTaxii21(range: MediaRange): boolean {
   return version === undefined || version === '2.1';
 }
 
+/** How specific a range that admits our type is: the most specific one decides (RFC 9110 section 12.5.1). */
+function specificity(range: MediaRange): number {
+  if (range.type === '*') return 0;
+  if (range.subtype === '*') return 1;
+  return range.params.has('version') ? 3 : 2;
+}
+
 /**
- * True when the Accept value lets us answer with application/taxii+json;version=2.1.
+ * True when the Accept value lets us answer with application/taxii+json;version=2.1: the most
+ * specific range that admits it must have q > 0, so an explicit `application/taxii+json;q=0` wins over a wildcard.
  * No Accept at all is refused (DESIGN section 5): TAXII 2.1 requires clients to send one.
  */
 export function acceptsTaxii(accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return false;
+  let best: { specificity: number; q: number } | undefined;
   for (const part of splitOutsideQuotes(accept, ',')) {
     if (part.trim() === '') continue;
     const range = parseRange(part);
-    if (range && range.q > 0 && admitsTaxii21(range)) return true;
+    if (!range || !admitsTaxii21(range)) continue;
+    const rank = specificity(range);
+    if (!best || rank > best.specificity) best = { specificity: rank, q: range.q };
+    else if (rank === best.specificity) best.q = Math.max(best.q, range.q);
   }
-  return false;
+  return best !== undefined && best.q > 0;
 }

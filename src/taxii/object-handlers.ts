@@ -37,10 +37,11 @@ export function createObjectHandlers(deps: { store: Store; config: Config; secre
 
   async function page(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
     const collection = collectionOf(res);
-    const query = parseListingQuery(req.query as Record<string, unknown>, MATCH_FIELDS[kind], config.taxii.maxLimit);
+    // The resource is checked before the parameters (DESIGN section 5: 404 comes before 400).
     if (objectId !== undefined && !(await store.collectionHasObject(collection.id, objectId))) {
       throw new NotFoundError(`No object ${objectId} in collection ${collection.id}.`);
     }
+    const query = parseListingQuery(req.query as Record<string, unknown>, MATCH_FIELDS[kind], config.taxii.maxLimit);
     const scope = `${collection.id}/${kind}${objectId ? `/${objectId}` : ''}`;
     const secret = await deps.secret();
     // A `next` token carries the filters of the walk's first request: they win over re-sent ones.

@@ -1,4 +1,4 @@
-// The TAXII plan gate, in one place: `all` reads everything, `test` only the free test collection, `none` nothing.
+// The TAXII plan gate, in one place: `all` reads everything; other plans only the free test collection.
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { ForbiddenError } from '../errors.js';
@@ -17,10 +17,11 @@ export function createPlanGate(config: Config): RequestHandler {
     const access = client.plan.taxii;
     if (access === 'all') return next();
     const collection = COLLECTION_PATH.exec(req.path)?.[1];
+    // DESIGN section 5: the free test collection is readable with any valid key, whatever the plan.
+    if (collection !== undefined && freeCollections.has(collection)) return next();
     if (access === 'test') {
-      if (collection !== undefined && freeCollections.has(collection)) return next();
       throw new ForbiddenError(`The ${titleCase(client.planName)} plan may read only the free test collection; ${included}.`);
     }
-    throw new ForbiddenError(`The ${titleCase(client.planName)} plan does not include TAXII; ${included}.`);
+    throw new ForbiddenError(`The ${titleCase(client.planName)} plan does not include TAXII beyond the free test collection; ${included}.`);
   };
 }

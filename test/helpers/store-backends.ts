@@ -1,0 +1,57 @@
+// The stores a contract suite runs against: SQLite always, PostgreSQL when TEST_DATABASE_URL is set.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { openStore } from '../../src/store/open-store.js';
+import type { ImportHook, Store } from '../../src/store/store.js';
+
+export interface Backend {
+  name: string;
+  /** A new, empty store (a fresh file or a fresh schema); `location` reopens the same one. */
+  create(importHooks?: ImportHook[]): Promise<{ store: Store; location: string }>;
+  cleanup(): Promise<void>;
+}
+
+function sqliteBackend(): Backend {
+  const dir = mkdtempSync(join(tmpdir(), 'threatgate-contract-'));
+  let n = 0;
+  return {
+    name: 'SQLite',
+    async create(importHooks = []) {
+      const location = join(dir, `store-${++n}.sqlite`);
+      return { store: await openStore(location, { importHooks }), location };
+    },
+    async cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Each store lives in its own schema, dropped at the end, so runs never see each other's rows. */
+function postgresBackend(baseUrl: string): Backend {
+  const schemas: string[] = [];
+  const run = randomBytes(4).toString('hex');
+  return {
+    name: 'PostgreSQL',
+    async create(importHooks = []) {
+      const schema = `tg_test_${run}_${schemas.length + 1}`;
+      schemas.push(schema);
+      const url = new URL(baseUrl);
+      url.searchParams.set('schema', schema);
+      return { store: await openStore(url.toString(), { importHooks }), location: url.toString() };
+    },
+    async cleanup() {
+      if (schemas.length === 0) return;
+      const { store } = await this.create();
+      for (const schema of schemas) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
+      await store.close();
+    },
+  };
+}
+
+export function storeBackends(): Backend[] {
+  const url = process.env.TEST_DATABASE_URL;
+  return url ? [sqliteBackend(), postgresBackend(url)] : [sqliteBackend()];
+}
