@@ -2,14 +2,22 @@
 import { z } from 'zod';
 import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
 
-const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const STAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** A spec timestamp that is also a real calendar time (2026-02-30 is refused). */
-const stamp = z.string().refine((value) => {
-  if (!STAMP.test(value)) return false;
-  const date = new Date(`${value.replace(' ', 'T')}Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 19) === value.replace(' ', 'T');
-}, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
+/** A real calendar time in the spec's form (2026-02-30 is refused), checked without allocating a Date. */
+export function isValidStamp(value: string): boolean {
+  const m = STAMP.exec(value);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]!) return false;
+  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return false;
+  return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
+}
+
+const stamp = z.string().refine(isValidStamp, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const text = z.string().max(100_000);
