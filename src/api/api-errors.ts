@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { sendJson } from '../http/send-json.js';
+import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 
 export const notFoundRoute: RequestHandler = (_req, _res, next) => next(new NotFoundError('Not found.'));
 
@@ -13,7 +14,9 @@ export function clientStatusOf(error: unknown): number | undefined {
 }
 
 export function createApiErrorRenderer(logger: Logger): ErrorRequestHandler {
-  return (error, req, res, _next) => {
+  const storeUnavailable = createStoreUnavailableMapper(logger);
+  return (thrown, req, res, _next) => {
+    const error: unknown = storeUnavailable(thrown) ?? thrown;
     if (error instanceof AppError) {
       res.set(error.headers);
       sendJson(res, { error: error.message }, false, error.status);

@@ -1,5 +1,6 @@
 // The lookup API's route table: key resolution, rate limits, handlers, and its own error rendering.
 import { Router, type RequestHandler } from 'express';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createLookupClientResolver } from '../auth/lookup-client.js';
 import type { Logger } from '../http/logger.js';
@@ -8,8 +9,8 @@ import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { createLookupHandlers } from './lookup-handlers.js';
 
-export function createApiRouter(deps: { store: Store; config: Config; logger: Logger; rateLimiters: RequestHandler[] }): Router {
-  const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config);
+export function createApiRouter(deps: { store: Store; config: Config; clock: Clock; logger: Logger; rateLimiters: RequestHandler[] }): Router {
+  const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config, deps.clock);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
   router.use(createLookupClientResolver(deps.store, deps.config), ...deps.rateLimiters);

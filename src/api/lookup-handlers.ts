@@ -1,13 +1,15 @@
 // Handlers of GET /api/threat.php and GET /api/feed.php (spec 4.1-4.3, DESIGN section 4).
 import type { Request, RequestHandler, Response } from 'express';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { sendJson } from '../http/send-json.js';
+import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed, type Client } from '../plans/plan-rules.js';
 import type { LinkOwner } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { toFeedBody, toLinksBody, toThreatBody } from './lookup-views.js';
 import { idParam, pageParam, prettyParam, requiredParam, singleParam } from './query-params.js';
+import { ResponseCache } from './response-cache.js';
 
 const THREAT_NOT_FOUND = 'Threat not found.';
 const FEED_NOT_FOUND = 'Feed not found.';
@@ -20,38 +22,63 @@ function wantsLinks(req: Request): boolean {
   return true;
 }
 
-export function createLookupHandlers(store: Store, config: Config) {
+export function createLookupHandlers(store: Store, config: Config, clock: Clock) {
+  const cache = new ResponseCache(() => store.dataVersion(), clock, config.cache);
+
+  /** Serves the cached body for `key`, building it on a miss; a missing record is a 404. */
+  async function send(res: Response, key: string, notFound: string, build: () => Promise<unknown>): Promise<void> {
+    const body = await cache.get(key, async () => {
+      const value = await build();
+      return value === undefined ? undefined : serialize(value, key.endsWith('|1'));
+    });
+    if (body === undefined) throw new NotFoundError(notFound);
+    sendJsonText(res, body);
+  }
+
   async function sendLinks(req: Request, res: Response, owner: LinkOwner, notFound: string): Promise<void> {
     const page = pageParam(req);
     const pretty = prettyParam(req);
+    // The plan check comes before the cache: a cached page is never a way around the limit.
     assertPageAllowed(res.locals.client as Client, page);
-    const links = await store.findLinksPage(owner, page, config.linksPageSize);
-    if (!links.found) throw new NotFoundError(notFound);
-    sendJson(res, toLinksBody(page, links), pretty);
+    const id = owner.kind === 'feed' ? owner.fid : owner.tid;
+    await send(res, `links|${owner.kind}|${id}|${page}|${pretty ? 1 : 0}`, notFound, async () => {
+      const links = await store.findLinksPage(owner, page, config.linksPageSize);
+      return links.found ? toLinksBody(page, links) : undefined;
+    });
   }
 
   /** GET /api/threat.php?tid=N | ?threat=NAME | ?tid=N&get=links[&page=P] */
   const getThreat: RequestHandler = async (req, res) => {
     if (wantsLinks(req)) return sendLinks(req, res, { kind: 'threat', tid: idParam(req, 'tid') }, THREAT_NOT_FOUND);
-    const pretty = prettyParam(req);
-    const threat =
-      singleParam(req, 'tid') !== undefined || singleParam(req, 'threat') === undefined
-        ? await store.findThreat(idParam(req, 'tid'))
-        : await store.findThreatByName(requiredParam(req, 'threat').trim());
-    if (!threat) throw new NotFoundError(THREAT_NOT_FOUND);
-    sendJson(res, toThreatBody(threat, await store.findRelatedThreats(threat.related)), pretty);
+    const pretty = prettyParam(req) ? 1 : 0;
+    const byId = singleParam(req, 'tid') !== undefined || singleParam(req, 'threat') === undefined;
+    const tid = byId ? idParam(req, 'tid') : undefined;
+    const name = byId ? undefined : requiredParam(req, 'threat').trim();
+    const key = tid !== undefined ? `threat|${tid}|${pretty}` : `threat-name|${name!.toLowerCase()}|${pretty}`;
+    await send(res, key, THREAT_NOT_FOUND, async () => {
+      const threat = tid !== undefined ? await store.findThreat(tid) : await store.findThreatByName(name!);
+      return threat && toThreatBody(threat, await store.findRelatedThreats(threat.related));
+    });
   };
 
   /** GET /api/feed.php?feed=NAME&organization=ORG | ?fid=N | ?fid=N&get=links[&page=P] */
   const getFeed: RequestHandler = async (req, res) => {
     if (wantsLinks(req)) return sendLinks(req, res, { kind: 'feed', fid: idParam(req, 'fid') }, FEED_NOT_FOUND);
-    const pretty = prettyParam(req);
-    const feed =
-      singleParam(req, 'fid') !== undefined
-        ? await store.findFeed(idParam(req, 'fid'))
-        : await store.findFeedByName(requiredParam(req, 'feed').trim(), requiredParam(req, 'organization').trim());
-    if (!feed) throw new NotFoundError(FEED_NOT_FOUND);
-    sendJson(res, toFeedBody(feed), pretty);
+    const pretty = prettyParam(req) ? 1 : 0;
+    if (singleParam(req, 'fid') !== undefined) {
+      const fid = idParam(req, 'fid');
+      return send(res, `feed|${fid}|${pretty}`, FEED_NOT_FOUND, async () => {
+        const feed = await store.findFeed(fid);
+        return feed && toFeedBody(feed);
+      });
+    }
+    const feedName = requiredParam(req, 'feed').trim();
+    const organization = requiredParam(req, 'organization').trim();
+    // JSON-encoding the pair keeps names holding the separator from colliding.
+    await send(res, `feed-name|${JSON.stringify([feedName.toLowerCase(), organization.toLowerCase()])}|${pretty}`, FEED_NOT_FOUND, async () => {
+      const feed = await store.findFeedByName(feedName, organization);
+      return feed && toFeedBody(feed);
+    });
   };
 
   return { getThreat, getFeed };

@@ -2,5 +2,14 @@
 import type { Response } from 'express';
 
 export function sendJson(res: Response, body: unknown, pretty: boolean, status = 200): void {
-  res.status(status).type('application/json; charset=utf-8').send(pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body));
+  sendJsonText(res, pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body), status);
+}
+
+/** Sends an already serialized JSON body (from the response cache). */
+export function sendJsonText(res: Response, text: string, status = 200): void {
+  res.status(status).type('application/json; charset=utf-8').send(text);
+}
+
+export function serialize(body: unknown, pretty: boolean): string {
+  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
 }

@@ -2,14 +2,18 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './lookup-queries.js';
-import { refreshLookupData } from './derived-data.js';
+import { randomBytes } from 'node:crypto';
+import { anyChange, refreshLookupData } from './derived-data.js';
 import { writeImport, type ImportChanges, type PositionedRecord } from './import-writer.js';
 import { findKeyByHash, insertKey, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type ListedObject, type ObjectListing } from './stix-queries.js';
-import { NEXT_SECRET_KEY, newSecret, readOrCreateMeta } from './meta-queries.js';
+import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
+
+/** Changes with every import that changed something: the key of every response cache. */
+const DATA_VERSION_KEY = 'data_version';
 import { syncCollectionsWithConfig } from './stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
@@ -41,6 +45,8 @@ export interface Store {
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
   importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock): Promise<ImportSummary>;
+  /** A token that changes whenever an import changes the data (caches compare it). */
+  dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
   isEmpty(): Promise<boolean>;
   /** Throws when the database cannot be reached or its schema is behind the code. */
@@ -70,7 +76,9 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
       writeImport(db, dialect, records, async (trx, changes) => {
         await refreshLookupData(trx, changes);
         for (const hook of importHooks) await hook(trx, changes, clock);
+        if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
       }),
+    dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {
       for (const table of ['threats', 'feeds', 'indicators'] as const) {
         if (await db.selectFrom(table).select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()) return false;

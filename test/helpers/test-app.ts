@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import type { Clock } from '../../src/clock.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/http/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -35,7 +35,8 @@ export async function createTestContext(
 ): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'threatgate-test-'));
   const dbFile = join(dir, 'test.sqlite');
-  const config = loadConfig({ overrides: options.overrides });
+  // Responses are cached per data version; tests re-read the version on every request.
+  const config = loadConfig({ overrides: deepMerge({ cache: { versionCheckMs: 0 } }, options.overrides ?? {}) });
   const store = await openStore(dbFile, { importHooks: options.importHooks ?? storeImportHooks(config) });
   const data = options.data ?? buildFixture();
   await importDataset(store, data, fixedClock);

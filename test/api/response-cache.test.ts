@@ -1,0 +1,64 @@
+// The lookup response cache: bodies are reused until the data version changes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { ResponseCache } from '../../src/api/response-cache.js';
+import { importDataset } from '../../src/import/import-file.js';
+import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
+
+describe('ResponseCache', () => {
+  it('builds once per key and data version, and rebuilds after the version changes', async () => {
+    let version = 'v1';
+    let now = 0;
+    let builds = 0;
+    const cache = new ResponseCache(async () => version, { now: () => now }, { maxEntries: 10, versionCheckMs: 1000 });
+    const build = async () => `body-${++builds}`;
+    assert.equal(await cache.get('a', build), 'body-1');
+    assert.equal(await cache.get('a', build), 'body-1');
+    version = 'v2';
+    now = 500;
+    assert.equal(await cache.get('a', build), 'body-1', 'the version is trusted for versionCheckMs');
+    now = 1500;
+    assert.equal(await cache.get('a', build), 'body-2');
+  });
+
+  it('does not keep an undefined body (not found)', async () => {
+    let builds = 0;
+    const cache = new ResponseCache(async () => 'v', fixedClock, { maxEntries: 10, versionCheckMs: 0 });
+    await cache.get('missing', async () => (builds++, undefined));
+    await cache.get('missing', async () => (builds++, undefined));
+    assert.equal(builds, 2);
+  });
+
+  it('evicts the least recently used entry beyond maxEntries', async () => {
+    let builds = 0;
+    const cache = new ResponseCache(async () => 'v', fixedClock, { maxEntries: 2, versionCheckMs: 1000 });
+    const build = async () => `b${++builds}`;
+    await cache.get('a', build);
+    await cache.get('b', build);
+    await cache.get('a', build);
+    await cache.get('c', build);
+    assert.equal(await cache.get('a', build), 'b1');
+    assert.equal(await cache.get('b', build), 'b4', 'b was the least recently used and was evicted');
+  });
+});
+
+describe('GET /api/threat.php after an import that changes the threat', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ overrides: GENEROUS_PLANS });
+  });
+  after(() => ctx.close());
+
+  it('answers with the new data, not a cached body', async () => {
+    const before = await request(ctx.app).get('/api/threat.php?tid=2').expect(200);
+    assert.equal(before.body.risk, 'critical');
+    const data = ctx.data;
+    data.threats[1]!.risk = 'medium';
+    await importDataset(ctx.store, { threats: [data.threats[1]], feeds: [], indicators: [], links: [] }, { now: () => fixedClock.now() + 60_000 });
+    const afterImport = await request(ctx.app).get('/api/threat.php?tid=2').expect(200);
+    assert.equal(afterImport.body.risk, 'medium');
+    const related = await request(ctx.app).get('/api/threat.php?tid=1').expect(200);
+    assert.equal(related.body.related.find((r: { tid: number }) => r.tid === 2).risk, 'medium');
+  });
+});
