@@ -12,6 +12,7 @@ COPY config ./config
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# Same base as the build stage: the compiled better-sqlite3 binary must match its libc.
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -24,5 +25,8 @@ EXPOSE 8080
 VOLUME ["/app/data"]
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# node is PID 1 and handles SIGTERM itself: it drains for up to 10 s, so give `docker stop` more than
+# that (`--time 20`, compose `stop_grace_period: 20s`). `serve` forks one worker per CPU it can see;
+# under a CPU quota pass `--workers N` (see docs/deployment.md).
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["serve"]

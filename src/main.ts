@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The composition root and command line: reads the environment, opens the store, runs one command.
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { systemClock } from './clock.js';
 import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
@@ -16,7 +17,9 @@ import { storeImportHooks } from './taxii-wiring.js';
 const USAGE = `Usage: threatgate <command> [options]
 
 Commands:
-  serve [--port N] [--host H]        start the gateway (lookup API and TAXII 2.1)
+  serve [--port N] [--host H] [--workers N]
+                                     start the gateway (lookup API and TAXII 2.1); --workers: processes
+                                     sharing the port (default: one per core; 1 = no cluster)
   import FILE                        load a JSON document or NDJSON file into the store
   keys create --plan PLAN [--label TEXT]
   keys list
@@ -43,12 +46,22 @@ function parseCommandLine(argv: string[]) {
       config: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      workers: { type: 'string' },
       plan: { type: 'string' },
       label: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** `--workers`: default one per core; an in-memory SQLite database cannot be shared between processes. */
+function workerCount(flag: string | undefined, db: string): number {
+  const inMemory = db === ':memory:' || db === 'sqlite::memory:';
+  if (flag === undefined) return inMemory ? 1 : availableParallelism();
+  if (!/^\d{1,3}$/.test(flag) || Number(flag) < 1) throw new ConfigError(`--workers: "${flag}" is not a whole number from 1 to 999`);
+  if (inMemory && Number(flag) > 1) throw new ConfigError('--workers: an in-memory SQLite database cannot be shared by several workers; use a file');
+  return Number(flag);
 }
 
 /** Progress on a terminal only: piped output stays clean for scripts. */
@@ -85,11 +98,13 @@ async function runCommand(command: string, positionals: string[], values: Return
         printDemoKeys(result, out);
         return;
       }
-      case 'serve':
+      case 'serve': {
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
+        const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
-        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, out, err });
+        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, out, err });
         return;
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

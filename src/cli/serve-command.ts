@@ -1,16 +1,21 @@
-// `threatgate serve`: listens, prints the ready line, and shuts down cleanly on SIGTERM/SIGINT.
-import { createServer, type Server } from 'node:http';
+// `threatgate serve`: one process, or a cluster of workers; prints the ready line and drains on SIGTERM/SIGINT.
+import cluster from 'node:cluster';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createApp } from '../app.js';
 import { systemClock } from '../clock.js';
 import type { Config, RuntimeSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
+import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js';
+import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
+import { connectRedisRateLimits, type RedisRateLimits } from '../plans/redis-rate-limit-store.js';
 import type { Store } from '../store/store.js';
 import { taxiiRouters } from '../taxii-wiring.js';
+import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
 
-/** In-flight requests get this long to finish after SIGTERM before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** In-flight requests get this long to finish after SIGTERM; then their connections are cut. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ServeOptions {
   store: Store;
@@ -18,6 +23,8 @@ export interface ServeOptions {
   settings: RuntimeSettings;
   logger: Logger;
   demoIfEmpty: boolean;
+  /** Processes to serve with; 1 serves in this process, more fork a node:cluster. */
+  workers: number;
   out: (line: string) => void;
   err: (line: string) => void;
 }
@@ -31,8 +38,48 @@ function listen(server: Server, port: number, host: string, setting: string): Pr
   });
 }
 
-export async function serve(options: ServeOptions): Promise<void> {
-  const { store, config, settings, logger } = options;
+export function readyLine(host: string, port: number): string {
+  return `listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * A server that can drain: on drain() it stops accepting, lets in-flight requests finish within
+ * `graceMs` (their responses say `Connection: close`, so kept-alive sockets do not linger), then cuts
+ * whatever is left. Resolves with whether everything finished in time.
+ */
+export function createDrainableServer(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const active = new Set<ServerResponse>();
+  let draining = false;
+  const server = createServer((req, res) => {
+    active.add(res);
+    res.once('close', () => active.delete(res));
+    if (draining) res.setHeader('Connection', 'close');
+    handler(req, res);
+  });
+  const drain = (graceMs: number) =>
+    new Promise<'drained' | 'timed out'>((resolve) => {
+      draining = true;
+      for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
+      // A response whose headers went out before the drain leaves an idle kept-alive socket behind.
+      const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+      const timer = setTimeout(() => {
+        clearInterval(sweeper);
+        server.closeAllConnections();
+        resolve('timed out');
+      }, graceMs);
+      server.close(() => {
+        clearInterval(sweeper);
+        clearTimeout(timer);
+        resolve('drained');
+      });
+      server.closeIdleConnections();
+    });
+  return { server, drain, inFlight: () => active.size };
+}
+
+/** Demo data and collection views are prepared once, before any worker starts. */
+async function prepareStore(options: ServeOptions): Promise<void> {
+  const { store, config, logger } = options;
   if (options.demoIfEmpty && (await store.isEmpty())) {
     options.err('the store is empty: loading the demo data set (one moment)...');
     const result = await loadDemo(store, config, systemClock);
@@ -41,24 +88,84 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   // Saved views added to or changed in the config get their members before the first request.
   if (await store.syncCollections(config.collections, systemClock)) logger.info('collections rebuilt for the configured views');
-  const app = createApp({ config, store, logger, extraRouters: taxiiRouters() });
-  const real: Server = createServer(app);
-  real.keepAliveTimeout = 65_000;
-  await listen(real, settings.port, settings.host, '--port');
-  const address = real.address();
-  const port = typeof address === 'object' && address ? address.port : settings.port;
-  const shownHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  options.out(`listening on http://${shownHost}:${port}`);
+}
 
-  const shutdown = (signal: string) => {
-    logger.info('shutting down', { signal });
-    const timer = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
-    timer.unref();
-    real.close(() => {
-      void store.close().finally(() => process.exit(0));
-    });
-    real.closeIdleConnections();
+/** Serves in this process (alone, or as one worker); calls `onReady` with the bound port. */
+async function serveHere(options: ServeOptions, onReady: (port: number) => void): Promise<void> {
+  const { store, config, settings, logger } = options;
+  let redis: RedisRateLimits | undefined;
+  let rateLimitStores: RateLimitStoreFactory | undefined;
+  if (settings.redisUrl) {
+    redis = await connectRedisRateLimits({ url: settings.redisUrl, onError: config.redis.onError, logger });
+    rateLimitStores = redis.stores;
+  } else if (cluster.isWorker) {
+    rateLimitStores = createPrimaryCounterStores(process);
+  }
+  const app = createApp({ config, store, logger, rateLimitStores, extraRouters: taxiiRouters() });
+  const { server, drain, inFlight } = createDrainableServer(app);
+  // Longer than common load balancer idle timeouts (60 s), so the balancer closes first.
+  server.keepAliveTimeout = 65_000;
+  try {
+    await listen(server, settings.port, settings.host, '--port');
+  } catch (error) {
+    await redis?.close();
+    throw error;
+  }
+  const address = server.address();
+  onReady(typeof address === 'object' && address ? address.port : settings.port);
+
+  let stopping = false;
+  const shutdown = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { reason, inFlight: inFlight(), graceMs: SHUTDOWN_GRACE_MS });
+    // A backstop in case closing the store or Redis hangs.
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS + 5000).unref();
+    const started = Date.now();
+    const outcome = await drain(SHUTDOWN_GRACE_MS);
+    if (outcome === 'timed out') logger.warn('requests still running after the grace period were cut off', { graceMs: SHUTDOWN_GRACE_MS });
+    else logger.info('drained', { ms: Date.now() - started });
+    await Promise.allSettled([store.close(), redis?.close()]);
+    logger.info('stopped', { ms: Date.now() - started });
+    process.exit(0);
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // A worker whose primary is gone has no one to restart it or relay signals: it stops too.
+  if (cluster.isWorker) process.once('disconnect', () => void shutdown('cluster primary exited'));
+}
+
+export async function serve(options: ServeOptions): Promise<void> {
+  const { settings } = options;
+  if (cluster.isWorker) {
+    // The primary prints the ready line once every worker listens; a worker's failure goes to it.
+    try {
+      await serveHere(options, () => undefined);
+    } catch (error) {
+      await options.store.close().catch(() => undefined);
+      reportWorkerFailure(error);
+    }
+    return;
+  }
+  try {
+    await prepareStore(options);
+    if (options.workers <= 1) {
+      await serveHere(options, (port) => options.out(readyLine(settings.host, port)));
+      return;
+    }
+  } catch (error) {
+    // main leaves the store to a running server; one that failed to start must not keep it open.
+    await options.store.close().catch(() => undefined);
+    throw error;
+  }
+  // Workers open their own connections; the primary keeps none.
+  await options.store.close();
+  runClusterPrimary({
+    workers: options.workers,
+    sharedCounters: !settings.redisUrl,
+    stopTimeoutMs: SHUTDOWN_GRACE_MS + 10_000,
+    logger: options.logger,
+    onReady: (port) => options.out(readyLine(settings.host, port)),
+    err: options.err,
+  });
 }

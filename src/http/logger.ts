@@ -17,7 +17,8 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   const threshold = ORDER[level];
   const emit = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[name] < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: name, msg: message, ...fields })}\n`);
+    // The pid tells the processes of `serve --workers N` apart in one merged log.
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: name, pid: process.pid, msg: message, ...fields })}\n`);
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

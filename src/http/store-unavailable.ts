@@ -21,6 +21,7 @@ const DRIVER_MESSAGES = [
   /^Connection terminated/, // lost mid-query, or while connecting
   /timeout exceeded when trying to connect/, // pool connectionTimeoutMillis
   /^Client has encountered a connection error and is not queryable/,
+  /^Query read timeout/, // pg query_timeout, when set
   /^Cannot use a pool after calling end on the pool/, // the store is closing (shutdown)
   /^The database connection is not open/, // better-sqlite3 after close
 ];

@@ -48,7 +48,7 @@ const JOIN_BATCH = 2000;
  * when recorded; objects that join the view without a new version get a fresh one; objects that
  * left the view, or were removed, are dropped.
  */
-async function refreshCollection(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock, removedIds: string[]): Promise<void> {
+async function refreshCollection(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock, removedIds: string[], complete: boolean): Promise<void> {
   const c = collection.id;
   const unfiltered = isUnfiltered(collection.filter);
   const cond = viewCondition(collection.filter);
@@ -63,7 +63,8 @@ async function refreshCollection(db: Kysely<Database>, collection: CollectionCon
   await sql`insert into collection_objects (collection, id, type, modified, date_added)
     select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart} and ${cond}
     on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
-  if (unfiltered) return;
+  // An unfiltered view already holds every older object, except when it was just configured.
+  if (unfiltered && !complete) return;
   for (;;) {
     const { rows } = await sql<{ id: string; type: string; modified: string }>`
       select s.id, s.type, s.modified from stix_objects s where ${cond}
@@ -100,9 +101,11 @@ export async function refreshCollections(
   collections: readonly CollectionConfig[],
   clock: DateAddedClock,
   removedIds: string[],
+  /** Also give unfiltered views the objects they lack (when the configured views changed). */
+  complete = false,
 ): Promise<void> {
   for (const collection of collections) {
-    await refreshCollection(db, collection, clock, removedIds);
+    await refreshCollection(db, collection, clock, removedIds, complete);
     await alignNewest(db, collection.id, clock);
   }
   await sql`delete from collection_objects where collection not in (${sql.join(collections.map((c) => c.id))})`.execute(db);

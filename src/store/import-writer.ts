@@ -8,6 +8,9 @@ import type { Dialect } from './migrations.js';
 import type { ImportCounts, ImportSummary } from './records.js';
 import type { Database } from './schema.js';
 
+/** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
+const IMPORT_LOCK_ID = 7_324_861_001;
+
 /** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
 const BATCH_ROWS = 400;
 
@@ -291,6 +294,9 @@ export async function writeImport(
   refresh: RefreshDerived,
 ): Promise<ImportSummary> {
   return db.transaction().execute(async (trx) => {
+    // One import at a time: the date_added counter and the aggregates assume it. SQLite's single
+    // writer already serializes; PostgreSQL takes a transaction-scoped advisory lock.
+    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
     await createStaging(trx, dialect);
     const batcher = new ImportBatcher(trx);
     for await (const item of records) await batcher.add(item);

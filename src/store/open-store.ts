@@ -47,6 +47,9 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5000,
+    // A hung database fails queries (503) instead of holding requests forever.
+    query_timeout: 15_000,
+    keepAlive: true,
     // 64-bit integers (ids, date_added in microseconds) stay below 2^53: plain numbers are exact.
     types: { getTypeParser: (oid, format) => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) },
     ...(schema ? { options: `-c search_path=${schema}` } : {}),

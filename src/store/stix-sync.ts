@@ -159,7 +159,7 @@ export async function syncCollectionsWithConfig(db: Kysely<Database>, collection
   if ((await readMeta(db, FINGERPRINT_KEY)) === fingerprint) return false;
   await db.transaction().execute(async (trx) => {
     const dates = await DateAddedClock.open(trx, clock.now());
-    await refreshCollections(trx, collections, dates, []);
+    await refreshCollections(trx, collections, dates, [], true);
     await writeMeta(trx, FINGERPRINT_KEY, fingerprint);
     await dates.save(trx);
   });

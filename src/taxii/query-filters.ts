@@ -54,7 +54,8 @@ export function parseListingQuery(query: Record<string, unknown>, allowed: reado
   const limitText = single(query, 'limit');
   let limit: number | null = null;
   if (limitText !== undefined) {
-    if (!/^[1-9][0-9]{0,8}$/.test(limitText)) throw new BadRequestError('Parameter "limit" must be a positive integer.');
+    // Any positive integer is a valid request; a large one is capped, not refused (DESIGN section 5).
+    if (!/^[1-9][0-9]*$/.test(limitText)) throw new BadRequestError('Parameter "limit" must be a positive integer.');
     limit = Math.min(Number(limitText), maxLimit);
   }
   const next = single(query, 'next') ?? null;

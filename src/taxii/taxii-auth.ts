@@ -31,7 +31,8 @@ export function createTaxiiAuthenticator(store: Store, config: Config): RequestH
     let key: string;
     if (header !== undefined) key = keyFromBasic(header);
     else if (query.key !== undefined) {
-      if (typeof query.key !== 'string') throw new BadRequestError('Parameter "key" must be given once.');
+      // An ambiguous key is malformed credentials: 401 like any other (DESIGN section 5).
+      if (typeof query.key !== 'string') throw unauthorized('Parameter "key" must be given once.');
       key = query.key;
     } else {
       throw unauthorized('Authentication is required: HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>.');

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { clientStatusOf } from '../api/api-errors.js';
 import { AppError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
+import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 import { TAXII_MEDIA_TYPE } from './media-type.js';
 
 const TITLES: Record<number, string> = {
@@ -36,7 +37,9 @@ function errorBody(status: number, code: string, description: string) {
 export const taxiiNotFoundRoute: RequestHandler = (_req, _res, next) => next(new NotFoundError('No TAXII resource at this path.'));
 
 export function createTaxiiErrorRenderer(logger: Logger): ErrorRequestHandler {
-  return (error, req, res, _next) => {
+  const storeUnavailable = createStoreUnavailableMapper(logger);
+  return (thrown, req, res, _next) => {
+    const error: unknown = storeUnavailable(thrown) ?? thrown;
     if (error instanceof AppError) {
       sendTaxii(res, error.status, JSON.stringify(errorBody(error.status, error.code, error.message)), { ...error.headers });
       return;

@@ -22,8 +22,11 @@ export function parseTimestampMicros(text: string): number | undefined {
   const [, y, mo, d, h, mi, s] = m;
   const fraction = m.length > 8 ? (m[7] ?? '') : '';
   const offset = m.length > 8 ? m[8]! : 'Z';
-  const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const check = new Date(base);
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999 (clients send 0001-01-01 as "the beginning").
+  const check = new Date(0);
+  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  const base = check.getTime();
   if (
     Number.isNaN(base) ||
     check.getUTCFullYear() !== Number(y) ||

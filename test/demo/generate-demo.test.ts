@@ -151,12 +151,6 @@ describe('generateDemo', () => {
   });
 
   describe('with the default options', () => {
-    it('runs in well under two seconds', () => {
-      const started = performance.now();
-      generateDemo();
-      assert.ok(performance.now() - started < 2000);
-    });
-
     it('produces 50,000 indicators, mostly addresses and domains', () => {
       const types = countBy(defaults().indicators, (i) => ['ip', 'ipv6', 'domain', 'url'].indexOf(i.type));
       assert.equal(defaults().indicators.length, 50_000);

@@ -106,10 +106,10 @@ describe('TAXII 2.1 conformance matrix', () => {
         });
       });
 
-      for (const [what, ids] of Object.entries(endpoint.unknown ?? {})) {
+      for (const [what, unknownId] of Object.entries(endpoint.unknown ?? {})) {
         describe(`with an unknown ${what} id`, () => {
           it('answers 404 with a TAXII error', async () => {
-            assertTaxiiError(await taxiiGet(ctx.app, pathOf(endpoint, { [what]: ids }), ctx.keys.pro!), 404);
+            assertTaxiiError(await taxiiGet(ctx.app, pathOf(endpoint, { [what]: unknownId }), ctx.keys.pro!), 404);
           });
         });
       }
@@ -152,7 +152,7 @@ describe('TAXII 2.1 conformance matrix', () => {
     it('the API root announces TAXII 2.1 and a positive max_content_length', async () => {
       const res = await taxiiGet(ctx.app, '/taxii2/api/', ctx.keys.pro!).expect(200);
       assert.deepEqual(res.body.versions, [TAXII_TYPE]);
-      assert.ok(Number.isInteger(res.body.max_content_length) && res.body.max_content_length > 0);
+      assert.ok(Number.isInteger(res.body.max_content_length) && res.body.max_content_length > 0, `max_content_length: ${res.body.max_content_length}`);
     });
 
     it('collections are readable, not writable, and serve STIX 2.1', async () => {
@@ -181,7 +181,7 @@ describe('TAXII 2.1 conformance matrix', () => {
       const res = await taxiiGet(ctx.app, `${C}objects/?limit=10`, ctx.keys.pro!).expect(200);
       for (const object of res.body.objects) {
         assert.equal(object.spec_version, '2.1');
-        assert.ok(object.id.startsWith(`${object.type}--`));
+        assert.ok(object.id.startsWith(`${object.type}--`), `${object.id} is not a ${object.type}`);
       }
     });
   });

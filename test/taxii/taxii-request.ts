@@ -28,7 +28,7 @@ export function assertTaxiiError(res: Response, status: number): void {
   assert.equal(res.headers['content-type'], TAXII_TYPE);
   const body = JSON.parse(res.text) as Record<string, unknown>;
   assert.equal(typeof body.title, 'string');
-  assert.ok((body.title as string).length > 0);
+  assert.ok((body.title as string).length > 0, 'empty title');
   assert.equal(typeof body.description, 'string');
   assert.equal(body.http_status, String(status));
   assert.equal(typeof body.error_code, 'string');

@@ -1,0 +1,129 @@
+// `serve --workers N`: the cluster primary forks N workers on one port, relays SIGTERM/SIGINT and restarts crashed workers.
+import cluster, { type Worker } from 'node:cluster';
+import { ConfigError } from '../errors.js';
+import type { Logger } from '../http/logger.js';
+import { servePrimaryCounters } from '../plans/cluster-rate-limit-store.js';
+
+const WORKER_FAILED = 'threatgate:worker-failed';
+/** A worker that keeps dying (bad disk, exhausted memory) should stop the service, not loop forever. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+/** A worker's failure message may arrive just after its exit event; wait this long for it. */
+const FAILURE_MESSAGE_WAIT_MS = 200;
+
+export interface ClusterOptions {
+  workers: number;
+  /** Keep the rate-limit counters in the primary (no Redis): one budget per key across workers. */
+  sharedCounters: boolean;
+  /** How long workers get to drain after the relayed signal before they are killed. */
+  stopTimeoutMs: number;
+  logger: Logger;
+  /** Called once, when every worker listens, with the shared port. */
+  onReady: (port: number) => void;
+  err: (line: string) => void;
+}
+
+/** In a worker: hands a start-up failure to the primary, which prints it once, then exits 1. */
+export function reportWorkerFailure(error: unknown): void {
+  const message = error instanceof ConfigError ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  setTimeout(() => process.exit(1), 1000).unref();
+  if (!process.send) process.exit(1);
+  process.send({ type: WORKER_FAILED, message }, () => process.exit(1));
+}
+
+function failureMessage(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { type, message: text } = message as { type?: unknown; message?: unknown };
+  return type === WORKER_FAILED && typeof text === 'string' ? text : undefined;
+}
+
+/**
+ * Forks the workers (each re-runs this command line, opens its own store and listens on the same
+ * port: the primary holds the listening socket and hands connections out round-robin). With
+ * --port 0 every worker gets the same port: node:cluster keys the shared handle by the requested
+ * address, and that is checked before the ready line.
+ */
+export function runClusterPrimary(options: ClusterOptions): void {
+  const { logger } = options;
+  if (options.sharedCounters) servePrimaryCounters(cluster);
+  const live = new Set<number>();
+  const ports = new Map<number, number>();
+  const restarts: number[] = [];
+  let ready = false;
+  let stopping = false;
+  let exitCode = 0;
+
+  const fork = () => live.add(cluster.fork().id);
+
+  const stopAll = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping workers', { reason, workers: live.size });
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    setTimeout(() => {
+      logger.error('workers did not stop in time; killing them', { workers: live.size });
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, options.stopTimeoutMs).unref();
+    if (live.size === 0) process.exit(exitCode);
+  };
+
+  const fail = (message: string) => {
+    if (exitCode !== 0) return;
+    exitCode = 1;
+    options.err(`threatgate: ${message}`);
+    stopAll('start-up failed');
+  };
+
+  cluster.on('listening', (worker: Worker, address) => {
+    ports.set(worker.id, address.port);
+    if (ready) {
+      logger.info('worker listening', { worker: worker.process.pid });
+      return;
+    }
+    if (ports.size < options.workers) return;
+    const distinct = new Set(ports.values());
+    if (distinct.size !== 1) {
+      fail(`--port: workers ended up on different ports (${[...distinct].join(', ')})`);
+      return;
+    }
+    ready = true;
+    options.onReady(address.port);
+  });
+
+  cluster.on('message', (worker: Worker, message: unknown) => {
+    const failure = failureMessage(message);
+    if (failure === undefined) return;
+    if (!ready) fail(failure);
+    else logger.error('worker failed to start', { worker: worker.process.pid, error: failure });
+  });
+
+  cluster.on('exit', (worker: Worker, code: number | null, signal: string | null) => {
+    live.delete(worker.id);
+    ports.delete(worker.id);
+    const how = signal ?? `code ${code}`;
+    if (stopping) {
+      if (live.size === 0) process.exit(exitCode);
+      return;
+    }
+    if (!ready) {
+      setTimeout(() => fail(`a worker exited during start-up (${how})`), FAILURE_MESSAGE_WAIT_MS);
+      return;
+    }
+    const now = Date.now();
+    while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length >= MAX_RESTARTS) {
+      logger.error('workers keep exiting; stopping', { restarts: restarts.length, windowMs: RESTART_WINDOW_MS });
+      exitCode = 1;
+      stopAll('too many worker restarts');
+      return;
+    }
+    restarts.push(now);
+    logger.warn('worker exited unexpectedly; starting a new one', { worker: worker.process.pid, exit: how });
+    fork();
+  });
+
+  process.once('SIGTERM', () => stopAll('SIGTERM'));
+  process.once('SIGINT', () => stopAll('SIGINT'));
+  for (let i = 0; i < options.workers; i++) fork();
+}

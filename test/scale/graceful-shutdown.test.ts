@@ -1,0 +1,146 @@
+// Graceful shutdown: stop accepting, let in-flight requests finish (bounded), close the store, exit 0.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createDrainableServer } from '../../src/cli/serve-command.js';
+import { loadConfig } from '../../src/config.js';
+import { seedDatabase } from '../helpers/gateway-instances.js';
+import { storeBackends, type Backend } from '../helpers/store-backends.js';
+import { GENEROUS_PLANS } from '../helpers/test-app.js';
+import { startTcpProxy, throughProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+function get(port: number, agent?: Agent): Promise<{ res: IncomingMessage; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/', agent: agent ?? false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ res, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** A server whose handler waits until the test releases it. */
+async function gatedServer() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inHandler = new Promise<void>((resolve) => (entered = resolve));
+  const drainable = createDrainableServer((_req, res) => {
+    entered();
+    void gate.then(() => res.end('done'));
+  });
+  await new Promise<void>((resolve) => drainable.server.listen(0, '127.0.0.1', resolve));
+  const address = drainable.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { ...drainable, port, release, inHandler };
+}
+
+describe('draining the server on shutdown', () => {
+  it('with a request in flight › refuses new connections, lets it finish with Connection: close, then resolves', async () => {
+    const server = await gatedServer();
+    const agent = new Agent({ keepAlive: true });
+    const pending = get(server.port, agent);
+    await server.inHandler;
+    const drained = server.drain(5000);
+    assert.equal(server.inFlight(), 1);
+    assert.equal(await connectionRefused(server.port), true);
+    server.release();
+    const { res, body } = await pending;
+    assert.equal(res.statusCode, 200);
+    assert.equal(body, 'done');
+    assert.equal(res.headers.connection, 'close');
+    assert.equal(await drained, 'drained');
+    agent.destroy();
+  });
+
+  it('with an idle kept-alive connection › does not wait for it', async () => {
+    const server = await gatedServer();
+    server.release();
+    const agent = new Agent({ keepAlive: true });
+    await get(server.port, agent);
+    const started = Date.now();
+    assert.equal(await server.drain(5000), 'drained');
+    assert.ok(Date.now() - started < 1000);
+    agent.destroy();
+  });
+
+  it('with a request that outlasts the grace period › cuts it when the period ends', async () => {
+    const server = await gatedServer();
+    const pending = get(server.port).then(
+      () => 'answered',
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    await server.inHandler;
+    const started = Date.now();
+    assert.equal(await server.drain(300), 'timed out');
+    assert.ok(Date.now() - started >= 290);
+    assert.equal(await pending, 'ECONNRESET');
+  });
+});
+
+describe('threatgate serve (built) on SIGTERM with a request in flight', { skip: DATABASE_URL ? false : 'set TEST_DATABASE_URL to hold a request in flight through a paused PostgreSQL proxy' }, () => {
+  let backend: Backend;
+  let proxy: TcpProxy;
+  let db: string;
+  before(async () => {
+    backend = storeBackends().find((b) => b.name === 'PostgreSQL')!;
+    const seeded = await seedDatabase(backend, loadConfig({ overrides: GENEROUS_PLANS }));
+    const target = new URL(DATABASE_URL!);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    db = throughProxy(seeded.location, proxy);
+  });
+  after(async () => {
+    await proxy.close();
+    await backend.cleanup();
+  });
+
+  for (const workers of [1, 2]) {
+    it(`with --workers ${workers} › finishes the request with 200, then exits 0`, async () => {
+      const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', String(workers), '--db', db], { env: { ...process.env, LOG_LEVEL: 'info' } });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(text);
+          if (match) resolve(match[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`server exited early (${code}): ${stderr}`)));
+      });
+
+      // The database stops answering: the request waits in the store, in flight.
+      proxy.pause();
+      const response = fetch(`${url}/api/threat.php?tid=1`);
+      const inFlight = () => stderr.includes('"inFlight":1');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill('SIGTERM');
+      for (let i = 0; i < 50 && !inFlight(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(inFlight(), `a worker reported the request in flight when the signal came:\n${stderr}`);
+      proxy.resume();
+
+      const res = await response;
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { tid: number }).tid, 1);
+      assert.equal(await exited, 0, stderr);
+    });
+  }
+});
