@@ -16,7 +16,7 @@ import {
   type StixObject,
 } from '../stix/index.js';
 import { toThreatRecord } from './lookup-queries.js';
-import type { Database } from './schema.js';
+import type { Database, IndicatorTable } from './schema.js';
 
 /** One rendered object: `render(modified)` builds it for a given version time (pure). */
 export interface RenderedSource {
@@ -74,19 +74,7 @@ export async function renderThreats(db: Kysely<Database>, tids: number[]): Promi
   return out;
 }
 
-interface IndicatorWithOrganization {
-  iid: number;
-  value: string;
-  type: string;
-  risk: string;
-  stamp_added: string | null;
-  stamp_updated: string | null;
-  stamp_seen: string | null;
-  retired: number | null;
-  attributes: string;
-  properties: string;
-  organization: string | null;
-}
+type IndicatorWithOrganization = Omit<IndicatorTable, 'content_hash'> & { organization: string | null };
 
 /** Indicators with the organization of their lowest-numbered feed, which becomes created_by_ref. */
 export async function renderIndicators(db: Kysely<Database>, iids: number[]): Promise<RenderedSource[]> {
