@@ -23,6 +23,14 @@ export function keyFromBasic(header: string): string {
   return decoded.slice(colon + 1);
 }
 
+/**
+ * A tester who types `accept=application/taxii+json;version=2.1` unencoded gets the `+` decoded
+ * as a space (HTML form encoding); a media type never has a space there, so it is put back.
+ */
+export function restorePlus(accept: string): string {
+  return accept.replace(/\b(taxii|stix) (json)\b/gi, '$1+$2');
+}
+
 /** Resolves res.locals.client and res.locals.accept (from the header, or the `accept` query value). */
 export function createTaxiiAuthenticator(store: Store, config: Config): RequestHandler {
   return async (req, res, next) => {
@@ -39,7 +47,7 @@ export function createTaxiiAuthenticator(store: Store, config: Config): RequestH
     }
     res.locals.client = await authenticateKey(store, config, key, CHALLENGE);
     if (query.accept !== undefined && typeof query.accept !== 'string') throw new BadRequestError('Parameter "accept" must be given once.');
-    res.locals.accept = typeof query.accept === 'string' ? query.accept : req.headers.accept;
+    res.locals.accept = typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept;
     next();
   };
 }

@@ -69,6 +69,18 @@ describe('TAXII content negotiation', () => {
     });
   });
 
+  describe('GET /taxii2/ › with accept= typed unencoded in a browser (the + arrives as a space)', () => {
+    it('answers 200: the + is put back', async () => {
+      const res = await request(ctx.app).get(`/taxii2/?key=${ctx.keys.pro}&accept=application/taxii+json;version=2.1`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers['content-type'], TAXII_TYPE);
+    });
+
+    it('still answers 406 for a version other than 2.1', async () => {
+      assertTaxiiError(await request(ctx.app).get(`/taxii2/?key=${ctx.keys.pro}&accept=application/taxii+json;version=2.0`), 406);
+    });
+  });
+
   describe('GET /taxii2/ › with accept= given twice', () => {
     it('answers 400 with a TAXII error', async () => {
       const res = await request(ctx.app).get(`/taxii2/?key=${ctx.keys.pro}&accept=*/*&accept=*/*`);

@@ -1,0 +1,61 @@
+// Writes the interop suite's second import: 20 demo indicators with changed risk, attributes or retirement.
+//
+// Usage: node interop/make-change.mjs CHANGE.json EXPECTED.json   (after `npm run build`)
+// CHANGE.json is an import document (DESIGN section 3); EXPECTED.json tells the suite what changed.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const DEMO_MODULE = new URL('../dist/demo/generate-demo.js', import.meta.url);
+
+/** Risks the changed indicators move to (always one that differs from the old risk). */
+const RISKS = ['low', 'medium', 'high', 'critical'];
+
+/** 5 of the first 100 indicators (the free Test collection samples those) and 15 spread over the rest. */
+function pickIndexes(count) {
+  const inTestSample = [3, 17, 42, 66, 91];
+  const spread = Array.from({ length: 15 }, (_, k) => 100 + Math.floor(((k + 0.5) * (count - 100)) / 15));
+  return [...inTestSample, ...spread];
+}
+
+function changeOne(indicator, k) {
+  const others = RISKS.filter((r) => r !== indicator.risk);
+  const risk = others[k % others.length];
+  const changed = { ...indicator, risk, retired: false, attributes: { ...indicator.attributes } };
+  const expected = { iid: indicator.iid, risk, retired: false, portAdded: null };
+  if (k % 4 === 1) {
+    const ports = changed.attributes.port ?? [];
+    changed.attributes.port = [...ports.filter((p) => p !== '8443'), '8443'];
+    expected.portAdded = '8443';
+  }
+  if (k === 6 || k === 13) {
+    changed.retired = true;
+    expected.retired = true;
+  }
+  return { changed, expected };
+}
+
+export async function makeChange(changeFile, expectedFile) {
+  const { generateDemo } = await import(DEMO_MODULE.href);
+  const demo = generateDemo();
+  const sorted = [...demo.indicators].sort((a, b) => a.iid - b.iid);
+  const indicators = [];
+  const expected = [];
+  pickIndexes(sorted.length).forEach((index, k) => {
+    const { changed, expected: e } = changeOne(sorted[index], k);
+    indicators.push(changed);
+    expected.push(e);
+  });
+  writeFileSync(changeFile, JSON.stringify({ threats: [], feeds: [], indicators, links: [] }));
+  writeFileSync(expectedFile, JSON.stringify({ indicators: expected }, null, 2));
+  return expected;
+}
+
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const [changeFile, expectedFile] = process.argv.slice(2);
+  if (!changeFile || !expectedFile) {
+    process.stderr.write(`usage: node ${fileURLToPath(import.meta.url)} CHANGE.json EXPECTED.json\n`);
+    process.exit(2);
+  }
+  const expected = await makeChange(changeFile, expectedFile);
+  process.stdout.write(`wrote ${expected.length} changed indicators to ${changeFile}\n`);
+}

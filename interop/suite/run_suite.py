@@ -1,0 +1,59 @@
+"""Interop suite runner: reference client, Accept values, client replays, STIX validity, change import.
+
+Run through interop/run-interop.mjs (it builds, loads the data, starts the gateway and sets TG_*).
+Prints one PASS/FAIL line per check and, last, `N passed, N failed`; exits 1 when anything failed.
+"""
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+
+import accept_values
+import change_import
+import client_e2e
+import replays
+import stix_validity
+from harness import Checks, describe_error, settings_from_env
+
+
+def main() -> int:
+    settings = settings_from_env()
+    checks = Checks()
+    timings: list[tuple[str, float]] = []
+
+    def phase(name: str, action):
+        started = time.monotonic()
+        try:
+            return action()
+        finally:
+            timings.append((name, time.monotonic() - started))
+
+    try:
+        # The validator runs in worker processes, fed each collection as soon as the reference client
+        # has read it, while the HTTP phases go on (they keep about one core busy).
+        validation = stix_validity.start(settings.workers)
+        snapshots = phase('taxii2-client', lambda: client_e2e.run(checks, settings, on_reference=validation.add))
+        phase('Accept values', lambda: accept_values.run(checks, settings))
+        clients = replays.create(settings)
+        phase('replays, first polls', lambda: replays.initial_polls(checks, clients, snapshots))
+        phase('STIX validator (what was left after the above)', lambda: stix_validity.finish(checks, validation, snapshots))
+        changed = phase('change import', lambda: change_import.run(checks, settings, snapshots))
+        phase('replays after the change', lambda: replays.resume_polls(checks, clients, changed))
+    except Exception as error:  # noqa: BLE001 - a phase that cannot go on is one failure, and the end
+        checks.check('the suite runs to the end', False, describe_error(error))
+        traceback.print_exc(file=sys.stdout)
+
+    print('\n== Timings', flush=True)
+    for name, seconds in timings:
+        print(f'   {seconds:7.1f} s  {name}', flush=True)
+    if checks.failures:
+        print('\n== Failed checks', flush=True)
+        for name in checks.failures:
+            print(f'   {name}', flush=True)
+    print(f'{checks.passed} passed, {checks.failed} failed', flush=True)
+    return 0 if checks.failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
