@@ -1,14 +1,13 @@
 // Smoke test of the built command line: import, keys, serve on a spare port, SIGTERM.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { CLI, startCli } from '../helpers/cli-process.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
@@ -64,24 +63,15 @@ describe('the threatgate command line (built)', () => {
 
   it('serves the lookup API on a spare port, then exits 0 on SIGTERM', async () => {
     const key = run(['keys', 'create', '--plan', 'business', '--db', db]).stdout.trim();
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db], { env: { ...process.env, LOG_LEVEL: 'warn' } });
-    const url = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(text);
-        if (match) resolve(match[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`server exited early (${code})`)));
-    });
+    const server = startCli(['serve', '--port', '0', '--db', db], { LOG_LEVEL: 'warn' });
+    const url = await server.ready;
     const res = await fetch(`${url}/api/feed.php?fid=1&get=links&key=${key}`);
     assert.equal(res.status, 200);
     const body = (await res.json()) as { page_current: number; results: unknown[] };
     assert.equal(body.results.length, 23);
     const threat = await fetch(`${url}/api/threat.php?threat=Zbot`);
     assert.equal(((await threat.json()) as { tid: number }).tid, 1);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
   });
 });

@@ -5,6 +5,7 @@ import request from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { STORE_UNAVAILABLE_MESSAGE } from '../../src/http/store-unavailable.js';
 import { openInstance, seedDatabase, type Instance } from '../helpers/gateway-instances.js';
+import { eventually } from '../helpers/eventually.js';
 import { storeBackends, type Backend } from '../helpers/store-backends.js';
 import { GENEROUS_PLANS } from '../helpers/test-app.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -16,15 +17,6 @@ const needsPostgres = DATABASE_URL
   : 'set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the database outage tests (PostgreSQL behind a TCP proxy)';
 const config = loadConfig({ overrides: GENEROUS_PLANS });
 const OBJECTS = `/taxii2/api/collections/${INDICATORS_COLLECTION}/objects/?limit=5`;
-
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
 
 describe('PostgreSQL going away mid-run', { skip: needsPostgres }, () => {
   let backend: Backend;

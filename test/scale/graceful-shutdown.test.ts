@@ -1,18 +1,16 @@
 // Graceful shutdown: stop accepting, let in-flight requests finish (bounded), close the store, exit 0.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createDrainableServer } from '../../src/cli/serve-command.js';
 import { loadConfig } from '../../src/config.js';
+import { startCli } from '../helpers/cli-process.js';
 import { seedDatabase } from '../helpers/gateway-instances.js';
 import { storeBackends, type Backend } from '../helpers/store-backends.js';
 import { GENEROUS_PLANS } from '../helpers/test-app.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
 
 function get(port: number, agent?: Agent): Promise<{ res: IncomingMessage; body: string }> {
@@ -113,34 +111,23 @@ describe('threatgate serve (built) on SIGTERM with a request in flight', { skip:
 
   for (const workers of [1, 2]) {
     it(`with --workers ${workers} › finishes the request with 200, then exits 0`, async () => {
-      const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', String(workers), '--db', db], { env: { ...process.env, LOG_LEVEL: 'info' } });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          text += chunk.toString();
-          const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(text);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`server exited early (${code}): ${stderr}`)));
-      });
+      const server = startCli(['serve', '--port', '0', '--workers', String(workers), '--db', db]);
+      const url = await server.ready;
 
       // The database stops answering: the request waits in the store, in flight.
       proxy.pause();
       const response = fetch(`${url}/api/threat.php?tid=1`);
-      const inFlight = () => stderr.includes('"inFlight":1');
+      const inFlight = () => server.stderr().includes('"inFlight":1');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      child.kill('SIGTERM');
+      server.child.kill('SIGTERM');
       for (let i = 0; i < 50 && !inFlight(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.ok(inFlight(), `a worker reported the request in flight when the signal came:\n${stderr}`);
+      assert.ok(inFlight(), `a worker reported the request in flight when the signal came:\n${server.stderr()}`);
       proxy.resume();
 
       const res = await response;
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as { tid: number }).tid, 1);
-      assert.equal(await exited, 0, stderr);
+      assert.equal(await server.exited, 0, server.stderr());
     });
   }
 });

@@ -9,6 +9,7 @@ import { ConfigError } from '../../src/errors.js';
 import { createLogger } from '../../src/http/logger.js';
 import { connectRedisRateLimits, STORE_FAILURE_MESSAGE, type RedisRateLimits } from '../../src/plans/redis-rate-limit-store.js';
 import { openInstance, seedDatabase, type Instance } from '../helpers/gateway-instances.js';
+import { eventually } from '../helpers/eventually.js';
 import { storeBackends, type Backend } from '../helpers/store-backends.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { assertTaxiiError, taxiiGet } from '../taxii/taxii-request.js';
@@ -35,15 +36,6 @@ function captureLogger() {
   const logger = createLogger('info', (line) => lines.push(line));
   const messages = () => lines.map((line) => JSON.parse(line) as { level: string; msg: string; reason?: string });
   return { logger, messages };
-}
-
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`timed out waiting until ${what}`);
 }
 
 async function removeTestKeys(): Promise<void> {
