@@ -1,21 +1,7 @@
 // Validation of import records (DESIGN section 3): one zod schema per record kind, defaults filled in.
 import { z } from 'zod';
 import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
-
-const STAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
-const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** A real calendar time in the spec's form (2026-02-30 is refused), checked without allocating a Date. */
-export function isValidStamp(value: string): boolean {
-  const m = STAMP.exec(value);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]!) return false;
-  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return false;
-  return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60;
-}
+import { isValidStamp } from '../stix/stix-time.js';
 
 const stamp = z.string().refine(isValidStamp, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
 

@@ -21,18 +21,25 @@ const STIX_ID = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*)--([0-9a-f]{8}-[0-9a-f]{4}-[0-9
  * SHA-1(namespace bytes || UTF-8 name), with the version nibble set to 5 and the variant to 10.
  */
 export function uuidv5(name: string, namespace: string): string {
-  if (!UUID.test(namespace)) {
-    throw new StixMappingError('invalid-uuid', `namespace "${namespace}" is not a UUID`);
-  }
-  const bytes = createHash('sha1')
-    .update(Buffer.from(namespace.replaceAll('-', ''), 'hex'))
-    .update(name, 'utf8')
-    .digest()
-    .subarray(0, 16);
+  const bytes = createHash('sha1').update(namespaceBytes(namespace)).update(name, 'utf8').digest();
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
+  const hex = bytes.toString('hex', 0, 16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The 16 bytes of a namespace UUID; threatgate's own is converted once (ids are made per object). */
+const namespaceCache = new Map<string, Buffer>();
+function namespaceBytes(namespace: string): Buffer {
+  let bytes = namespaceCache.get(namespace);
+  if (bytes === undefined) {
+    if (!UUID.test(namespace)) {
+      throw new StixMappingError('invalid-uuid', `namespace "${namespace}" is not a UUID`);
+    }
+    bytes = Buffer.from(namespace.replaceAll('-', ''), 'hex');
+    if (namespaceCache.size < 16) namespaceCache.set(namespace, bytes);
+  }
+  return bytes;
 }
 
 /** `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`. */

@@ -11,19 +11,41 @@ import type { StixTimestamp } from './stix-types.js';
 export const STIX_EPOCH: StixTimestamp = '1970-01-01T00:00:00.000Z';
 
 const STAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const NORMALIZED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?$/;
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * True when the fields name a real UTC calendar time (2026-02-30, 25:00 and leap second 60 are
+ * not), checked with arithmetic rather than a Date: this runs for every stamp of an import.
+ */
+export function isCalendarTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]!) return false;
+  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return false;
+  return hour < 24 && minute < 60 && second < 60;
+}
+
+/** True for a service stamp `YYYY-MM-DD HH:MM:SS` that names a real calendar time. */
+export function isValidStamp(value: string): boolean {
+  const m = STAMP.exec(value);
+  return m !== null && isCalendarTime(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+}
 
 /**
  * A service stamp (`YYYY-MM-DD HH:MM:SS`, UTC) as a STIX timestamp `YYYY-MM-DDTHH:MM:SS.000Z`.
  * STIX 2.1 §3.2 wants `created`/`modified` precise to the millisecond, hence the `.000`.
+ * The four-digit year of the stamp is already the form §2.15 asks for, so no Date is needed.
  */
 export function stixTimeFromStamp(stamp: string): StixTimestamp {
-  const match = STAMP.exec(stamp);
-  if (match === null) {
+  if (!STAMP.test(stamp)) {
     throw new StixMappingError('invalid-timestamp', `"${stamp}" is not a YYYY-MM-DD HH:MM:SS stamp`);
   }
-  return stixTimeFromDate(new Date(utcMilliseconds(stamp, match, 0)));
+  if (!isValidStamp(stamp)) {
+    throw new StixMappingError('invalid-timestamp', `"${stamp}" is not a valid date and time`);
+  }
+  return `${stamp.slice(0, 10)}T${stamp.slice(11)}.000Z`;
 }
 
 /** A Date as a STIX timestamp with millisecond precision, in UTC with `Z` (§2.15). */
@@ -46,6 +68,11 @@ export function stixTimeFromDate(date: Date): StixTimestamp {
  * of two inputs is never reversed (a version recorded later never looks older).
  */
 export function normalizeStixTime(value: string): StixTimestamp {
+  // Already normalized (every time the service writes itself): valid as it stands.
+  const fixed = NORMALIZED.exec(value);
+  if (fixed !== null && isCalendarTime(Number(fixed[1]), Number(fixed[2]), Number(fixed[3]), Number(fixed[4]), Number(fixed[5]), Number(fixed[6]))) {
+    return value;
+  }
   const match = RFC3339.exec(value);
   if (match === null) {
     throw new StixMappingError('invalid-timestamp', `"${value}" is not an RFC 3339 timestamp`);

@@ -1,14 +1,16 @@
-// Renders the STIX objects of changed records, in bounded chunks, for the STIX sync of an import.
-import { createHash } from 'node:crypto';
+// The STIX objects of changed records, read in bounded chunks for the STIX sync of an import.
+import { hash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Risk } from '../domain.js';
 import {
   isPatternedIndicatorType,
   stixIdForIdentity,
   stixIdForIndicator,
+  stixIdForIndicatorLink,
   stixIdForThreat,
-  StixMappingError,
+  stixIdForThreatRecord,
   THREATGATE_IDENTITY,
+  threatSdoType,
   toStixIdentity,
   toStixIndicator,
   toStixRelationship,
@@ -18,57 +20,58 @@ import {
 import { toThreatRecord } from './lookup-queries.js';
 import type { Database, IndicatorTable } from './schema.js';
 
-/** One rendered object: `render(modified)` builds it for a given version time (pure). */
-export interface RenderedSource {
+/** A record's STIX object, identified before it is built: `render(modified)` builds one version (pure). */
+export interface ObjectSource {
   id: string;
-  type: string;
   iid: number | null;
   tid: number | null;
-  /** The object rendered at a fixed placeholder time: what its version hash is taken from. */
-  probe: StixObject;
+  /** Throws a StixMappingError when the record has no STIX form (a malformed value, say). */
   render(modified: string): StixObject;
 }
 
-type Unprobed = Omit<RenderedSource, 'probe' | 'id' | 'type'> & Partial<Pick<RenderedSource, 'id' | 'type'>>;
-
-export const PLACEHOLDER_TIME = '1970-01-01T00:00:00.000Z';
-
 export const CHUNK = 1000;
 
-/** SHA-256 of the object without `modified`: two renderings with equal hashes are one version. */
-export function versionHash(object: StixObject): string {
-  const { modified: _ignored, ...rest } = object as StixObject & { modified?: string };
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+/** `json` without its first `,"key":"…"` member (timestamps hold no quote or escape). */
+function withoutMember(json: string, key: string): string {
+  const marker = `,"${key}":"`;
+  const at = json.indexOf(marker);
+  if (at === -1) return json;
+  const end = json.indexOf('"', at + marker.length);
+  return json.slice(0, at) + json.slice(end + 1);
 }
 
-/** Mapping errors (an indicator type without a STIX pattern, a malformed value) leave the record out. */
-function attempt(source: Unprobed): RenderedSource | undefined {
-  try {
-    const probe = source.render(PLACEHOLDER_TIME);
-    return { ...source, id: probe.id, type: probe.type, probe };
-  } catch (error) {
-    if (error instanceof StixMappingError) return undefined;
-    throw error;
-  }
+/**
+ * SHA-256 of a serialized object without the members that only record when a version was made:
+ * `modified`, and an indicator's `valid_until`, which follows `modified` when it is retired. Two
+ * serializations with equal hashes are one version. Every mapper writes `modified` before any
+ * member that holds imported text, so the first match is the object's own.
+ */
+export function versionHash(type: string, json: string): string {
+  let rest = withoutMember(json, 'modified');
+  if (type === 'indicator') rest = withoutMember(rest, 'valid_until');
+  return hash('sha256', rest);
 }
 
-export async function renderIdentities(db: Kysely<Database>): Promise<RenderedSource[]> {
+export async function renderIdentities(db: Kysely<Database>): Promise<ObjectSource[]> {
   const rows = await db.selectFrom('feeds').select('organization').distinct().orderBy('organization').execute();
-  const sources = [
-    attempt({ iid: null, tid: null, render: () => ({ ...THREATGATE_IDENTITY }) }),
-    ...rows.map(({ organization }) => attempt({ iid: null, tid: null, render: (modified) => toStixIdentity(organization, { modified }) })),
+  return [
+    { id: THREATGATE_IDENTITY.id, iid: null, tid: null, render: () => ({ ...THREATGATE_IDENTITY }) },
+    ...rows.map(({ organization }) => ({
+      id: stixIdForIdentity(organization),
+      iid: null,
+      tid: null,
+      render: (modified: string) => toStixIdentity(organization, { modified }),
+    })),
   ];
-  return sources.filter((s): s is RenderedSource => s !== undefined);
 }
 
-export async function renderThreats(db: Kysely<Database>, tids: number[]): Promise<RenderedSource[]> {
-  const out: RenderedSource[] = [];
+export async function renderThreats(db: Kysely<Database>, tids: number[]): Promise<ObjectSource[]> {
+  const out: ObjectSource[] = [];
   for (let i = 0; i < tids.length; i += CHUNK) {
     const rows = await db.selectFrom('threats').selectAll().where('tid', 'in', tids.slice(i, i + CHUNK)).execute();
     for (const row of rows) {
       const threat = toThreatRecord(row);
-      const source = attempt({ iid: null, tid: threat.tid, render: (modified) => toStixThreat(threat, { modified }) });
-      if (source) out.push(source);
+      out.push({ id: stixIdForThreat(threat), iid: null, tid: threat.tid, render: (modified) => toStixThreat(threat, { modified }) });
     }
   }
   return out;
@@ -77,13 +80,21 @@ export async function renderThreats(db: Kysely<Database>, tids: number[]): Promi
 type IndicatorWithOrganization = Omit<IndicatorTable, 'content_hash'> & { organization: string | null };
 
 /** Indicators with the organization of their lowest-numbered feed, which becomes created_by_ref. */
-export async function renderIndicators(db: Kysely<Database>, iids: number[]): Promise<RenderedSource[]> {
+export async function renderIndicators(db: Kysely<Database>, iids: number[]): Promise<ObjectSource[]> {
   const { rows } = await sql<IndicatorWithOrganization>`
     select i.iid, i.value, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, i.retired, i.attributes, i.properties,
       (select f.organization from feed_links fl join feeds f on f.fid = fl.fid where fl.iid = i.iid order by fl.fid limit 1) as organization
     from indicators i where i.iid in (${sql.join(iids)})`.execute(db);
-  const out: RenderedSource[] = [];
+  const out: ObjectSource[] = [];
+  // Few organizations, many indicators: each identity id is made once per chunk.
+  const identities = new Map<string, string>();
+  const identityOf = (organization: string): string => {
+    let id = identities.get(organization);
+    if (id === undefined) identities.set(organization, (id = stixIdForIdentity(organization)));
+    return id;
+  };
   for (const row of rows) {
+    if (!isPatternedIndicatorType(row.type)) continue;
     const iid = Number(row.iid);
     const indicator = {
       iid,
@@ -97,9 +108,8 @@ export async function renderIndicators(db: Kysely<Database>, iids: number[]): Pr
       attributes: JSON.parse(row.attributes),
       properties: JSON.parse(row.properties),
     };
-    const createdByRef = row.organization === null ? THREATGATE_IDENTITY.id : stixIdForIdentity(row.organization);
-    const source = attempt({ iid, tid: null, render: (modified) => toStixIndicator(indicator, { modified, createdByRef }) });
-    if (source) out.push(source);
+    const createdByRef = row.organization === null ? THREATGATE_IDENTITY.id : identityOf(row.organization);
+    out.push({ id: stixIdForIndicator(iid), iid, tid: null, render: (modified) => toStixIndicator(indicator, { modified, createdByRef }) });
   }
   return out;
 }
@@ -113,21 +123,24 @@ interface LinkRow {
 }
 
 /** Relationships for the given threat links; links of indicators without a STIX object are left out. */
-export async function renderRelationships(db: Kysely<Database>, tid: number, iids: number[] | 'all'): Promise<RenderedSource[]> {
+export async function renderRelationships(db: Kysely<Database>, tid: number, iids: number[] | 'all'): Promise<ObjectSource[]> {
   const { rows } = await sql<LinkRow>`
     select tl.iid, tl.tid, tl.stamp_linked, t.category, i.type as indicator_type
     from threat_links tl join threats t on t.tid = tl.tid join indicators i on i.iid = tl.iid
     where tl.tid = ${tid} ${iids === 'all' ? sql`` : sql`and tl.iid in (${sql.join(iids)})`}
       and exists (select 1 from stix_objects s where s.iid = tl.iid and s.type = 'indicator')`.execute(db);
-  const out: RenderedSource[] = [];
+  const out: ObjectSource[] = [];
+  // Every row is a link of the one threat `tid`: its id is made once.
+  let targetRef: string | undefined;
   for (const row of rows) {
     if (!isPatternedIndicatorType(row.indicator_type)) continue;
     const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked };
-    const targetRef = stixIdForThreat({ tid: link.tid, category: row.category });
+    const targetType = threatSdoType(row.category).type;
+    if (targetRef === undefined) targetRef = stixIdForThreatRecord(link.tid, targetType);
     const sourceRef = stixIdForIndicator(link.iid);
-    const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
-    const source = attempt({ iid: link.iid, tid: link.tid, render });
-    if (source) out.push(source);
+    const ref = targetRef;
+    const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef: ref, createdByRef: THREATGATE_IDENTITY.id });
+    out.push({ id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render });
   }
   return out;
 }

@@ -2,19 +2,29 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
-import { laterStixTime, stixIdForIndicator, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
+import { laterStixTime, stixIdForIndicator, StixMappingError, stixTimeAfter, stixTimeFromDate, type StixObject } from '../stix/index.js';
 import { collectionsFingerprint, refreshCollections } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
 import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
-import { CHUNK, renderIdentities, renderIndicators, renderRelationships, renderThreats, versionHash, type RenderedSource } from './stix-render.js';
+import { CHUNK, renderIdentities, renderIndicators, renderRelationships, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
 import type { ImportHook } from './store.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
-/** Writes a new version of each rendered object whose content changed; equal content is left alone. */
+/** Mapping errors (an indicator type without a STIX pattern, a malformed value) leave the record out. */
+function renderOrSkip(source: ObjectSource, modified: string): StixObject | undefined {
+  try {
+    return source.render(modified);
+  } catch (error) {
+    if (error instanceof StixMappingError) return undefined;
+    throw error;
+  }
+}
+
+/** Writes a new version of each object whose content changed; equal content is left alone. */
 class VersionWriter {
   readonly removed: string[] = [];
   private readonly now: string;
@@ -27,50 +37,59 @@ class VersionWriter {
     this.now = stixTimeFromDate(new Date(nowMs));
   }
 
-  async write(sources: RenderedSource[]): Promise<void> {
-    for (let i = 0; i < sources.length; i += CHUNK) await this.writeChunk(sources.slice(i, i + CHUNK));
+  /** Returns the ids of the sources that have a STIX form (changed or not). */
+  async write(sources: ObjectSource[]): Promise<string[]> {
+    const produced: string[] = [];
+    for (let i = 0; i < sources.length; i += CHUNK) produced.push(...(await this.writeChunk(sources.slice(i, i + CHUNK))));
+    return produced;
   }
 
-  private async writeChunk(sources: RenderedSource[]): Promise<void> {
-    if (sources.length === 0) return;
+  private async writeChunk(sources: ObjectSource[]): Promise<string[]> {
+    if (sources.length === 0) return [];
     const existing = await this.db
       .selectFrom('stix_objects')
       .select(['id', 'source_hash', 'modified'])
       .where('id', 'in', sources.map((s) => s.id))
       .execute();
     const known = new Map(existing.map((row) => [row.id, row]));
+    const produced: string[] = [];
     const rows = [];
     for (const source of sources) {
-      const hash = versionHash(source.probe);
       const previous = known.get(source.id);
-      if (previous?.source_hash === hash) continue;
       // A new version's `modified` must be later than the last one's (STIX 2.1 section 3.2).
       const modified = previous ? laterStixTime(this.now, stixTimeAfter(previous.modified)) : this.now;
-      const object = source.render(modified);
+      const object = renderOrSkip(source, modified);
+      if (object === undefined) continue;
+      produced.push(source.id);
+      const body = JSON.stringify(object);
+      const hash = versionHash(object.type, body);
+      if (previous?.source_hash === hash) continue;
       rows.push({
         id: source.id,
         type: object.type,
         modified: object.modified,
         date_added: this.clock.next(),
-        body: JSON.stringify(object),
+        body,
         iid: source.iid,
         tid: source.tid,
         source_hash: hash,
       });
     }
-    if (rows.length === 0) return;
-    await this.db
-      .insertInto('stix_objects')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.column('id').doUpdateSet((eb) => ({
-          modified: eb.ref('excluded.modified'),
-          date_added: eb.ref('excluded.date_added'),
-          body: eb.ref('excluded.body'),
-          source_hash: eb.ref('excluded.source_hash'),
-        })),
-      )
-      .execute();
+    if (rows.length > 0) {
+      await this.db
+        .insertInto('stix_objects')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet((eb) => ({
+            modified: eb.ref('excluded.modified'),
+            date_added: eb.ref('excluded.date_added'),
+            body: eb.ref('excluded.body'),
+            source_hash: eb.ref('excluded.source_hash'),
+          })),
+        )
+        .execute();
+    }
+    return produced;
   }
 
   /** Removes objects of these records that are no longer produced (a threat whose STIX type changed). */
@@ -110,28 +129,24 @@ async function syncObjects(db: Kysely<Database>, changes: ImportChanges, writer:
   if (changes.feeds.size > 0 || changes.threats.size > 0) await writer.write(await renderIdentities(db));
 
   const tids = [...changes.threats].sort((a, b) => a - b);
-  const threats = await renderThreats(db, tids);
-  await writer.write(threats);
+  const threatIds = await writer.write(await renderThreats(db, tids));
 
   const iids = [...new Set([...changes.indicators, ...changes.feedLinkIids, ...(await iidsOfFeeds(db, changes.feeds))])].sort((a, b) => a - b);
   const indicatorIds = new Set<string>();
   for (let i = 0; i < iids.length; i += CHUNK) {
     const chunk = iids.slice(i, i + CHUNK);
-    const rendered = await renderIndicators(db, chunk);
-    for (const r of rendered) indicatorIds.add(r.id);
-    await writer.write(rendered);
+    for (const id of await writer.write(await renderIndicators(db, chunk))) indicatorIds.add(id);
   }
   // An indicator that lost its STIX form (its type changed to one without a pattern) is withdrawn.
   const changedIids = [...changes.indicators].sort((a, b) => a - b);
   await writer.removeStale('iid', changedIids, indicatorIds, 'indicator');
 
-  const current = new Set(threats.map((t) => t.id));
+  const current = new Set(threatIds);
   for (const [tid, linked] of linksByThreat(changes)) {
     const list = linked === 'all' ? 'all' : [...linked].sort((a, b) => a - b);
     for (let i = 0; i < (list === 'all' ? 1 : list.length); i += CHUNK) {
       const rendered = await renderRelationships(db, tid, list === 'all' ? 'all' : list.slice(i, i + CHUNK));
-      for (const r of rendered) current.add(r.id);
-      await writer.write(rendered);
+      for (const id of await writer.write(rendered)) current.add(id);
     }
   }
   // A threat whose category moved it to another SDO type has a new id, and so do its relationships.

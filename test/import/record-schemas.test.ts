@@ -1,7 +1,8 @@
 // Import record validation: timestamps must be real calendar times in the spec's form.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isValidStamp, parseRecord } from '../../src/import/record-schemas.js';
+import { parseRecord } from '../../src/import/record-schemas.js';
+import { isValidStamp } from '../../src/stix/stix-time.js';
 
 describe('isValidStamp', () => {
   for (const ok of ['2026-01-15 10:00:00', '2024-02-29 23:59:59', '2000-02-29 00:00:00', '1999-12-31 23:59:59']) {
