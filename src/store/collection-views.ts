@@ -1,5 +1,4 @@
 // Collection membership: which STIX objects each configured TAXII collection (a saved view) holds.
-import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { CollectionConfig, CollectionFilter } from '../config.js';
 import type { DateAddedClock } from './date-added-clock.js';
@@ -28,11 +27,10 @@ function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
 }
 
 /**
- * A view holds its indicators, their relationships, the threats those point at, and every identity
- * (organizations and threatgate itself: few, and referenced as created_by_ref).
+ * A filtered view holds its indicators, their relationships, the threats those point at, and every
+ * identity (organizations and threatgate itself: few, and referenced as created_by_ref).
  */
 function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
-  if (isUnfiltered(filter)) return sql`1 = 1`;
   const set = indicatorSet(filter);
   const onlyThreat = filter.tid !== undefined ? sql` and s.tid = ${filter.tid}` : sql``;
   return sql`(s.type = 'identity'
@@ -44,27 +42,18 @@ function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
 const JOIN_BATCH = 2000;
 
 /**
- * Brings one collection up to date after objects changed: new versions keep the date_added they got
- * when recorded; objects that join the view without a new version get a fresh one; objects that
- * left the view, or were removed, are dropped.
+ * Brings one filtered collection up to date after objects changed: new versions keep the date_added
+ * they got when recorded; objects that join the view without a new version get a fresh one; objects
+ * that left the view, or were removed, are dropped.
  */
-async function refreshCollection(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock, removedIds: string[], complete: boolean): Promise<void> {
+async function refreshView(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
   const c = collection.id;
-  const unfiltered = isUnfiltered(collection.filter);
   const cond = viewCondition(collection.filter);
-  if (unfiltered) {
-    for (let i = 0; i < removedIds.length; i += JOIN_BATCH) {
-      await db.deleteFrom('collection_objects').where('collection', '=', c).where('id', 'in', removedIds.slice(i, i + JOIN_BATCH)).execute();
-    }
-  } else {
-    await sql`delete from collection_objects where collection = ${c}
-      and id not in (select s.id from stix_objects s where ${cond})`.execute(db);
-  }
+  await sql`delete from collection_objects where collection = ${c}
+    and id not in (select s.id from stix_objects s where ${cond})`.execute(db);
   await sql`insert into collection_objects (collection, id, type, modified, date_added)
     select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart} and ${cond}
     on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
-  // An unfiltered view already holds every older object, except when it was just configured.
-  if (unfiltered && !complete) return;
   for (;;) {
     const { rows } = await sql<{ id: string; type: string; modified: string }>`
       select s.id, s.type, s.modified from stix_objects s where ${cond}
@@ -78,42 +67,71 @@ async function refreshCollection(db: Kysely<Database>, collection: CollectionCon
   }
 }
 
-/** The newest date_added of a collection, if added by this import, is raised to a whole millisecond. */
-async function alignNewest(db: Kysely<Database>, collection: string, clock: DateAddedClock): Promise<void> {
-  const newest = await db
-    .selectFrom('collection_objects')
-    .select(['id', 'date_added'])
-    .where('collection', '=', collection)
-    .orderBy('date_added', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+/** The newest date_added of a view, if added by this import, is raised to a whole millisecond. */
+async function alignNewest(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
+  const unfiltered = isUnfiltered(collection.filter);
+  const newest = unfiltered
+    ? await db.selectFrom('stix_objects').select(['id', 'date_added']).orderBy('date_added', 'desc').limit(1).executeTakeFirst()
+    : await db
+        .selectFrom('collection_objects')
+        .select(['id', 'date_added'])
+        .where('collection', '=', collection.id)
+        .orderBy('date_added', 'desc')
+        .limit(1)
+        .executeTakeFirst();
   if (!newest || Number(newest.date_added) < clock.importStart || Number(newest.date_added) % 1000 === 0) return;
-  await db
-    .updateTable('collection_objects')
-    .set({ date_added: clock.alignToMillisecond(Number(newest.date_added)) })
-    .where('collection', '=', collection)
-    .where('id', '=', newest.id)
-    .execute();
+  const aligned = clock.alignToMillisecond(Number(newest.date_added));
+  if (unfiltered) await db.updateTable('stix_objects').set({ date_added: aligned }).where('id', '=', newest.id).execute();
+  else await db.updateTable('collection_objects').set({ date_added: aligned }).where('collection', '=', collection.id).where('id', '=', newest.id).execute();
 }
 
-export async function refreshCollections(
-  db: Kysely<Database>,
-  collections: readonly CollectionConfig[],
-  clock: DateAddedClock,
-  removedIds: string[],
-  /** Also give unfiltered views the objects they lack (when the configured views changed). */
-  complete = false,
-): Promise<void> {
+/**
+ * Brings every configured collection up to date. An unfiltered collection is the whole of
+ * stix_objects, dated by its date_added, and keeps no membership rows: at a million indicators
+ * that saves writing and indexing every object a second time.
+ */
+export async function refreshCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], clock: DateAddedClock): Promise<void> {
   for (const collection of collections) {
-    await refreshCollection(db, collection, clock, removedIds, complete);
-    await alignNewest(db, collection.id, clock);
+    if (!isUnfiltered(collection.filter)) await refreshView(db, collection, clock);
+    await alignNewest(db, collection, clock);
   }
-  await sql`delete from collection_objects where collection not in (${sql.join(collections.map((c) => c.id))})`.execute(db);
 }
 
-/** Identifies the configured views, to rebuild membership when the configuration changes. */
+/** Drops the membership rows of collections that are no longer configured, or no longer filtered. */
+export async function dropStaleMemberships(db: Kysely<Database>, collections: readonly CollectionConfig[]): Promise<void> {
+  const kept = collections.filter((c) => !isUnfiltered(c.filter)).map((c) => c.id);
+  const stale = kept.length > 0 ? sql`collection not in (${sql.join(kept)})` : sql`1 = 1`;
+  await sql`delete from collection_objects where ${stale}`.execute(db);
+}
+
+/**
+ * Gives every object a new date_added after all those handed out, in the same order: a collection
+ * that turns unfiltered now shows objects it did not hold, and a client polling it with added_after
+ * must see them (it sees the others again too: repeats, never losses).
+ */
+export async function restampObjects(db: Kysely<Database>, clock: DateAddedClock): Promise<void> {
+  const range = await db.selectFrom('stix_objects').select((eb) => [eb.fn.min('date_added').as('low'), eb.fn.max('date_added').as('high')]).executeTakeFirst();
+  if (range?.low === null || range?.low === undefined) return;
+  const low = Number(range.low);
+  const start = clock.next();
+  await db.updateTable('stix_objects').set((eb) => ({ date_added: eb('date_added', '+', start - low) })).execute();
+  clock.reserveThrough(start + Number(range.high) - low);
+}
+
+/** The configured views as stored in the meta table, to notice when the configuration changes. */
 export function collectionsFingerprint(collections: readonly CollectionConfig[]): string {
-  return createHash('sha256')
-    .update(JSON.stringify(collections.map((c) => [c.id, c.filter])))
-    .digest('hex');
+  return JSON.stringify(collections.map((c) => [c.id, c.filter]));
+}
+
+/** Ids of collections that the stored fingerprint had filtered and the configuration leaves unfiltered. */
+export function collectionsNowUnfiltered(previous: string | undefined, collections: readonly CollectionConfig[]): string[] {
+  let before: [string, CollectionFilter][];
+  try {
+    before = JSON.parse(previous ?? '[]') as [string, CollectionFilter][];
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(before)) return [];
+  const filtered = new Set(before.filter(([, filter]) => !isUnfiltered(filter ?? {})).map(([id]) => id));
+  return collections.filter((c) => isUnfiltered(c.filter) && filtered.has(c.id)).map((c) => c.id);
 }

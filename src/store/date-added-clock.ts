@@ -27,6 +27,11 @@ export class DateAddedClock {
     return this.last;
   }
 
+  /** Marks every value up to `value` as handed out (after a bulk shift of stored values). */
+  reserveThrough(value: number): void {
+    if (value > this.last) this.last = value;
+  }
+
   /**
    * The value that replaces a collection's newest date_added: rounded up to a whole millisecond,
    * so a client that resumes with X-TAXII-Date-Added-Last truncated to milliseconds (as some do)

@@ -154,8 +154,19 @@ function initial(dialect: Dialect): Migration {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * Unfiltered collections are served from stix_objects itself, paged by (date_added, id): the index
+ * that pages them replaces the one on date_added alone.
+ */
+const objectsPageIndex: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.dropIndex('stix_objects_added').execute();
+    await db.schema.createIndex('stix_objects_page').on('stix_objects').columns(['date_added', 'id']).execute();
+  },
+};
+
 function migrations(dialect: Dialect): Record<string, Migration> {
-  return { '0001-initial': initial(dialect) };
+  return { '0001-initial': initial(dialect), '0002-objects-page-index': objectsPageIndex };
 }
 
 /**

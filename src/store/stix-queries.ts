@@ -1,9 +1,14 @@
 // TAXII reads: keyset pages of a collection's objects or manifest over (date_added, id), with filters.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { CollectionConfig } from '../config.js';
+import { isUnfiltered } from './collection-views.js';
 import type { Database } from './schema.js';
 
+/** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
+export type CollectionRef = Pick<CollectionConfig, 'id' | 'filter'>;
+
 export interface ObjectListing {
-  collection: string;
+  collection: CollectionRef;
   /** Only this object (Get an Object, Get Object Versions). */
   objectId?: string;
   /** Continue after this item (from a `next` token). */
@@ -25,27 +30,13 @@ export interface ListedObject {
   body: string | null;
 }
 
-/** One row more than the page is read to learn whether another page follows. */
+/**
+ * One row more than the page is read to learn whether another page follows. A filtered view reads
+ * its membership rows (with their own date_added); an unfiltered one reads stix_objects directly.
+ */
 export async function listCollectionObjects(db: Kysely<Database>, q: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }> {
-  let query = db
-    .selectFrom('collection_objects as c')
-    .select(['c.id', 'c.type', 'c.modified', 'c.date_added'])
-    .where('c.collection', '=', q.collection);
-  if (q.objectId !== undefined) query = query.where('c.id', '=', q.objectId);
-  if (q.after) {
-    const { dateAdded, id } = q.after;
-    query = query.where((eb) => eb.or([eb('c.date_added', '>', dateAdded), eb.and([eb('c.date_added', '=', dateAdded), eb('c.id', '>', id)])]));
-  }
-  if (q.addedAfter !== null) query = query.where('c.date_added', '>', q.addedAfter);
-  if (q.ids) query = query.where('c.id', 'in', q.ids);
-  if (q.types) query = query.where('c.type', 'in', q.types);
-  if (q.modified) query = query.where('c.modified', 'in', q.modified);
-  const rows = await query
-    .$if(q.withBody, (qb) => qb.innerJoin('stix_objects as s', 's.id', 'c.id').select(sql<string>`s.body`.as('body')))
-    .orderBy('c.date_added')
-    .orderBy('c.id')
-    .limit(q.limit + 1)
-    .execute();
+  const query = isUnfiltered(q.collection.filter) ? listAll(db, q) : listView(db, q);
+  const rows = await query.execute();
   const items = rows.slice(0, q.limit).map((r) => ({
     id: r.id,
     type: r.type,
@@ -56,7 +47,47 @@ export async function listCollectionObjects(db: Kysely<Database>, q: ObjectListi
   return { items, more: rows.length > q.limit };
 }
 
-export async function collectionHasObject(db: Kysely<Database>, collection: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('collection_objects').select('id').where('collection', '=', collection).where('id', '=', id).executeTakeFirst();
+/** The listing's conditions on the rows aliased `c` (either table has the same columns). */
+function listingConditions(q: ObjectListing): RawBuilder<SqlBool> {
+  const parts: RawBuilder<unknown>[] = [sql`1 = 1`];
+  if (q.objectId !== undefined) parts.push(sql`c.id = ${q.objectId}`);
+  if (q.after) {
+    const { dateAdded, id } = q.after;
+    parts.push(sql`(c.date_added > ${dateAdded} or (c.date_added = ${dateAdded} and c.id > ${id}))`);
+  }
+  if (q.addedAfter !== null) parts.push(sql`c.date_added > ${q.addedAfter}`);
+  if (q.ids) parts.push(sql`c.id in (${sql.join(q.ids)})`);
+  if (q.types) parts.push(sql`c.type in (${sql.join(q.types)})`);
+  if (q.modified) parts.push(sql`c.modified in (${sql.join(q.modified)})`);
+  return sql<SqlBool>`${sql.join(parts, sql` and `)}`;
+}
+
+function listAll(db: Kysely<Database>, q: ObjectListing) {
+  return db
+    .selectFrom('stix_objects as c')
+    .select(['c.id', 'c.type', 'c.modified', 'c.date_added'])
+    .where(listingConditions(q))
+    .$if(q.withBody, (qb) => qb.select('c.body'))
+    .orderBy('c.date_added')
+    .orderBy('c.id')
+    .limit(q.limit + 1);
+}
+
+function listView(db: Kysely<Database>, q: ObjectListing) {
+  return db
+    .selectFrom('collection_objects as c')
+    .select(['c.id', 'c.type', 'c.modified', 'c.date_added'])
+    .where('c.collection', '=', q.collection.id)
+    .where(listingConditions(q))
+    .$if(q.withBody, (qb) => qb.innerJoin('stix_objects as s', 's.id', 'c.id').select(sql<string>`s.body`.as('body')))
+    .orderBy('c.date_added')
+    .orderBy('c.id')
+    .limit(q.limit + 1);
+}
+
+export async function collectionHasObject(db: Kysely<Database>, collection: CollectionRef, id: string): Promise<boolean> {
+  const row = isUnfiltered(collection.filter)
+    ? await db.selectFrom('stix_objects').select('id').where('id', '=', id).executeTakeFirst()
+    : await db.selectFrom('collection_objects').select('id').where('collection', '=', collection.id).where('id', '=', id).executeTakeFirst();
   return row !== undefined;
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
 import { laterStixTime, stixIdForIndicator, StixMappingError, stixTimeAfter, stixTimeFromDate, type StixObject } from '../stix/index.js';
-import { collectionsFingerprint, refreshCollections } from './collection-views.js';
+import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
@@ -26,7 +26,6 @@ function renderOrSkip(source: ObjectSource, modified: string): StixObject | unde
 
 /** Writes a new version of each object whose content changed; equal content is left alone. */
 class VersionWriter {
-  readonly removed: string[] = [];
   private readonly now: string;
 
   constructor(
@@ -101,7 +100,6 @@ class VersionWriter {
       const stale = rows.map((r) => r.id).filter((id) => !current.has(id));
       if (stale.length === 0) continue;
       await this.db.deleteFrom('stix_objects').where('id', 'in', stale).execute();
-      this.removed.push(...stale);
     }
   }
 }
@@ -162,7 +160,7 @@ export function createStixSync(collections: readonly CollectionConfig[]): Import
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dates, clock.now());
     await syncObjects(db, changes, writer);
-    await refreshCollections(db, collections, dates, writer.removed);
+    await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));
     await dates.save(db);
   };
@@ -171,10 +169,13 @@ export function createStixSync(collections: readonly CollectionConfig[]): Import
 /** At start-up: rebuilds memberships when the configured collections differ from the stored ones. */
 export async function syncCollectionsWithConfig(db: Kysely<Database>, collections: readonly CollectionConfig[], clock: Clock): Promise<boolean> {
   const fingerprint = collectionsFingerprint(collections);
-  if ((await readMeta(db, FINGERPRINT_KEY)) === fingerprint) return false;
+  const previous = await readMeta(db, FINGERPRINT_KEY);
+  if (previous === fingerprint) return false;
   await db.transaction().execute(async (trx) => {
     const dates = await DateAddedClock.open(trx, clock.now());
-    await refreshCollections(trx, collections, dates, [], true);
+    if (collectionsNowUnfiltered(previous, collections).length > 0) await restampObjects(trx, dates);
+    await dropStaleMemberships(trx, collections);
+    await refreshCollections(trx, collections, dates);
     await writeMeta(trx, FINGERPRINT_KEY, fingerprint);
     await dates.save(trx);
   });

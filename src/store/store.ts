@@ -9,7 +9,7 @@ import { findKeyByHash, insertKey, listKeys, revokeKey, type NewKeyRow } from '.
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
-import { collectionHasObject, listCollectionObjects, type ListedObject, type ObjectListing } from './stix-queries.js';
+import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
 
 /** Changes with every import that changed something: the key of every response cache. */
@@ -38,7 +38,7 @@ export interface Store {
   revokeKey(target: { id: string } | { hash: string }, at: string): Promise<string | undefined>;
 
   listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
-  collectionHasObject(collection: string, id: string): Promise<boolean>;
+  collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
   /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
   nextTokenSecret(): Promise<string>;
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */

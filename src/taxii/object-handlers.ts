@@ -38,7 +38,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; secre
   async function page(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
     const collection = collectionOf(res);
     // The resource is checked before the parameters (DESIGN section 5: 404 comes before 400).
-    if (objectId !== undefined && !(await store.collectionHasObject(collection.id, objectId))) {
+    if (objectId !== undefined && !(await store.collectionHasObject(collection, objectId))) {
       throw new NotFoundError(`No object ${objectId} in collection ${collection.id}.`);
     }
     const query = parseListingQuery(req.query as Record<string, unknown>, MATCH_FIELDS[kind], config.taxii.maxLimit);
@@ -51,7 +51,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; secre
     const { none, modified } = modifiedFilter(filters);
     if (none) return { items: [], more: false, next: null };
     const { items, more } = await store.listCollectionObjects({
-      collection: collection.id,
+      collection,
       ...(objectId !== undefined ? { objectId } : {}),
       after: position ? { dateAdded: position.dateAdded, id: position.id } : null,
       addedAfter: filters.addedAfter,

@@ -34,7 +34,15 @@ interface Member {
   object: Record<string, string>;
 }
 
-async function members(store: Store, collection: string): Promise<Member[]> {
+const DOMAINS = '5d7e9f1a-3b4c-4d6e-bf8a-9b0c1d2e3f4a';
+const EVERYTHING = '6e8f0a2b-4c5d-4e7f-8a9b-0c1d2e3f4a5b';
+const ADDED_VIEWS: CollectionConfig[] = [
+  { id: DOMAINS, title: 'Domains', free: false, filter: { types: ['domain'] } },
+  { id: EVERYTHING, title: 'Everything, again', free: false, filter: {} },
+];
+
+async function members(store: Store, id: string): Promise<Member[]> {
+  const collection = [...VIEWS, ...ADDED_VIEWS].find((v) => v.id === id)!;
   const { items, more } = await store.listCollectionObjects({ collection, after: null, addedAfter: null, ids: null, types: null, modified: null, limit: 100_000, withBody: true });
   assert.equal(more, false);
   return items.map((item) => ({ ...item, object: JSON.parse(item.body!) }));
@@ -212,13 +220,7 @@ describe('STIX sync: stale objects', () => {
 
 describe('STIX sync: a configuration that adds saved views', () => {
   let ctx: TestContext;
-  const DOMAINS = '5d7e9f1a-3b4c-4d6e-bf8a-9b0c1d2e3f4a';
-  const EVERYTHING = '6e8f0a2b-4c5d-4e7f-8a9b-0c1d2e3f4a5b';
-  const views: CollectionConfig[] = [
-    ...VIEWS,
-    { id: DOMAINS, title: 'Domains', free: false, filter: { types: ['domain'] } },
-    { id: EVERYTHING, title: 'Everything, again', free: false, filter: {} },
-  ];
+  const views: CollectionConfig[] = [...VIEWS, ...ADDED_VIEWS];
   let newest: number;
   let existing: Map<string, string>;
   before(async () => {
@@ -248,5 +250,29 @@ describe('STIX sync: a configuration that adds saved views', () => {
 
   it('leaves the views that existed alone', async () => {
     assert.deepEqual(await snapshot(ctx.store, ALL), existing);
+  });
+});
+
+describe('STIX sync: a filtered view that becomes unfiltered', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ overrides: { collections: VIEWS } });
+  });
+  after(() => ctx.close());
+
+  it('shows every object, each dated after every date_added already handed out', async () => {
+    const newest = Math.max(...(await Promise.all(VIEWS.map(async (v) => maxDate(await members(ctx.store, v.id))))));
+    const widened = VIEWS.map((v) => (v.id === FEED_1 ? { ...v, filter: {} } : v));
+    assert.equal(await ctx.store.syncCollections(widened, minute(1)), true);
+    const listing = { after: null, addedAfter: newest, ids: null, types: null, modified: null, limit: 100_000, withBody: false };
+    const { items } = await ctx.store.listCollectionObjects({ ...listing, collection: { id: FEED_1, filter: {} } });
+    const { items: everything } = await ctx.store.listCollectionObjects({ ...listing, addedAfter: null, collection: { id: ALL, filter: {} } });
+    assert.equal(items.length, everything.length, 'a client resuming after the old newest date_added misses objects');
+    assert.ok(everything.length > 30);
+  });
+
+  it('keeps no membership rows for it', async () => {
+    const rows = await ctx.store.db.selectFrom('collection_objects').select('id').where('collection', 'in', [FEED_1, ALL]).execute();
+    assert.equal(rows.length, 0);
   });
 });

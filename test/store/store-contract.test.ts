@@ -77,11 +77,11 @@ for (const backend of storeBackends()) {
     });
 
     it('lists collection objects in date_added order with keyset continuation', async () => {
-      const first = await store.listCollectionObjects({ collection: ALL, after: null, addedAfter: null, ids: null, types: null, modified: null, limit: 10, withBody: true });
+      const first = await store.listCollectionObjects({ collection: { id: ALL, filter: {} }, after: null, addedAfter: null, ids: null, types: null, modified: null, limit: 10, withBody: true });
       assert.equal(first.items.length, 10);
       assert.equal(first.more, true);
       const last = first.items.at(-1)!;
-      const second = await store.listCollectionObjects({ collection: ALL, after: { dateAdded: last.dateAdded, id: last.id }, addedAfter: null, ids: null, types: null, modified: null, limit: 1000, withBody: false });
+      const second = await store.listCollectionObjects({ collection: { id: ALL, filter: {} }, after: { dateAdded: last.dateAdded, id: last.id }, addedAfter: null, ids: null, types: null, modified: null, limit: 1000, withBody: false });
       const all = [...first.items, ...second.items];
       assert.equal(new Set(all.map((o) => o.id)).size, all.length);
       for (let i = 1; i < all.length; i++) assert.ok(all[i]!.dateAdded > all[i - 1]!.dateAdded);
