@@ -1,7 +1,6 @@
 // Streams raw records out of an import file (NDJSON or one JSON document) in constant memory.
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { ImportError } from '../errors.js';
 import { JsonDocumentScanner } from './json-document-scanner.js';
 import type { RecordKind } from './record-schemas.js';
@@ -22,7 +21,7 @@ async function looksLikeNdjson(path: string): Promise<boolean> {
     const buffer = Buffer.alloc(64 * 1024);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
-    const firstLine = head.split('\n').find((line) => line.trim() !== '');
+    const firstLine = head.split(/\r\n|\r|\n/).find((line) => line.trim() !== '');
     if (firstLine === undefined) return false;
     try {
       const parsed: unknown = JSON.parse(firstLine);
@@ -35,10 +34,29 @@ async function looksLikeNdjson(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * The lines of a file, split on LF, CRLF or a lone CR as readline does, read in 1 MiB chunks:
+ * splitting by hand is several times faster than readline on files of millions of lines.
+ */
+async function* readLines(path: string): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    const text = rest + (chunk as string);
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      if (line.includes('\r')) yield* line.replace(/\r$/, '').split('\r');
+      else yield line;
+    }
+    rest = text.slice(start);
+  }
+  if (rest !== '') yield* rest.replace(/\r$/, '').split('\r');
+}
+
 async function* readNdjson(path: string): AsyncGenerator<RawRecord> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let lineNumber = 0;
-  for await (const line of lines) {
+  for await (const line of readLines(path)) {
     lineNumber += 1;
     const position = `line ${lineNumber}`;
     const trimmed = lineNumber === 1 ? line.replace(/^\uFEFF/, '').trim() : line.trim();

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
 import { isValidStamp } from '../stix/stix-time.js';
+import { acceptIndicator, acceptLink, INDICATOR_TYPE } from './fast-records.js';
 
 const stamp = z.string().refine(isValidStamp, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
 
@@ -77,7 +78,7 @@ const attributeValues = z.array(z.union([z.string(), z.number().transform(String
 export const indicatorSchema = z.strictObject({
   iid: id,
   indicator: z.string().min(1).max(8192),
-  type: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a lower-case type name such as ip, ipv6, domain or url'),
+  type: z.string().regex(INDICATOR_TYPE, 'must be a lower-case type name such as ip, ipv6, domain or url'),
   risk,
   stamp_added: stamp.nullable().default(null),
   stamp_updated: stamp.nullable().default(null),
@@ -104,6 +105,13 @@ const SCHEMAS = { threat: threatSchema, feed: feedSchema, indicator: indicatorSc
 
 /** Validates one raw record; the message names the first offending field. */
 export function parseRecord(kind: RecordKind, raw: unknown): { ok: true; record: ImportRecord } | { ok: false; reason: string } {
+  if (kind === 'link') {
+    const value = acceptLink(raw);
+    if (value !== undefined) return { ok: true, record: { kind, value } };
+  } else if (kind === 'indicator') {
+    const value = acceptIndicator(raw);
+    if (value !== undefined) return { ok: true, record: { kind, value } };
+  }
   const result = SCHEMAS[kind].safeParse(raw);
   if (result.success) return { ok: true, record: { kind, value: result.data } as ImportRecord };
   const issue = result.error.issues[0];

@@ -1,6 +1,6 @@
 // Deterministic STIX identifiers: UUIDv5 (RFC 9562 §5.5) of a record's identity, never of its content.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { StixMappingError } from './stix-mapping-error.js';
 import type { StixIdentifier } from './stix-types.js';
 
@@ -21,11 +21,22 @@ const STIX_ID = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*)--([0-9a-f]{8}-[0-9a-f]{4}-[0-9
  * SHA-1(namespace bytes || UTF-8 name), with the version nibble set to 5 and the variant to 10.
  */
 export function uuidv5(name: string, namespace: string): string {
-  const bytes = createHash('sha1').update(namespaceBytes(namespace)).update(name, 'utf8').digest();
+  const bytes = hash('sha1', hashInput(namespaceBytes(namespace), name), 'buffer');
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex', 0, 16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Reused for namespace || name: ids are made for every object of an import, one at a time. */
+let scratch = Buffer.alloc(1024);
+
+function hashInput(namespace: Buffer, name: string): Buffer {
+  const needed = 16 + Buffer.byteLength(name, 'utf8');
+  if (needed > scratch.length) scratch = Buffer.alloc(Math.max(needed, scratch.length * 2));
+  namespace.copy(scratch, 0);
+  scratch.write(name, 16, 'utf8');
+  return scratch.subarray(0, needed);
 }
 
 /** The 16 bytes of a namespace UUID; threatgate's own is converted once (ids are made per object). */

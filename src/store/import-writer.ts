@@ -1,5 +1,5 @@
 // Writes validated import records in batches inside one transaction; unchanged records are not touched.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Feed, Indicator, Link, Threat } from '../domain.js';
 import type { ImportRecord } from '../import/record-schemas.js';
@@ -33,7 +33,7 @@ export interface ImportChanges {
 }
 
 function contentHash(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  return hash('sha256', JSON.stringify(value));
 }
 
 const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
@@ -149,30 +149,27 @@ class ImportBatcher {
 
   constructor(private readonly trx: Transaction<Database>) {}
 
-  async add({ position, record }: PositionedRecord): Promise<void> {
+  /** Takes one record; returns a promise only when a batch is due to be written. */
+  add({ position, record }: PositionedRecord): Promise<void> | undefined {
     this.ordinal++;
     switch (record.kind) {
       case 'threat':
         this.read.threats++;
         // Later duplicates win, as in a re-import; one batch must not hold the same key twice.
         this.threats.set(record.value.tid, record.value);
-        if (this.threats.size >= BATCH_ROWS / 2) await this.flushThreats();
-        break;
+        return this.threats.size >= BATCH_ROWS / 2 ? this.flushThreats() : undefined;
       case 'feed':
         this.read.feeds++;
         this.feeds.set(record.value.fid, record.value);
-        if (this.feeds.size >= BATCH_ROWS) await this.flushFeeds();
-        break;
+        return this.feeds.size >= BATCH_ROWS ? this.flushFeeds() : undefined;
       case 'indicator':
         this.read.indicators++;
         this.indicators.set(record.value.iid, record.value);
-        if (this.indicators.size >= BATCH_ROWS) await this.flushIndicators();
-        break;
+        return this.indicators.size >= BATCH_ROWS ? this.flushIndicators() : undefined;
       case 'link':
         this.read.links++;
         this.links.push({ link: record.value, ordinal: this.ordinal, position });
-        if (this.links.length >= BATCH_ROWS * 2) await this.flushLinks();
-        break;
+        return this.links.length >= BATCH_ROWS * 2 ? this.flushLinks() : undefined;
     }
   }
 
@@ -258,7 +255,10 @@ export async function writeImport(
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
     await createStaging(trx, dialect);
     const batcher = new ImportBatcher(trx);
-    for await (const item of records) await batcher.add(item);
+    for await (const item of records) {
+      const written = batcher.add(item);
+      if (written) await written;
+    }
     await batcher.flush();
     await checkLinkTargets(trx);
     const feedLinks = await moveLinks(trx, 0);

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { migrateToLatest, type Dialect } from './migrations.js';
@@ -20,7 +20,34 @@ function openSqlite(path: string): Kysely<Database> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = OFF');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+}
+
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * Kysely prepares every query it runs; this keeps the compiled statements of the most recent SQL
+ * texts, as an import runs the same batched INSERT thousands of times. A statement still being
+ * iterated is never handed out twice.
+ */
+function withStatementCache(connection: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(text: string) {
+      const cached = cache.get(text);
+      if (cached !== undefined && !cached.busy) {
+        // Most recently used last: the first key is the one to evict.
+        cache.delete(text);
+        cache.set(text, cached);
+        return cached;
+      }
+      const statement = connection.prepare(text);
+      cache.set(text, statement);
+      if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      return statement;
+    },
+  };
 }
 
 const INT8_OID = 20;

@@ -57,6 +57,15 @@ describe('threatgate import', () => {
     assert.deepEqual(await snapshot(fromJson), await snapshot(fromNdjson));
   });
 
+  it('reads NDJSON with CRLF or lone CR line ends as readline does', async () => {
+    const data = buildFixture();
+    const lf = await importFile(await open('lf'), write('lf.ndjson', toNdjson(data)), fixedClock);
+    const crlf = await importFile(await open('crlf'), write('crlf.ndjson', toNdjson(data).replaceAll('\n', '\r\n')), fixedClock);
+    const cr = await importFile(await open('cr'), write('cr.ndjson', toNdjson(data).replaceAll('\n', '\r')), fixedClock);
+    assert.deepEqual(crlf, lf);
+    assert.deepEqual(cr, lf);
+  });
+
   it('changes nothing when the same file is imported again', async () => {
     const store = await open('again');
     const path = write('again.ndjson', toNdjson(buildFixture()));
@@ -84,6 +93,7 @@ describe('threatgate import', () => {
     const cases: [string, (data: ReturnType<typeof buildFixture>) => string, string, RegExp][] = [
       ['an invalid risk in NDJSON', (d) => toNdjson(d).replace('"risk":"medium"', '"risk":"severe"'), 'bad.ndjson', /^line \d+: indicator risk: /],
       ['a malformed line in NDJSON', (d) => toNdjson(d).replace(/\n/, '\n{"record": "feed", oops\n'), 'bad2.ndjson', /^line 2: not valid JSON/],
+      ['a malformed line in NDJSON with CRLF line ends', (d) => toNdjson(d).replaceAll('\n', '\r\n').replace(/\r\n/, '\r\n{"record": "feed", oops\r\n'), 'bad2crlf.ndjson', /^line 2: not valid JSON/],
       ['an unknown tag in NDJSON', (d) => toNdjson(d).replace('"record":"feed"', '"record":"feeds"'), 'bad3.ndjson', /^line 4: "record" must be one of/],
       ['a bad timestamp in a JSON document', (d) => { d.indicators[14]!.stamp_added = '2025-02-30 00:00:00'; return JSON.stringify(d); }, 'bad4.json', /^indicators\[14\]: indicator stamp_added: must be a timestamp/],
       ['a link to a missing indicator', (d) => { d.links.push({ iid: 999, fid: 1, stamp_linked: '2025-01-01 00:00:00' }); return JSON.stringify(d); }, 'bad5.json', /^links\[43\]: link iid: no indicator with iid 999$/],

@@ -33,6 +33,13 @@ describe('uuidv5', () => {
     });
   });
 
+  describe('with a name longer than any before it, then a short one', () => {
+    it('hashes each whole name and only it (reference values from Python)', () => {
+      assert.equal(uuidv5(`https://example.org/${'é'.repeat(3000)}`, URL_NAMESPACE), 'bf022220-1515-527a-9a8b-1c408541d41b');
+      assert.equal(uuidv5('a', URL_NAMESPACE), 'e1407479-3136-56c0-9908-bb02fb0339e2');
+    });
+  });
+
   describe('with an empty name', () => {
     it('still gives the reference value', () => {
       assert.equal(uuidv5('', OID_NAMESPACE), '0a68eb57-c88a-5f34-9e9d-27f85e68af4f');
