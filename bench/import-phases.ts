@@ -169,9 +169,9 @@ export async function profileImport(file: string, db: string, options: ProfileOp
   instrumentSqlite(recorder, options.statementCache ?? false);
   if (options.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
   const config = loadConfig({});
-  const timedHooks: ImportHook[] = storeImportHooks(config).map((hook, i) => async (trx, changes, clock) => {
+  const timedHooks: ImportHook[] = storeImportHooks(config).map((hook, i) => async (trx, changes, clock, dialect) => {
     recorder.begin(`import hook ${i + 1} (STIX objects and collections)`);
-    await hook(trx, changes, clock);
+    await hook(trx, changes, clock, dialect);
   });
   // The last hook is followed by nothing but COMMIT; a final no-op hook marks that boundary.
   timedHooks.push(async () => recorder.begin('commit'));

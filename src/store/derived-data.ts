@@ -2,13 +2,13 @@
 import { sql, type Transaction } from 'kysely';
 import type { ImportChanges } from './import-writer.js';
 import { AggregateBuilder, type LinkedRow } from './aggregates.js';
+import { LINK_KIND, ownersWithChangedLinks } from './import-staging.js';
 import type { Database } from './schema.js';
 
 /** Ranks (seq) the links of the given owners by iid, so a links page is a range scan on (owner, seq). */
-async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | 'threat_links', owners: Set<number>): Promise<void> {
-  if (owners.size === 0) return;
+async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | 'threat_links'): Promise<void> {
   const owner = table === 'feed_links' ? 'fid' : 'tid';
-  const ids = [...owners];
+  const ids = await ownersWithChangedLinks(trx, table === 'feed_links' ? LINK_KIND.feed : LINK_KIND.threat);
   for (let i = 0; i < ids.length; i += 500) {
     const slice = ids.slice(i, i + 500);
     await sql`
@@ -20,9 +20,7 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
 }
 
 export function anyChange(changes: ImportChanges): boolean {
-  return (
-    changes.threats.size + changes.feeds.size + changes.indicators.size + changes.feedLinkIids.size + changes.threatLinks.length > 0
-  );
+  return changes.threats + changes.feeds + changes.indicators + changes.feedLinks + changes.threatLinks > 0;
 }
 
 /** Feeds linked rows to the builder owner by owner, in bounded chunks of the (owner, seq) index. */
@@ -112,7 +110,7 @@ async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
 
 /** The part of the import refresh that the lookup API relies on. */
 export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<void> {
-  await renumberLinks(trx, 'feed_links', changes.feedLinkOwners);
-  await renumberLinks(trx, 'threat_links', changes.threatLinkOwners);
+  await renumberLinks(trx, 'feed_links');
+  await renumberLinks(trx, 'threat_links');
   if (anyChange(changes)) await refreshAggregates(trx);
 }

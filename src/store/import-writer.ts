@@ -6,7 +6,7 @@ import type { ImportRecord } from '../import/record-schemas.js';
 import type { Dialect } from './migrations.js';
 import type { ImportCounts, ImportSummary } from './records.js';
 import type { Database } from './schema.js';
-import { checkLinkTargets, createStaging, moveLinks, type StagingDatabase } from './link-staging.js';
+import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged, staged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
 const IMPORT_LOCK_ID = 7_324_861_001;
@@ -19,17 +19,16 @@ export interface PositionedRecord {
   record: ImportRecord;
 }
 
-/** What an import changed, for the derived-data refresh that follows it in the same transaction. */
+/**
+ * How many records an import inserted or changed. Which ones is in the staging tables of the
+ * transaction (import-staging.ts), for the refresh that follows in the same transaction.
+ */
 export interface ImportChanges {
-  threats: Set<number>;
-  feeds: Set<number>;
-  indicators: Set<number>;
-  feedLinkOwners: Set<number>;
-  threatLinkOwners: Set<number>;
-  /** Indicators whose feed links were added or changed. */
-  feedLinkIids: Set<number>;
-  /** Threat links added or changed, as (iid, tid) pairs. */
-  threatLinks: { iid: number; tid: number }[];
+  threats: number;
+  feeds: number;
+  indicators: number;
+  feedLinks: number;
+  threatLinks: number;
 }
 
 function contentHash(value: unknown): string {
@@ -137,15 +136,6 @@ class ImportBatcher {
   private links: { link: Link; ordinal: number; position: string }[] = [];
   private ordinal = 0;
   readonly read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
-  readonly changes: ImportChanges = {
-    threats: new Set(),
-    feeds: new Set(),
-    indicators: new Set(),
-    feedLinkOwners: new Set(),
-    threatLinkOwners: new Set(),
-    feedLinkIids: new Set(),
-    threatLinks: [],
-  };
 
   constructor(private readonly trx: Transaction<Database>) {}
 
@@ -185,7 +175,7 @@ class ImportBatcher {
     this.threats.clear();
     const changed = await upsert(this.trx, 'threats', 'tid', batch.map(threatRow));
     if (changed.length === 0) return;
-    for (const tid of changed) this.changes.threats.add(tid);
+    await noteChanged(this.trx, 'changed_threats', changed);
     await this.trx.deleteFrom('threat_names').where('tid', 'in', changed).execute();
     const byTid = new Map(batch.map((t) => [t.tid, t]));
     const names = changed.flatMap((tid) => {
@@ -201,13 +191,13 @@ class ImportBatcher {
   private async flushFeeds(): Promise<void> {
     const batch = [...this.feeds.values()];
     this.feeds.clear();
-    for (const fid of await upsert(this.trx, 'feeds', 'fid', batch.map(feedRow))) this.changes.feeds.add(fid);
+    await noteChanged(this.trx, 'changed_feeds', await upsert(this.trx, 'feeds', 'fid', batch.map(feedRow)));
   }
 
   private async flushIndicators(): Promise<void> {
     const batch = [...this.indicators.values()];
     this.indicators.clear();
-    for (const iid of await upsert(this.trx, 'indicators', 'iid', batch.map(indicatorRow))) this.changes.indicators.add(iid);
+    await noteChanged(this.trx, 'changed_indicators', await upsert(this.trx, 'indicators', 'iid', batch.map(indicatorRow)));
   }
 
   /** Links go to a staging table first: their targets may come later in the file. */
@@ -223,7 +213,7 @@ class ImportBatcher {
     }));
     this.links = [];
     const unique = [...new Map(rows.map((r) => [`${r.kind}:${r.owner}:${r.iid}`, r])).values()];
-    await (this.trx as unknown as Kysely<StagingDatabase>)
+    await staged(this.trx)
       .insertInto('import_links')
       .values(unique)
       .onConflict((oc) =>
@@ -261,27 +251,18 @@ export async function writeImport(
     }
     await batcher.flush();
     await checkLinkTargets(trx);
-    const feedLinks = await moveLinks(trx, 0);
-    const threatLinks = await moveLinks(trx, 1);
-    await sql`drop table if exists import_links`.execute(trx);
-    const { changes } = batcher;
-    for (const { owner, iid } of feedLinks) {
-      changes.feedLinkOwners.add(owner);
-      changes.feedLinkIids.add(iid);
-    }
-    for (const { owner, iid } of threatLinks) {
-      changes.threatLinkOwners.add(owner);
-      changes.threatLinks.push({ iid, tid: owner });
-    }
+    const changes: ImportChanges = {
+      threats: await countChanged(trx, 'changed_threats'),
+      feeds: await countChanged(trx, 'changed_feeds'),
+      indicators: await countChanged(trx, 'changed_indicators'),
+      feedLinks: await moveLinks(trx, LINK_KIND.feed),
+      threatLinks: await moveLinks(trx, LINK_KIND.threat),
+    };
     await refresh(trx, changes);
+    await dropStaging(trx);
     return {
       read: batcher.read,
-      changed: {
-        threats: changes.threats.size,
-        feeds: changes.feeds.size,
-        indicators: changes.indicators.size,
-        links: feedLinks.length + threatLinks.length,
-      },
+      changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
     };
   });
 }

@@ -122,25 +122,40 @@ interface LinkRow {
   indicator_type: string;
 }
 
-/** Relationships for the given threat links; links of indicators without a STIX object are left out. */
-export async function renderRelationships(db: Kysely<Database>, tid: number, iids: number[] | 'all'): Promise<ObjectSource[]> {
+/**
+ * Relationships of the staged threat links (table render_links) after `after`, in (tid, iid) order;
+ * links of indicators without a STIX object are left out. `last` is null after the last page.
+ */
+export async function renderLinkPage(
+  db: Kysely<Database>,
+  after: { tid: number; iid: number },
+  limit: number,
+): Promise<{ sources: ObjectSource[]; last: { tid: number; iid: number } | null }> {
   const { rows } = await sql<LinkRow>`
-    select tl.iid, tl.tid, tl.stamp_linked, t.category, i.type as indicator_type
-    from threat_links tl join threats t on t.tid = tl.tid join indicators i on i.iid = tl.iid
-    where tl.tid = ${tid} ${iids === 'all' ? sql`` : sql`and tl.iid in (${sql.join(iids)})`}
-      and exists (select 1 from stix_objects s where s.iid = tl.iid and s.type = 'indicator')`.execute(db);
-  const out: ObjectSource[] = [];
-  // Every row is a link of the one threat `tid`: its id is made once.
-  let targetRef: string | undefined;
+    select r.iid, r.tid, tl.stamp_linked, t.category, i.type as indicator_type
+    from render_links r
+    join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
+    join threats t on t.tid = r.tid
+    join indicators i on i.iid = r.iid
+    where (r.tid > ${after.tid} or (r.tid = ${after.tid} and r.iid > ${after.iid}))
+      and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator')
+    order by r.tid, r.iid limit ${limit}`.execute(db);
+  const sources: ObjectSource[] = [];
+  // Few threats per page: each threat's id is made once.
+  const targets = new Map<number, { type: string; ref: string }>();
   for (const row of rows) {
     if (!isPatternedIndicatorType(row.indicator_type)) continue;
     const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked };
-    const targetType = threatSdoType(row.category).type;
-    if (targetRef === undefined) targetRef = stixIdForThreatRecord(link.tid, targetType);
+    let target = targets.get(link.tid);
+    if (target === undefined) {
+      const type = threatSdoType(row.category).type;
+      targets.set(link.tid, (target = { type, ref: stixIdForThreatRecord(link.tid, type) }));
+    }
+    const { type: targetType, ref: targetRef } = target;
     const sourceRef = stixIdForIndicator(link.iid);
-    const ref = targetRef;
-    const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef: ref, createdByRef: THREATGATE_IDENTITY.id });
-    out.push({ id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render });
+    const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
+    sources.push({ id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render });
   }
-  return out;
+  const lastRow = rows.length < limit ? undefined : rows.at(-1);
+  return { sources, last: lastRow ? { tid: Number(lastRow.tid), iid: Number(lastRow.iid) } : null };
 }

@@ -1,15 +1,17 @@
 // Keeps the STIX objects and collection memberships in step with the data, inside each import's transaction.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
-import { laterStixTime, stixIdForIndicator, StixMappingError, stixTimeAfter, stixTimeFromDate, type StixObject } from '../stix/index.js';
+import { laterStixTime, StixMappingError, stixTimeAfter, stixTimeFromDate, type StixObject } from '../stix/index.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
 import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
-import { CHUNK, renderIdentities, renderIndicators, renderRelationships, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
+import { CHUNK, renderIdentities, renderIndicators, renderLinkPage, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
+import { LINK_KIND, staged } from './import-staging.js';
+import type { Dialect } from './migrations.js';
 import type { ImportHook } from './store.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
@@ -36,14 +38,14 @@ class VersionWriter {
     this.now = stixTimeFromDate(new Date(nowMs));
   }
 
-  /** Returns the ids of the sources that have a STIX form (changed or not). */
-  async write(sources: ObjectSource[]): Promise<string[]> {
-    const produced: string[] = [];
+  /** Returns the sources that have a STIX form (changed or not). */
+  async write(sources: ObjectSource[]): Promise<ObjectSource[]> {
+    const produced: ObjectSource[] = [];
     for (let i = 0; i < sources.length; i += CHUNK) produced.push(...(await this.writeChunk(sources.slice(i, i + CHUNK))));
     return produced;
   }
 
-  private async writeChunk(sources: ObjectSource[]): Promise<string[]> {
+  private async writeChunk(sources: ObjectSource[]): Promise<ObjectSource[]> {
     if (sources.length === 0) return [];
     const existing = await this.db
       .selectFrom('stix_objects')
@@ -51,7 +53,7 @@ class VersionWriter {
       .where('id', 'in', sources.map((s) => s.id))
       .execute();
     const known = new Map(existing.map((row) => [row.id, row]));
-    const produced: string[] = [];
+    const produced: ObjectSource[] = [];
     const rows = [];
     for (const source of sources) {
       const previous = known.get(source.id);
@@ -59,7 +61,7 @@ class VersionWriter {
       const modified = previous ? laterStixTime(this.now, stixTimeAfter(previous.modified)) : this.now;
       const object = renderOrSkip(source, modified);
       if (object === undefined) continue;
-      produced.push(source.id);
+      produced.push(source);
       const body = JSON.stringify(object);
       const hash = versionHash(object.type, body);
       if (previous?.source_hash === hash) continue;
@@ -91,75 +93,96 @@ class VersionWriter {
     return produced;
   }
 
-  /** Removes objects of these records that are no longer produced (a threat whose STIX type changed). */
-  async removeStale(column: 'tid' | 'iid', keys: number[], current: Set<string>, type?: string): Promise<void> {
-    for (let i = 0; i < keys.length; i += CHUNK) {
-      let query = this.db.selectFrom('stix_objects').select('id').where(column, 'in', keys.slice(i, i + CHUNK));
-      if (type !== undefined) query = query.where('type', '=', type);
-      const rows = await query.execute();
-      const stale = rows.map((r) => r.id).filter((id) => !current.has(id));
-      if (stale.length === 0) continue;
-      await this.db.deleteFrom('stix_objects').where('id', 'in', stale).execute();
+}
+
+/**
+ * The indicators to render, in pages of ascending iid: those changed, those with new or changed
+ * feed links, and every indicator of a changed feed (its organization names created_by_ref).
+ */
+async function stageIndicators(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  await sql`create temporary table render_iids (iid bigint primary key) ${onCommitDrop(dialect)}`.execute(db);
+  await sql`insert into render_iids (iid) select id from changed_indicators where true on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select iid from import_links where kind = ${LINK_KIND.feed} and changed = 1 on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (select id from changed_feeds) on conflict do nothing`.execute(db);
+}
+
+/** The threat links to render: those new or changed, and every link of a changed threat. */
+async function stageLinks(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  await sql`create temporary table render_links (tid bigint not null, iid bigint not null, primary key (tid, iid)) ${onCommitDrop(dialect)}`.execute(db);
+  await sql`insert into render_links (tid, iid) select owner, iid from import_links where kind = ${LINK_KIND.threat} and changed = 1 on conflict do nothing`.execute(db);
+  await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (select id from changed_threats) on conflict do nothing`.execute(db);
+}
+
+const onCommitDrop = (dialect: Dialect) => (dialect === 'postgres' ? sql`on commit drop` : sql``);
+
+async function dropRenderTables(db: Kysely<Database>): Promise<void> {
+  await sql`drop table if exists render_iids`.execute(db);
+  await sql`drop table if exists render_links`.execute(db);
+}
+
+async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
+  for (let after = 0; ; ) {
+    const { rows } = await sql<{ iid: number }>`select iid from render_iids where iid > ${after} order by iid limit ${CHUNK}`.execute(db);
+    if (rows.length === 0) return;
+    const iids = rows.map((r) => Number(r.iid));
+    after = iids.at(-1)!;
+    const kept = new Set((await writer.write(await renderIndicators(db, iids))).map((s) => s.iid));
+    // An indicator that lost its STIX form (its type changed to one without a pattern) is
+    // withdrawn, and its relationships with it.
+    const withdrawn = iids.filter((iid) => !kept.has(iid));
+    if (withdrawn.length > 0) {
+      await db.deleteFrom('stix_objects').where('iid', 'in', withdrawn).where('type', 'in', ['indicator', 'relationship']).execute();
     }
   }
 }
 
-async function iidsOfFeeds(db: Kysely<Database>, fids: Set<number>): Promise<number[]> {
-  if (fids.size === 0) return [];
-  const rows = await db.selectFrom('feed_links').select('iid').where('fid', 'in', [...fids]).execute();
-  return rows.map((r) => Number(r.iid));
+async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
+  for (let after = { tid: 0, iid: 0 }; ; ) {
+    const page = await renderLinkPage(db, after, CHUNK);
+    await writer.write(page.sources);
+    if (page.last === null) return;
+    after = page.last;
+  }
 }
 
-/** Threat links to render, by threat: all links of changed threats, plus the links that changed. */
-function linksByThreat(changes: ImportChanges): Map<number, Set<number> | 'all'> {
-  const byTid = new Map<number, Set<number> | 'all'>();
-  for (const tid of changes.threats) byTid.set(tid, 'all');
-  for (const { iid, tid } of changes.threatLinks) {
-    const entry = byTid.get(tid);
-    if (entry === 'all') continue;
-    if (entry) entry.add(iid);
-    else byTid.set(tid, new Set([iid]));
-  }
-  return byTid;
-}
-
-async function syncObjects(db: Kysely<Database>, changes: ImportChanges, writer: VersionWriter): Promise<void> {
-  if (changes.feeds.size > 0 || changes.threats.size > 0) await writer.write(await renderIdentities(db));
-
-  const tids = [...changes.threats].sort((a, b) => a - b);
-  const threatIds = await writer.write(await renderThreats(db, tids));
-
-  const iids = [...new Set([...changes.indicators, ...changes.feedLinkIids, ...(await iidsOfFeeds(db, changes.feeds))])].sort((a, b) => a - b);
-  const indicatorIds = new Set<string>();
-  for (let i = 0; i < iids.length; i += CHUNK) {
-    const chunk = iids.slice(i, i + CHUNK);
-    for (const id of await writer.write(await renderIndicators(db, chunk))) indicatorIds.add(id);
-  }
-  // An indicator that lost its STIX form (its type changed to one without a pattern) is withdrawn.
-  const changedIids = [...changes.indicators].sort((a, b) => a - b);
-  await writer.removeStale('iid', changedIids, indicatorIds, 'indicator');
-
-  const current = new Set(threatIds);
-  for (const [tid, linked] of linksByThreat(changes)) {
-    const list = linked === 'all' ? 'all' : [...linked].sort((a, b) => a - b);
-    for (let i = 0; i < (list === 'all' ? 1 : list.length); i += CHUNK) {
-      const rendered = await renderRelationships(db, tid, list === 'all' ? 'all' : list.slice(i, i + CHUNK));
-      for (const id of await writer.write(rendered)) current.add(id);
+/**
+ * A threat whose category moved it to another SDO type has a new id, and so does each of its
+ * relationships (all written again by this import): the objects under the old ids go. A threat
+ * with no STIX form any more loses its objects.
+ */
+async function removeReplacedThreats(db: Kysely<Database>, tids: number[], current: Map<number, string>, importStart: number): Promise<void> {
+  for (let i = 0; i < tids.length; i += CHUNK) {
+    const rows = await db.selectFrom('stix_objects').select(['id', 'tid']).where('tid', 'in', tids.slice(i, i + CHUNK)).where('iid', 'is', null).execute();
+    for (const row of rows) {
+      const tid = Number(row.tid);
+      if (current.get(tid) === row.id) continue;
+      await db.deleteFrom('stix_objects').where('id', '=', row.id).execute();
+      let relationships = db.deleteFrom('stix_objects').where('tid', '=', tid).where('type', '=', 'relationship');
+      if (current.has(tid)) relationships = relationships.where('date_added', '<', importStart);
+      await relationships.execute();
     }
   }
-  // A threat whose category moved it to another SDO type has a new id, and so do its relationships.
-  await writer.removeStale('tid', tids, current);
-  // Relationships of withdrawn indicators go with them.
-  await writer.removeStale('iid', changedIids.filter((iid) => !indicatorIds.has(stixIdForIndicator(iid))), new Set(), 'relationship');
+}
+
+async function syncObjects(db: Kysely<Database>, dialect: Dialect, changes: ImportChanges, writer: VersionWriter, importStart: number): Promise<void> {
+  if (changes.feeds > 0 || changes.threats > 0) await writer.write(await renderIdentities(db));
+  const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
+  const threats = await writer.write(await renderThreats(db, tids));
+  await stageIndicators(db, dialect);
+  await syncIndicators(db, writer);
+  await stageLinks(db, dialect);
+  await syncRelationships(db, writer);
+  await removeReplacedThreats(db, tids, new Map(threats.map((t) => [t.tid!, t.id])), importStart);
+  await dropRenderTables(db);
 }
 
 /** The import hook: new object versions, then collection membership, all in the import's transaction. */
 export function createStixSync(collections: readonly CollectionConfig[]): ImportHook {
-  return async (db, changes, clock) => {
+  return async (db, changes, clock, dialect) => {
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dates, clock.now());
-    await syncObjects(db, changes, writer);
+    await syncObjects(db, dialect, changes, writer, dates.importStart);
     await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));
     await dates.save(db);

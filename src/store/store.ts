@@ -18,7 +18,7 @@ import { syncCollectionsWithConfig } from './stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
 /** A step run inside every import transaction after the lookup data is refreshed (e.g. STIX objects). */
-export type ImportHook = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock) => Promise<void>;
+export type ImportHook = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock, dialect: Dialect) => Promise<void>;
 
 export interface Store {
   readonly dialect: Dialect;
@@ -75,7 +75,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     importRecords: (records, clock) =>
       writeImport(db, dialect, records, async (trx, changes) => {
         await refreshLookupData(trx, changes);
-        for (const hook of importHooks) await hook(trx, changes, clock);
+        for (const hook of importHooks) await hook(trx, changes, clock, dialect);
         if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
       }),
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',

@@ -1,0 +1,94 @@
+// What an import stages and records in temporary tables of its transaction: the links (whose targets
+// may come later in the file), and the keys of the records it inserted or changed. Later steps (page
+// ranks, aggregates, STIX objects) read these tables in pages, so an import of any size holds none
+// of it in memory.
+import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
+import { ImportError } from '../errors.js';
+import type { Dialect } from './migrations.js';
+import type { Database } from './schema.js';
+
+export const LINK_KIND = { feed: 0, threat: 1 } as const;
+
+/** The temporary tables of an import. */
+export interface StagingDatabase {
+  /** Every link of the file; `changed` is 1 for those that were new or had another stamp_linked. */
+  import_links: { kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string; changed: Generated<number> };
+  changed_threats: { id: number };
+  changed_feeds: { id: number };
+  changed_indicators: { id: number };
+}
+
+export type ChangedTable = 'changed_threats' | 'changed_feeds' | 'changed_indicators';
+const CHANGED_TABLES: readonly ChangedTable[] = ['changed_threats', 'changed_feeds', 'changed_indicators'];
+
+/** The staging tables seen through Kysely, in the import's transaction. */
+export function staged(trx: Kysely<Database>): Kysely<StagingDatabase> {
+  return trx as unknown as Kysely<StagingDatabase>;
+}
+
+export async function createStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
+  // SQLite keeps temporary tables for the connection's life: a failed import may have left them.
+  for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+  const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
+  await sql`create temporary table import_links (
+    kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
+    ordinal bigint not null, position text not null, changed integer not null default 0,
+    primary key (kind, owner, iid)) ${onCommit}`.execute(trx);
+  for (const table of CHANGED_TABLES) {
+    await sql`create temporary table ${sql.table(table)} (id bigint primary key) ${onCommit}`.execute(trx);
+  }
+}
+
+export async function dropStaging(trx: Transaction<Database>): Promise<void> {
+  for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+}
+
+/** Records keys of records that an upsert inserted or changed. */
+export async function noteChanged(trx: Kysely<Database>, table: ChangedTable, keys: readonly number[]): Promise<void> {
+  if (keys.length === 0) return;
+  await staged(trx)
+    .insertInto(table)
+    .values(keys.map((id) => ({ id })))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+export async function countChanged(trx: Kysely<Database>, table: ChangedTable): Promise<number> {
+  const row = await staged(trx).selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Every staged link must point at an indicator and a feed or threat that exist (in the store or this file). */
+export async function checkLinkTargets(trx: Transaction<Database>): Promise<void> {
+  const { rows } = await sql<{ position: string; reason: string }>`
+    select position, case
+      when not exists (select 1 from indicators i where i.iid = s.iid) then 'link iid: no indicator with iid ' || s.iid
+      when s.kind = 0 then 'link fid: no feed with fid ' || s.owner
+      else 'link tid: no threat with tid ' || s.owner end as reason
+    from import_links s
+    where not exists (select 1 from indicators i where i.iid = s.iid)
+       or (s.kind = 0 and not exists (select 1 from feeds f where f.fid = s.owner))
+       or (s.kind = 1 and not exists (select 1 from threats t where t.tid = s.owner))
+    order by s.ordinal limit 1`.execute(trx);
+  const bad = rows[0];
+  if (bad) throw new ImportError(bad.position, bad.reason);
+}
+
+/** Marks the staged links that are new or changed, and writes those into place; returns how many. */
+export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1): Promise<number> {
+  const table = kind === LINK_KIND.feed ? sql.table('feed_links') : sql.table('threat_links');
+  const owner = kind === LINK_KIND.feed ? sql.ref('fid') : sql.ref('tid');
+  await sql`update import_links set changed = 1 where kind = ${kind} and not exists (
+    select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid and l.stamp_linked = import_links.stamp_linked)`.execute(trx);
+  const result = await sql`
+    insert into ${table} (${owner}, iid, stamp_linked, seq)
+    select owner, iid, stamp_linked, -1 from import_links where kind = ${kind} and changed = 1
+    on conflict (${owner}, iid) do update set stamp_linked = excluded.stamp_linked`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** The owners (feeds or threats) with new or changed links. */
+export async function ownersWithChangedLinks(trx: Kysely<Database>, kind: 0 | 1): Promise<number[]> {
+  const rows = await staged(trx).selectFrom('import_links').select('owner').distinct().where('kind', '=', kind).where('changed', '=', 1).execute();
+  return rows.map((r) => Number(r.owner));
+}
