@@ -53,7 +53,8 @@ function listingConditions(q: ObjectListing): RawBuilder<SqlBool> {
   if (q.objectId !== undefined) parts.push(sql`c.id = ${q.objectId}`);
   if (q.after) {
     const { dateAdded, id } = q.after;
-    parts.push(sql`(c.date_added > ${dateAdded} or (c.date_added = ${dateAdded} and c.id > ${id}))`);
+    // A row value, so that both SQLite and PostgreSQL seek the (date_added, id) index to the spot.
+    parts.push(sql`(c.date_added, c.id) > (${dateAdded}, ${id})`);
   }
   if (q.addedAfter !== null) parts.push(sql`c.date_added > ${q.addedAfter}`);
   if (q.ids) parts.push(sql`c.id in (${sql.join(q.ids)})`);

@@ -137,7 +137,7 @@ export async function renderLinkPage(
     join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
     join threats t on t.tid = r.tid
     join indicators i on i.iid = r.iid
-    where (r.tid > ${after.tid} or (r.tid = ${after.tid} and r.iid > ${after.iid}))
+    where (r.tid, r.iid) > (${after.tid}, ${after.iid})
       and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator')
     order by r.tid, r.iid limit ${limit}`.execute(db);
   const sources: ObjectSource[] = [];
