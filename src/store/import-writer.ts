@@ -6,6 +6,7 @@ import type { ImportRecord } from '../import/record-schemas.js';
 import type { Dialect } from './migrations.js';
 import type { ImportCounts, ImportSummary } from './records.js';
 import type { Database } from './schema.js';
+import { bulkInsert, type BulkInsert } from './bulk-insert.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged, staged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
@@ -118,23 +119,28 @@ function updatableColumns(row: Record<string, unknown>, key: string): string[] {
 
 type Table = 'threats' | 'feeds' | 'indicators';
 
-/** Upserts rows whose content hash differs; returns the keys actually inserted or changed. */
-async function upsert(trx: Transaction<Database>, table: Table, key: 'tid' | 'fid' | 'iid', rows: Record<string, unknown>[]): Promise<number[]> {
-  if (rows.length === 0) return [];
-  const columns = updatableColumns(rows[0]!, key);
-  const result = await trx
-    .insertInto(table)
-    .values(rows as never)
-    .onConflict((oc) =>
-      oc
-        .column(key)
-        .doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
-        .whereRef(`${table}.content_hash` as never, '<>', 'excluded.content_hash' as never),
-    )
-    .returning(key as never)
-    .execute();
-  return result.map((r) => Number((r as Record<string, unknown>)[key]));
+/** The upsert of one table: rows whose content hash is unchanged are left alone. */
+function upsertSpec(table: Table, key: 'tid' | 'fid' | 'iid', sample: Record<string, unknown>): BulkInsert {
+  const updates = updatableColumns(sample, key).map((c) => `${c} = excluded.${c}`);
+  return {
+    table,
+    columns: Object.keys(sample),
+    tail: `on conflict (${key}) do update set ${updates.join(', ')} where ${table}.content_hash <> excluded.content_hash returning ${key}`,
+  };
 }
+
+/** Upserts rows whose content hash differs; returns the keys actually inserted or changed. */
+async function upsert(trx: Transaction<Database>, dialect: Dialect, table: Table, key: 'tid' | 'fid' | 'iid', rows: Record<string, unknown>[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const result = await bulkInsert<Record<string, unknown>>(trx, dialect, upsertSpec(table, key, rows[0]!), rows);
+  return result.map((r) => Number(r[key]));
+}
+
+const LINK_STAGING: BulkInsert = {
+  table: 'import_links',
+  columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
+  tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
+};
 
 class ImportBatcher {
   private threats = new Map<number, Threat>();
@@ -144,7 +150,10 @@ class ImportBatcher {
   private ordinal = 0;
   readonly read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
 
-  constructor(private readonly trx: Transaction<Database>) {}
+  constructor(
+    private readonly trx: Transaction<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /** Takes one record; returns a promise only when a batch is due to be written. */
   add({ position, record }: PositionedRecord): Promise<void> | undefined {
@@ -180,7 +189,7 @@ class ImportBatcher {
   private async flushThreats(): Promise<void> {
     const batch = [...this.threats.values()];
     this.threats.clear();
-    const changed = await upsert(this.trx, 'threats', 'tid', batch.map(threatRow));
+    const changed = await upsert(this.trx, this.dialect, 'threats', 'tid', batch.map(threatRow));
     if (changed.length === 0) return;
     await noteChanged(this.trx, 'changed_threats', changed);
     await this.trx.deleteFrom('threat_names').where('tid', 'in', changed).execute();
@@ -198,13 +207,13 @@ class ImportBatcher {
   private async flushFeeds(): Promise<void> {
     const batch = [...this.feeds.values()];
     this.feeds.clear();
-    await noteChanged(this.trx, 'changed_feeds', await upsert(this.trx, 'feeds', 'fid', batch.map(feedRow)));
+    await noteChanged(this.trx, 'changed_feeds', await upsert(this.trx, this.dialect, 'feeds', 'fid', batch.map(feedRow)));
   }
 
   private async flushIndicators(): Promise<void> {
     const batch = [...this.indicators.values()];
     this.indicators.clear();
-    await noteChanged(this.trx, 'changed_indicators', await upsert(this.trx, 'indicators', 'iid', batch.map(indicatorRow)));
+    await noteChanged(this.trx, 'changed_indicators', await upsert(this.trx, this.dialect, 'indicators', 'iid', batch.map(indicatorRow)));
   }
 
   /** Links go to a staging table first: their targets may come later in the file. */
@@ -219,18 +228,10 @@ class ImportBatcher {
       position,
     }));
     this.links = [];
-    const unique = [...new Map(rows.map((r) => [`${r.kind}:${r.owner}:${r.iid}`, r])).values()];
-    await staged(this.trx)
-      .insertInto('import_links')
-      .values(unique)
-      .onConflict((oc) =>
-        oc.columns(['kind', 'owner', 'iid']).doUpdateSet({
-          stamp_linked: (eb) => eb.ref('excluded.stamp_linked'),
-          ordinal: (eb) => eb.ref('excluded.ordinal'),
-          position: (eb) => eb.ref('excluded.position'),
-        }),
-      )
-      .execute();
+    // PostgreSQL refuses one statement that touches a row twice; SQLite applies them in order,
+    // which is what keeping the last duplicate does.
+    const unique = this.dialect === 'postgres' ? [...new Map(rows.map((r) => [`${r.kind}:${r.owner}:${r.iid}`, r])).values()] : rows;
+    await bulkInsert(this.trx, this.dialect, LINK_STAGING, unique);
   }
 }
 
@@ -267,7 +268,7 @@ async function writeInTransaction(
     // writer already serializes; PostgreSQL takes a transaction-scoped advisory lock.
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
     await createStaging(trx, dialect);
-    const batcher = new ImportBatcher(trx);
+    const batcher = new ImportBatcher(trx, dialect);
     for await (const item of records) {
       const written = batcher.add(item);
       if (written) await written;

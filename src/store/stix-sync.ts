@@ -11,6 +11,7 @@ import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
 import { CHUNK, renderIdentities, renderIndicators, renderLinkPage, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
 import { LINK_KIND, staged } from './import-staging.js';
+import { bulkInsert, type BulkInsert } from './bulk-insert.js';
 import type { Dialect } from './migrations.js';
 import type { ImportHook } from './store.js';
 
@@ -26,12 +27,19 @@ function renderOrSkip(source: ObjectSource, modified: string): StixObject | unde
   }
 }
 
+const OBJECT_UPSERT: BulkInsert = {
+  table: 'stix_objects',
+  columns: ['id', 'type', 'modified', 'date_added', 'body', 'iid', 'tid', 'source_hash'],
+  tail: 'on conflict (id) do update set modified = excluded.modified, date_added = excluded.date_added, body = excluded.body, source_hash = excluded.source_hash',
+};
+
 /** Writes a new version of each object whose content changed; equal content is left alone. */
 class VersionWriter {
   private readonly now: string;
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
     private readonly clock: DateAddedClock,
     nowMs: number,
   ) {
@@ -76,20 +84,7 @@ class VersionWriter {
         source_hash: hash,
       });
     }
-    if (rows.length > 0) {
-      await this.db
-        .insertInto('stix_objects')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.column('id').doUpdateSet((eb) => ({
-            modified: eb.ref('excluded.modified'),
-            date_added: eb.ref('excluded.date_added'),
-            body: eb.ref('excluded.body'),
-            source_hash: eb.ref('excluded.source_hash'),
-          })),
-        )
-        .execute();
-    }
+    await bulkInsert(this.db, this.dialect, OBJECT_UPSERT, rows);
     return produced;
   }
 
@@ -181,7 +176,7 @@ export function createStixSync(collections: readonly CollectionConfig[]): Import
   return async (db, changes, clock, dialect) => {
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
-    const writer = new VersionWriter(db, dates, clock.now());
+    const writer = new VersionWriter(db, dialect, dates, clock.now());
     await syncObjects(db, dialect, changes, writer, dates.importStart);
     await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));
