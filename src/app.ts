@@ -2,6 +2,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { createApiRouter } from './api/api-router.js';
+import { createKeyAuthenticator, type KeyAuthenticator } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -28,6 +29,7 @@ export interface SharedDeps {
   clock: Clock;
   logger: Logger;
   rateLimiters: RequestHandler[];
+  authenticate: KeyAuthenticator;
 }
 
 /** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
@@ -45,6 +47,7 @@ export function createApp(deps: AppDeps): Express {
     clock: deps.clock ?? systemClock,
     logger,
     rateLimiters: createRateLimiters(deps.rateLimitStores),
+    authenticate: createKeyAuthenticator(deps.store, deps.config, deps.clock ?? systemClock),
   };
 
   const app = express();

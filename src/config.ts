@@ -45,7 +45,11 @@ const collectionSchema = z.strictObject({
 const configSchema = z.strictObject({
   linksPageSize: positiveInt.max(10000),
   trustProxy: z.union([z.boolean(), z.number().int().nonnegative(), z.string()]),
-  cache: z.strictObject({ maxEntries: z.number().int().nonnegative(), versionCheckMs: z.number().int().nonnegative() }),
+  cache: z.strictObject({
+    maxEntries: z.number().int().nonnegative(),
+    maxMegabytes: z.number().nonnegative(),
+    versionCheckMs: z.number().int().nonnegative(),
+  }),
   redis: z.strictObject({ onError: z.enum(['open', 'closed']) }),
   taxii: z.strictObject({
     defaultLimit: positiveInt,

@@ -3,17 +3,18 @@ import { Router, type RequestHandler } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createLookupClientResolver } from '../auth/lookup-client.js';
+import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { Logger } from '../http/logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { createLookupHandlers } from './lookup-handlers.js';
 
-export function createApiRouter(deps: { store: Store; config: Config; clock: Clock; logger: Logger; rateLimiters: RequestHandler[] }): Router {
+export function createApiRouter(deps: { store: Store; config: Config; clock: Clock; logger: Logger; rateLimiters: RequestHandler[]; authenticate: KeyAuthenticator }): Router {
   const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config, deps.clock);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
-  router.use(createLookupClientResolver(deps.store, deps.config), ...deps.rateLimiters);
+  router.use(createLookupClientResolver(deps.authenticate, deps.config), ...deps.rateLimiters);
 
   router.route('/threat.php').get(getThreat).all(onlyGet);
   router.route('/feed.php').get(getFeed).all(onlyGet);

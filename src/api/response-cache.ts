@@ -1,9 +1,12 @@
-// Serialized lookup responses, kept until the data changes: most lookups then cost a map read.
+// Values that depend only on the store's contents (serialized responses, key records), kept until those
+// contents change: most requests then cost a map read.
 import type { Clock } from '../clock.js';
 
 export interface ResponseCacheOptions {
   /** Entries kept at most; the least recently used go first. */
   maxEntries: number;
+  /** Response text kept at most, in MB (characters of a string, bytes of a Buffer: see `sizeOf`). */
+  maxMegabytes?: number;
   /** How long a checked data version is trusted before the store is asked again. */
   versionCheckMs: number;
 }
@@ -13,8 +16,9 @@ export interface ResponseCacheOptions {
  * data version is re-read at most every `versionCheckMs`, so a response lags an import by at most
  * that long, in every instance, with no messages between them.
  */
-export class ResponseCache {
-  private readonly entries = new Map<string, string>();
+export class ResponseCache<T = string> {
+  private readonly entries = new Map<string, T>();
+  private size = 0;
   private version: string | undefined;
   private checkedAt = -Infinity;
   private pending: Promise<void> | undefined;
@@ -23,7 +27,14 @@ export class ResponseCache {
     private readonly readVersion: () => Promise<string>,
     private readonly clock: Clock,
     private readonly options: ResponseCacheOptions,
+    /** The weight of a value against maxMegabytes; strings weigh their length. */
+    private readonly sizeOf: (value: T) => number = (value) => (typeof value === 'string' ? value.length : 0),
   ) {}
+
+  private clear(): void {
+    this.entries.clear();
+    this.size = 0;
+  }
 
   private async refreshVersion(): Promise<void> {
     const now = this.clock.now();
@@ -31,7 +42,7 @@ export class ResponseCache {
     // Concurrent requests share one version read.
     this.pending ??= this.readVersion()
       .then((version) => {
-        if (version !== this.version) this.entries.clear();
+        if (version !== this.version) this.clear();
         this.version = version;
         this.checkedAt = this.clock.now();
       })
@@ -42,7 +53,7 @@ export class ResponseCache {
   }
 
   /** The cached body for `key`, or the one `build` makes (undefined bodies, e.g. not found, are not kept). */
-  async get(key: string, build: () => Promise<string | undefined>): Promise<string | undefined> {
+  async get(key: string, build: () => Promise<T | undefined>): Promise<T | undefined> {
     await this.refreshVersion();
     const hit = this.entries.get(key);
     if (hit !== undefined) {
@@ -53,9 +64,15 @@ export class ResponseCache {
     const versionBefore = this.version;
     const body = await build();
     // A body built while the version changed might mix old and new data: serve it, don't keep it.
-    if (body !== undefined && versionBefore === this.version) {
+    if (body !== undefined && versionBefore === this.version && !this.entries.has(key)) {
       this.entries.set(key, body);
-      if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.size += this.sizeOf(body);
+      const maxSize = (this.options.maxMegabytes ?? Infinity) * 1024 * 1024;
+      while (this.entries.size > this.options.maxEntries || (this.size > maxSize && this.entries.size > 0)) {
+        const oldest = this.entries.keys().next().value!;
+        this.size -= this.sizeOf(this.entries.get(oldest)!);
+        this.entries.delete(oldest);
+      }
     }
     return body;
   }

@@ -3,15 +3,14 @@ import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { singleParam } from '../api/query-params.js';
 import { anonymousClient } from '../plans/plan-rules.js';
-import type { Store } from '../store/store.js';
-import { authenticateKey } from './authenticate-key.js';
+import type { KeyAuthenticator } from './authenticate-key.js';
 
 /** No key: the anonymous plan, limited by client IP (spec 5.2). A key that is given must be valid. */
-export function createLookupClientResolver(store: Store, config: Config): RequestHandler {
+export function createLookupClientResolver(authenticate: KeyAuthenticator, config: Config): RequestHandler {
   const anonymous = anonymousClient(config);
   return async (req, res, next) => {
     const key = singleParam(req, 'key');
-    res.locals.client = key === undefined ? anonymous : await authenticateKey(store, config, key);
+    res.locals.client = key === undefined ? anonymous : await authenticate(key);
     next();
   };
 }

@@ -1,5 +1,7 @@
 // API key rows: only the SHA-256 hash of a key is ever written.
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { writeMeta } from './meta-queries.js';
 import type { ApiKeyRecord } from './records.js';
 import type { Database } from './schema.js';
 
@@ -23,11 +25,17 @@ export async function listKeys(db: Kysely<Database>): Promise<ApiKeyRecord[]> {
   return db.selectFrom('api_keys').select(['id', 'plan', 'label', 'created_at', 'revoked_at']).orderBy('created_at').orderBy('id').execute();
 }
 
+/** Changes whenever a key is revoked: servers that cache key records compare it. */
+export const KEYS_VERSION_KEY = 'keys_version';
+
 /** Revokes by public id or by hash of the key; returns the id revoked, if any. */
 export async function revokeKey(db: Kysely<Database>, idOrHash: { id: string } | { hash: string }, at: string): Promise<string | undefined> {
-  const query = db.updateTable('api_keys').set({ revoked_at: at }).where('revoked_at', 'is', null);
-  const row = await ('id' in idOrHash ? query.where('id', '=', idOrHash.id) : query.where('hash', '=', idOrHash.hash))
-    .returning('id')
-    .executeTakeFirst();
-  return row?.id;
+  return db.transaction().execute(async (trx) => {
+    const query = trx.updateTable('api_keys').set({ revoked_at: at }).where('revoked_at', 'is', null);
+    const row = await ('id' in idOrHash ? query.where('id', '=', idOrHash.id) : query.where('hash', '=', idOrHash.hash))
+      .returning('id')
+      .executeTakeFirst();
+    if (row) await writeMeta(trx, KEYS_VERSION_KEY, randomBytes(8).toString('hex'));
+    return row?.id;
+  });
 }

@@ -5,7 +5,7 @@ import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat
 import { randomBytes } from 'node:crypto';
 import { anyChange, refreshLookupData } from './derived-data.js';
 import { writeImport, type ImportChanges, type PositionedRecord } from './import-writer.js';
-import { findKeyByHash, insertKey, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
+import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
@@ -36,6 +36,8 @@ export interface Store {
   findKeyByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
   listKeys(): Promise<ApiKeyRecord[]>;
   revokeKey(target: { id: string } | { hash: string }, at: string): Promise<string | undefined>;
+  /** A token that changes whenever a key is revoked (key caches compare it). */
+  keysVersion(): Promise<string>;
 
   listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
@@ -68,6 +70,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     findKeyByHash: (hash) => findKeyByHash(db, hash),
     listKeys: () => listKeys(db),
     revokeKey: (target, at) => revokeKey(db, target, at),
+    keysVersion: async () => (await readMeta(db, KEYS_VERSION_KEY)) ?? 'none',
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),

@@ -3,6 +3,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import type { Clock } from '../clock.js';
+import { ResponseCache } from '../api/response-cache.js';
 import { normalizeStixTime } from '../stix/index.js';
 import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from './envelope.js';
 import { decodeNext, encodeNext, type ObjectFilters } from './next-token.js';
@@ -28,14 +30,39 @@ function modifiedFilter(filters: ObjectFilters): { none: boolean; modified: stri
   return { none: false, modified: versions.map((v) => normalizeStixTime(v)) };
 }
 
-export function createObjectHandlers(deps: { store: Store; config: Config; secret: () => Promise<string> }) {
+/** A listing as sent: its body and its X-TAXII-Date-Added headers. */
+interface RenderedPage {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** Query parameters that do not shape a listing: the credentials of query-string authentication. */
+const NOT_SHAPING = new Set(['key', 'accept']);
+
+export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; secret: () => Promise<string> }) {
   const { store, config } = deps;
+  // Pages depend only on the data (and the request): SIEMs polling the same tail, or walking the same
+  // collection, are served from memory until the next import.
+  const pages = new ResponseCache<RenderedPage>(() => store.dataVersion(), deps.clock, config.cache, (page) => page.body.length);
+
+  async function respond(req: Request, res: Response, kind: Kind, render: (result: PageResult, pretty: boolean) => string, objectId?: string): Promise<void> {
+    const collection = collectionOf(res);
+    const params = Object.entries(req.query as Record<string, unknown>)
+      .filter(([name]) => !NOT_SHAPING.has(name))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const key = JSON.stringify([kind, collection.id, objectId ?? null, params]);
+    const page = await pages.get(key, async () => {
+      const result = await listPage(req, res, kind, objectId);
+      return { body: Buffer.from(render(result, prettyOf(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
+    });
+    sendTaxii(res, 200, page!.body, page!.headers);
+  }
 
   function collectionOf(res: Response): CollectionConfig {
     return res.locals.collection as CollectionConfig;
   }
 
-  async function page(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
+  async function listPage(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
     const collection = collectionOf(res);
     // The resource is checked before the parameters (DESIGN section 5: 404 comes before 400).
     if (objectId !== undefined && !(await store.collectionHasObject(collection, objectId))) {
@@ -67,28 +94,16 @@ export function createObjectHandlers(deps: { store: Store; config: Config; secre
   }
 
   /** GET .../collections/{id}/objects/ (TAXII 2.1 section 5.4) */
-  const getObjects: RequestHandler = async (req, res) => {
-    const result = await page(req, res, 'objects');
-    sendTaxii(res, 200, envelopeJson(result, prettyOf(req)), dateAddedHeaders(result.items));
-  };
+  const getObjects: RequestHandler = (req, res) => respond(req, res, 'objects', envelopeJson);
 
   /** GET .../collections/{id}/manifest/ (TAXII 2.1 section 5.3) */
-  const getManifest: RequestHandler = async (req, res) => {
-    const result = await page(req, res, 'manifest');
-    sendTaxii(res, 200, manifestJson(result, prettyOf(req)), dateAddedHeaders(result.items));
-  };
+  const getManifest: RequestHandler = (req, res) => respond(req, res, 'manifest', manifestJson);
 
   /** GET .../collections/{id}/objects/{object_id}/ (TAXII 2.1 section 5.6) */
-  const getObject: RequestHandler = async (req, res) => {
-    const result = await page(req, res, 'object', String(req.params.objectId));
-    sendTaxii(res, 200, envelopeJson(result, prettyOf(req)), dateAddedHeaders(result.items));
-  };
+  const getObject: RequestHandler = (req, res) => respond(req, res, 'object', envelopeJson, String(req.params.objectId));
 
   /** GET .../collections/{id}/objects/{object_id}/versions/ (TAXII 2.1 section 5.8) */
-  const getVersions: RequestHandler = async (req, res) => {
-    const result = await page(req, res, 'versions', String(req.params.objectId));
-    sendTaxii(res, 200, versionsJson(result, prettyOf(req)), dateAddedHeaders(result.items));
-  };
+  const getVersions: RequestHandler = (req, res) => respond(req, res, 'versions', versionsJson, String(req.params.objectId));
 
   return { getObjects, getManifest, getObject, getVersions };
 }

@@ -1,9 +1,7 @@
 // TAXII authentication (spec 5.1): HTTP Basic `taxii2:<KEY>`, or `?key=<KEY>` with `accept` in the query.
 import type { RequestHandler } from 'express';
-import { authenticateKey } from '../auth/authenticate-key.js';
-import type { Config } from '../config.js';
+import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
-import type { Store } from '../store/store.js';
 
 export const TAXII_USERNAME = 'taxii2';
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate"' };
@@ -32,7 +30,7 @@ export function restorePlus(accept: string): string {
 }
 
 /** Resolves res.locals.client and res.locals.accept (from the header, or the `accept` query value). */
-export function createTaxiiAuthenticator(store: Store, config: Config): RequestHandler {
+export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): RequestHandler {
   return async (req, res, next) => {
     const query = req.query as Record<string, unknown>;
     const header = req.headers.authorization;
@@ -45,7 +43,7 @@ export function createTaxiiAuthenticator(store: Store, config: Config): RequestH
     } else {
       throw unauthorized('Authentication is required: HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>.');
     }
-    res.locals.client = await authenticateKey(store, config, key, CHALLENGE);
+    res.locals.client = await authenticate(key, CHALLENGE);
     if (query.accept !== undefined && typeof query.accept !== 'string') throw new BadRequestError('Parameter "accept" must be given once.');
     res.locals.accept = typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept;
     next();

@@ -22,8 +22,8 @@ const TITLES: Record<number, string> = {
  * Sends a TAXII body. A Buffer is sent so that Express does not append `; charset=utf-8`:
  * some TAXII clients compare the Content-Type with the media type verbatim.
  */
-export function sendTaxii(res: Response, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.status(status).set(headers).set('Content-Type', TAXII_MEDIA_TYPE).send(Buffer.from(body, 'utf8'));
+export function sendTaxii(res: Response, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+  res.status(status).set(headers).set('Content-Type', TAXII_MEDIA_TYPE).send(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
 }
 
 export function taxiiJson(body: unknown, pretty: boolean): string {

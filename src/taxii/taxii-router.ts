@@ -2,6 +2,7 @@
 import { Router, type RequestHandler } from 'express';
 import { prettyParam } from '../api/query-params.js';
 import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
@@ -10,6 +11,7 @@ import { acceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
 import { createObjectHandlers } from './object-handlers.js';
 import { createPlanGate } from './plan-gate.js';
 import { createTaxiiAuthenticator } from './taxii-auth.js';
+import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { createTaxiiErrorRenderer, sendTaxii, taxiiJson, taxiiNotFoundRoute } from './taxii-errors.js';
 import { apiRootResource, collectionResource, collectionsResource, discoveryResource } from './taxii-resources.js';
 
@@ -18,6 +20,8 @@ export interface TaxiiDeps {
   config: Config;
   logger: Logger;
   rateLimiters: RequestHandler[];
+  authenticate: KeyAuthenticator;
+  clock: Clock;
   /** The `next` signing secret, shared by every instance (kept in the store). */
   nextSecret: () => Promise<string>;
 }
@@ -37,7 +41,7 @@ const readOnly: RequestHandler = () => {
 
 export function createTaxiiRouter(deps: TaxiiDeps): Router {
   const { config } = deps;
-  const objects = createObjectHandlers({ store: deps.store, config, secret: deps.nextSecret });
+  const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, secret: deps.nextSecret });
   const byId = new Map(config.collections.map((c) => [c.id, c]));
   const json = (body: unknown): RequestHandler => (req, res) => sendTaxii(res, 200, taxiiJson(body, prettyParam(req)));
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
@@ -50,7 +54,7 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   };
 
   const router = Router({ mergeParams: true });
-  router.use(createTaxiiAuthenticator(deps.store, config), ...deps.rateLimiters, createPlanGate(config), requireTaxiiMediaType);
+  router.use(createTaxiiAuthenticator(deps.authenticate), ...deps.rateLimiters, createPlanGate(config), requireTaxiiMediaType);
 
   router.route('/').get(json(discoveryResource(config))).all(onlyGet); // 4.1 Server Discovery
   router.route('/api').get(json(apiRootResource(config))).all(onlyGet); // 4.2 API Root Information

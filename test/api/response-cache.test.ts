@@ -41,6 +41,23 @@ describe('ResponseCache', () => {
     assert.equal(await cache.get('a', build), 'b1');
     assert.equal(await cache.get('b', build), 'b4', 'b was the least recently used and was evicted');
   });
+
+  it('evicts the least recently used entries beyond maxMegabytes of text', async () => {
+    const cache = new ResponseCache(async () => 'v', fixedClock, { maxEntries: 100, maxMegabytes: 1, versionCheckMs: 1000 });
+    const half = 'x'.repeat(512 * 1024 - 1);
+    let builds = 0;
+    const build = (text: string) => async () => `${++builds}${text}`;
+    await cache.get('a', build(half));
+    await cache.get('b', build(half));
+    assert.equal(builds, 2);
+    await cache.get('a', build(half));
+    assert.equal(builds, 2, 'two halves fit in 1 MB');
+    await cache.get('c', build(half));
+    await cache.get('a', build(half));
+    assert.equal(builds, 3, 'a, used last, was kept');
+    await cache.get('b', build(half));
+    assert.equal(builds, 4, 'b was evicted to make room for c');
+  });
 });
 
 describe('GET /api/threat.php after an import that changes the threat', () => {

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import { hashKey } from '../../src/auth/key-secret.js';
+import { createKeyAuthenticator } from '../../src/auth/authenticate-key.js';
 
 describe('API keys on the lookup API', () => {
   let ctx: TestContext;
@@ -75,5 +76,35 @@ describe('API keys on the lookup API', () => {
       await request(ctx.app).get('/api/threat.php?tid=1').set('Authorization', 'Basic dGF4aWkyOnNlY3JldA==').expect(200);
       assert.equal(ctx.logLines.join('').includes('dGF4aWkyOnNlY3JldA'), false);
     });
+  });
+});
+
+describe('key records cached by the server', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext({ overrides: GENEROUS_PLANS });
+  });
+  after(() => ctx.close());
+
+  it('stop working once the keys version is next read after a revocation elsewhere (cache.versionCheckMs)', async () => {
+    let now = fixedClock.now();
+    const clock = { now: () => now };
+    const authenticate = createKeyAuthenticator(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 1000 } }, clock);
+    const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'pro', 'cached');
+    assert.equal((await authenticate(key)).planName, 'pro');
+    // Another process (the keys command) revokes it: this one keeps the record for up to a second.
+    assert.ok(await ctx.store.revokeKey({ hash: hashKey(key) }, '2026-01-01 00:00:00'));
+    assert.equal((await authenticate(key)).planName, 'pro');
+    now += 1001;
+    await assert.rejects(authenticate(key), /Unknown or revoked API key/);
+  });
+
+  it('never keep unknown keys: a key created after a failed attempt works at once', async () => {
+    const authenticate = createKeyAuthenticator(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 60_000 } }, fixedClock);
+    const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'free', 'late');
+    await ctx.store.db.deleteFrom('api_keys').where('hash', '=', hashKey(key)).execute();
+    await assert.rejects(authenticate(key), /Unknown or revoked API key/);
+    await ctx.store.insertKey({ id: 'k_late00000001', hash: hashKey(key), plan: 'free', label: null, created_at: '2026-01-01 00:00:00' });
+    assert.equal((await authenticate(key)).planName, 'free');
   });
 });

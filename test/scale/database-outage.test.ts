@@ -15,7 +15,9 @@ const DATABASE_URL = process.env.TEST_DATABASE_URL;
 const needsPostgres = DATABASE_URL
   ? false
   : 'set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the database outage tests (PostgreSQL behind a TCP proxy)';
-const config = loadConfig({ overrides: GENEROUS_PLANS });
+// Cached responses and key records are served until the store's versions are next read; reading them
+// on every request makes each request meet the outage at once.
+const config = loadConfig({ overrides: { ...GENEROUS_PLANS, cache: { versionCheckMs: 0 } } });
 const OBJECTS = `/taxii2/api/collections/${INDICATORS_COLLECTION}/objects/?limit=5`;
 
 describe('PostgreSQL going away mid-run', { skip: needsPostgres }, () => {
