@@ -55,11 +55,25 @@ function namespaceBytes(namespace: string): Buffer {
 
 /** `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`. */
 export function stixId(type: string, name: string): StixIdentifier {
-  if (type.length < 3 || type.length > 250 || !STIX_TYPE.test(type)) {
-    throw new StixMappingError('invalid-reference', `"${type}" is not a STIX object type`);
+  const key = `${type}--${name}`;
+  let id = recentIds.get(key);
+  if (id === undefined) {
+    if (type.length < 3 || type.length > 250 || !STIX_TYPE.test(type)) {
+      throw new StixMappingError('invalid-reference', `"${type}" is not a STIX object type`);
+    }
+    id = `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`;
+    if (recentIds.size >= RECENT_IDS) recentIds.clear();
+    recentIds.set(key, id);
   }
-  return `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`;
+  return id;
 }
+
+/**
+ * The ids made last: an import names each object's id before building it, and the mapper names
+ * it again (and an indicator's again as a relationship's source), a few thousand calls apart.
+ */
+const recentIds = new Map<string, StixIdentifier>();
+const RECENT_IDS = 8192;
 
 /** The object type of a STIX identifier; throws unless `id` is `type--UUID` (and of `expected`). */
 export function stixIdType(id: string, expected?: string): string {
