@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { systemClock } from './clock.js';
 import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
 import { ConfigError, ImportError } from './errors.js';
-import { createLogger } from './http/logger.js';
+import { batchedWriter, createLogger } from './http/logger.js';
 import { importFile } from './import/import-file.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
@@ -33,8 +33,17 @@ Options for every command:
 
 serve also reads PORT, HOST, REDIS_URL and LOG_LEVEL.`;
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
-const err = (line: string) => process.stderr.write(`${line}\n`);
+/** Log lines are batched; anything printed directly goes after the lines logged before it. */
+const log = batchedWriter((text) => process.stderr.write(text));
+process.on('exit', log.flush);
+const out = (line: string) => {
+  log.flush();
+  process.stdout.write(`${line}\n`);
+};
+const err = (line: string) => {
+  log.flush();
+  process.stderr.write(`${line}\n`);
+};
 
 function parseCommandLine(argv: string[]) {
   return parseArgs({
@@ -73,7 +82,7 @@ function progressPrinter(): ((count: number) => void) | undefined {
 }
 
 async function runCommand(command: string, positionals: string[], values: ReturnType<typeof parseCommandLine>['values'], settings: RuntimeSettings, config: Config): Promise<void> {
-  const logger = createLogger(settings.logLevel, (line) => process.stderr.write(line));
+  const logger = createLogger(settings.logLevel, log.write);
   const store: Store = await openStore(settings.db, { setting: settings.dbSetting, importHooks: storeImportHooks(config) });
   let keepOpen = false;
   try {

@@ -24,3 +24,34 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 }
 
 export const silentLogger: Logger = createLogger('silent');
+
+/**
+ * Gathers lines and writes them once per turn of the event loop (or at 64 KB): a busy server logs a
+ * line per request, and one write per line would cost a system call each. Call `flush()` before the
+ * process exits (a process 'exit' handler does).
+ */
+export function batchedWriter(write: (text: string) => void, maxChars = 64 * 1024): { write(line: string): void; flush(): void } {
+  let lines: string[] = [];
+  let size = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (lines.length === 0) return;
+    const text = lines.join('');
+    lines = [];
+    size = 0;
+    write(text);
+  };
+  return {
+    write(line) {
+      lines.push(line);
+      size += line.length;
+      if (size >= maxChars) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+}
