@@ -45,8 +45,9 @@ interface Options {
   scenarios: string[] | null;
   medallion: boolean;
   build: boolean;
-  lookupCache: boolean;
+  responseCache: boolean;
   cpuProf: boolean;
+  reimport: boolean;
   outDir: string;
 }
 
@@ -57,8 +58,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --connections 16        wrk connections (one wrk thread)
   --workers 1             threatgate serve --workers N; the bare server and gunicorn get as many
   --scenarios a,b         only these (ids in the table); --no-medallion skips the reference server
-  --no-lookup-cache       serve with cache.maxEntries 0, so lookups and links pages hit SQLite every time
+  --no-response-cache     serve with cache.maxEntries 0: no response is served from threatgate's cache
   --cpu-prof              instead of comparing, profile threatgate under wrk, one server run per scenario
+  --reimport              import again into bench/out/db-SIZE.sqlite even when it is there (after import changes)
   --no-build              do not run npm run build first
 `;
 
@@ -76,8 +78,9 @@ function parseOptions(argv: string[]): Options | null {
       scenarios: { type: 'string' },
       'no-medallion': { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
-      'no-lookup-cache': { type: 'boolean', default: false },
+      'no-response-cache': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      reimport: { type: 'boolean', default: false },
       'out-dir': { type: 'string', default: join(ROOT, 'bench', 'out') },
       help: { type: 'boolean', short: 'h' },
     },
@@ -98,8 +101,9 @@ function parseOptions(argv: string[]): Options | null {
     scenarios: values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : null,
     medallion: !values['no-medallion'],
     build: !values['no-build'],
-    lookupCache: !values['no-lookup-cache'],
+    responseCache: !values['no-response-cache'],
     cpuProf: values['cpu-prof'],
+    reimport: values.reimport,
     outDir: resolve(values['out-dir']),
   };
 }
@@ -377,9 +381,9 @@ async function ensureDataFile(outDir: string, size: number): Promise<string> {
 }
 
 /** Imports with the built CLI into a scratch file renamed at the end, so a cached db is always complete. */
-async function ensureDb(outDir: string, size: number, dataFile: string): Promise<string> {
+async function ensureDb(outDir: string, size: number, dataFile: string, reimport: boolean): Promise<string> {
   const db = join(outDir, `db-${sizeLabel(size)}.sqlite`);
-  if (existsSync(db) && statSync(db).mtimeMs >= statSync(dataFile).mtimeMs) return db;
+  if (!reimport && existsSync(db) && statSync(db).mtimeMs >= statSync(dataFile).mtimeMs) return db;
   const scratch = join(outDir, `db-${sizeLabel(size)}.importing-${process.pid}.sqlite`);
   log(`importing ${relative(ROOT, dataFile)} into ${relative(ROOT, db)} …`);
   const probe = join(outDir, `import-${sizeLabel(size)}-${process.pid}`);
@@ -439,11 +443,10 @@ async function lookupScenarios(port: number, key: string): Promise<Scenario[]> {
   const first = feeds[0]!;
   const biggest = feeds.reduce((a, b) => (b.indicators.total > a.indicators.total ? b : a));
   const links = `/api/feed.php?fid=${biggest.fid}&get=links`;
-  const page0 = await getOk<{ results: unknown[] }>(port, `${links}&page=0&key=${key}`);
-  const pageSize = page0.results.length;
-  const pages = Math.ceil(biggest.indicators.total / pageSize);
+  const page0 = await getOk<{ results: unknown[]; page_next?: number }>(port, `${links}&page=0&key=${key}`);
+  const pages = page0.page_next === undefined ? 1 : Math.ceil(biggest.indicators.total / page0.results.length);
   const deep = Math.max(0, pages - 2);
-  const linksNote = `fid ${biggest.fid}, the biggest feed: ${biggest.indicators.total.toLocaleString('en-US')} links, ${pages} pages of ${pageSize}`;
+  const linksNote = `fid ${biggest.fid}, the biggest feed: ${biggest.indicators.total.toLocaleString('en-US')} links, ${pages} page${pages === 1 ? '' : 's'} of ${page0.results.length}`;
   return [
     { id: 'threat', path: `/api/threat.php?tid=1&key=${key}`, headers: {} },
     { id: 'feed', path: `/api/feed.php?feed=${encodeURIComponent(first.feed)}&organization=${encodeURIComponent(first.organization)}&key=${key}`, headers: {} },
@@ -670,10 +673,10 @@ interface Servers {
 }
 
 async function serverConfig(options: Options): Promise<string> {
-  if (options.lookupCache) return BENCH_CONFIG;
-  const file = join(options.outDir, 'bench-config-no-lookup-cache.json');
+  if (options.responseCache) return BENCH_CONFIG;
+  const file = join(options.outDir, 'bench-config-no-response-cache.json');
   const config = JSON.parse(await readFile(BENCH_CONFIG, 'utf8')) as Record<string, unknown>;
-  await writeFile(file, `${JSON.stringify({ ...config, cache: { maxEntries: 0, versionCheckMs: 1000 } }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ ...config, cache: { maxEntries: 0 } }, null, 2)}\n`);
   return file;
 }
 
@@ -710,6 +713,8 @@ async function startBare(responses: string, options: Options, layout: CoreLayout
 async function recordResponses(port: number, scenarios: readonly Scenario[], file: string): Promise<RecordedResponse[]> {
   const recorded: RecordedResponse[] = [];
   for (const s of scenarios) {
+    // With little data two scenarios can be one request (links page 0 is also the last but one).
+    if (recorded.some((r) => r.path === s.path)) continue;
     const res = await get(port, s.path, s.headers);
     if (res.status !== 200) throw new Error(`${s.id}: threatgate answered ${res.status} to GET ${s.path}: ${res.body.toString('utf8').slice(0, 300)}`);
     recorded.push({ path: s.path, status: res.status, headers: replayableHeaders(res.rawHeaders), bodyBase64: res.body.toString('base64') });
@@ -779,7 +784,7 @@ function selectScenarios(all: Scenario[], options: Options): Scenario[] {
 
 async function prepareSize(size: number, options: Options): Promise<{ db: string; keys: { pro: string; business: string } }> {
   const dataFile = await ensureDataFile(options.outDir, size);
-  const db = await ensureDb(options.outDir, size, dataFile);
+  const db = await ensureDb(options.outDir, size, dataFile, options.reimport);
   return { db, keys: { pro: createKey(db, 'pro'), business: createKey(db, 'business') } };
 }
 
@@ -910,7 +915,7 @@ async function profileSize(size: number, options: Options, layout: CoreLayout, l
 
 function ratioCell(tg: Figures, other: Figures | undefined, target: number | null): string {
   if (!other) return '–';
-  if (other.rps === 0) return 'n/a (it completed no request)';
+  if (other.rps === 0) return 'n/a (no request completed)';
   const ratio = tg.rps / other.rps;
   const text = `${ratio.toFixed(2)}x`;
   return target !== null && ratio < target ? `**${text}**` : text;
@@ -961,6 +966,22 @@ function gitFacts(): { commit: string; dirty: boolean } {
 // Main.
 // ---------------------------------------------------------------------------------------------
 
+function runFacts(options: Options, layout: CoreLayout) {
+  return {
+    date: new Date().toISOString(),
+    ...gitFacts(),
+    // dist/ may lag the commit (--no-build): what was measured is what dist/ held.
+    distBuiltAt: statSync(CLI).mtime.toISOString(),
+    node: process.version,
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    pinning: layout.note,
+    wrk: { threads: 1, connections: options.connections, durationSeconds: options.duration, rounds: options.rounds, warmupSeconds: options.warmup },
+    workers: options.workers,
+    responseCache: options.responseCache,
+  };
+}
+
 function checkTools(options: Options): void {
   if (!hasCommand('wrk', ['-v'])) {
     throw new Error('wrk is not installed: apt-get install -y wrk');
@@ -993,28 +1014,22 @@ async function main(argv: string[]): Promise<void> {
     for (const size of options.sizes) await profileSize(size, options, layout, load);
     return;
   }
+  const facts = runFacts(options, layout);
+  // One file per kind of run, so a side experiment (--workers 2, --no-response-cache) keeps the main run's.
+  const variant = `${options.sizes.map(sizeLabel).join('-')}-w${options.workers}${options.responseCache ? '' : '-no-cache'}`;
+  const file = join(options.outDir, `http-bench-results-${variant}.json`);
   const results: SizeResult[] = [];
   for (const size of options.sizes) {
-    const result = await benchSize(size, options, layout, load);
-    results.push(result);
-    process.stdout.write(`\n${formatSizeTable(result)}\n`);
+    results.push(await benchSize(size, options, layout, load));
+    process.stdout.write(`\n${formatSizeTable(results[results.length - 1]!)}\n`);
+    // Written after every size, so a failure at a larger size keeps the smaller ones.
+    await writeFile(file, `${JSON.stringify({ ...facts, loadAverage: loadavg(), results }, null, 2)}\n`);
   }
   if (results.length > 1) process.stdout.write(`\n${formatScaling(results)}\n`);
-  const facts = {
-    date: new Date().toISOString(),
-    ...gitFacts(),
-    node: process.version,
-    cores: cpus().length,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    loadAverage: loadavg(),
-    pinning: layout.note,
-    wrk: { threads: 1, connections: options.connections, durationSeconds: options.duration, rounds: options.rounds, warmupSeconds: options.warmup },
-    workers: options.workers,
-    lookupCache: options.lookupCache,
-  };
-  const file = join(options.outDir, 'http-bench-results.json');
-  await writeFile(file, `${JSON.stringify({ ...facts, results }, null, 2)}\n`);
-  process.stdout.write(`\n${facts.date.slice(0, 10)}, commit ${facts.commit}${facts.dirty ? ' (with uncommitted changes)' : ''}, Node ${facts.node}, ${facts.cores} cores (${facts.cpu}); ${layout.note}; results in ${relative(ROOT, file)}\n`);
+  process.stdout.write(
+    `\n${facts.date.slice(0, 10)}, commit ${facts.commit}${facts.dirty ? ' (with uncommitted changes)' : ''}, dist/ built ${facts.distBuiltAt}, ` +
+      `Node ${facts.node}, ${facts.cores} cores (${facts.cpu}); ${layout.note}; results in ${relative(ROOT, file)}\n`,
+  );
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
