@@ -1,10 +1,11 @@
-// A bare node:http server that replays recorded threatgate responses byte for byte: the ceiling for http-bench.ts.
+// A bare node:http server (or with --express, a bare Express 5 app) that replays recorded threatgate responses byte for byte: http-bench.ts's ceiling and Express floor.
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import express from 'express';
 
 /** One recorded response, as http-bench.ts writes it: the request path with its query, and what came back. */
 export interface RecordedResponse {
@@ -44,8 +45,20 @@ function handler(replies: Map<string, Reply>) {
   };
 }
 
-function listen(replies: Map<string, Reply>, port: number, host: string): Promise<number> {
-  const server = createServer(handler(replies));
+/**
+ * The Express floor: the same handler as the only layer of an Express 5 app, with nothing that
+ * adds headers (no ETag, no X-Powered-By): what Express itself costs per request.
+ */
+function expressApp(replies: Map<string, Reply>) {
+  const app = express();
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.use(handler(replies));
+  return app;
+}
+
+function listen(replies: Map<string, Reply>, port: number, host: string, useExpress: boolean): Promise<number> {
+  const server = createServer(useExpress ? expressApp(replies) : handler(replies));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   process.once('SIGTERM', () => server.close(() => process.exit(0)).closeAllConnections());
   return new Promise((done, fail) => {
@@ -85,10 +98,11 @@ async function main(argv: string[]): Promise<void> {
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
       workers: { type: 'string', default: '1' },
+      express: { type: 'boolean', default: false },
     },
   });
   if (!values.responses) {
-    process.stderr.write('Usage: node --import tsx bench/bare-server.ts --responses FILE.json [--port N] [--host H] [--workers N]\n');
+    process.stderr.write('Usage: node --import tsx bench/bare-server.ts --responses FILE.json [--port N] [--host H] [--workers N] [--express]\n');
     process.exitCode = 1;
     return;
   }
@@ -98,7 +112,7 @@ async function main(argv: string[]): Promise<void> {
     runPrimary(workers, values.host);
     return;
   }
-  const port = await listen(loadReplies(values.responses), Number(values.port), values.host);
+  const port = await listen(loadReplies(values.responses), Number(values.port), values.host, values.express);
   if (cluster.isPrimary) process.stdout.write(`listening on http://${values.host}:${port}\n`);
 }
 

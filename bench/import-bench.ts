@@ -162,6 +162,8 @@ export interface SizeResult {
   heapPeakMB?: number;
   externalPeakMB?: number;
   profile?: string;
+  /** How many runs the figures are the median of. */
+  runs?: number;
 }
 
 export interface BenchOptions {
@@ -172,6 +174,8 @@ export interface BenchOptions {
   cpuProf: boolean;
   keepDb: boolean;
   timeline: boolean;
+  /** Imports (and re-imports) per size; the table shows medians. */
+  runs: number;
 }
 
 const MB = 1024 * 1024;
@@ -180,11 +184,39 @@ function fail(what: string, run: RunResult): never {
   throw new Error(`${what} failed (exit ${run.exitCode}):\n${run.stderr.trim() || run.stdout.trim()}`);
 }
 
+/** Each numeric field is the median of the runs (the middle one of three); flags hold if they held every time. */
+export function medianResult(runs: readonly SizeResult[]): SizeResult {
+  const first = runs[0]!;
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const out: Record<string, unknown> = { ...first, runs: runs.length };
+  for (const [key, value] of Object.entries(first)) {
+    if (typeof value === 'number' && key !== 'size' && key !== 'records') out[key] = median(runs.map((r) => r[key as keyof SizeResult] as number));
+  }
+  out.reimportChangedNothing = runs.every((r) => r.reimportChangedNothing);
+  return out as unknown as SizeResult;
+}
+
 export async function benchImport(options: BenchOptions, log: (line: string) => void): Promise<SizeResult[]> {
   if (options.build) await ensureBuilt();
   await mkdir(options.outDir, { recursive: true });
   const results: SizeResult[] = [];
   for (const size of options.sizes) {
+    const runs: SizeResult[] = [];
+    for (let run = 1; run <= options.runs; run++) {
+      if (options.runs > 1) log(`run ${run} of ${options.runs} at ${size} indicators`);
+      runs.push(await benchSize(size, options, log));
+    }
+    results.push(medianResult(runs));
+  }
+  return results;
+}
+
+async function benchSize(size: number, options: BenchOptions, log: (line: string) => void): Promise<SizeResult> {
+  {
     const file = join(options.outDir, `data-${size}.ndjson`);
     if (!existsSync(file)) {
       log(`generating ${relative(ROOT, file)} …`);
@@ -243,19 +275,19 @@ export async function benchImport(options: BenchOptions, log: (line: string) => 
       log(formatProfileSummary(await summarizeProfileFile(result.profile, 25, IMPORT_PHASES)));
       log('');
     }
-    results.push(result);
     if (!options.keepDb) await removeDb(db);
+    return result;
   }
-  return results;
 }
 
 export function formatTable(results: readonly SizeResult[], profiled: boolean): string {
   const header =
-    '| size | file MB | records | import s | records/s | peak RSS MB | re-import s | import CPU s | re-import CPU s | re-import RSS MB | re-import unchanged | DB MB |\n' +
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|';
+    '| size | runs | file MB | records | import s | records/s | peak RSS MB | re-import s | import CPU s | re-import CPU s | re-import RSS MB | re-import unchanged | DB MB |\n' +
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|';
   const lines = results.map((r) =>
     [
       r.size.toLocaleString('en-US'),
+      String(r.runs ?? 1),
       r.fileMB.toFixed(1),
       r.records.toLocaleString('en-US'),
       r.importSeconds.toFixed(1),
@@ -283,6 +315,7 @@ async function main(argv: string[]): Promise<void> {
     strict: true,
     options: {
       sizes: { type: 'string', default: '10000,100000,1000000' },
+      runs: { type: 'string', default: '3' },
       'out-dir': { type: 'string', default: join(ROOT, 'bench', 'out') },
       seed: { type: 'string', default: '1' },
       'no-build': { type: 'boolean', default: false },
@@ -294,7 +327,7 @@ async function main(argv: string[]): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: node --import tsx bench/import-bench.ts [--sizes 10000,100000,1000000] [--out-dir bench/out] [--seed 1]\n' +
+      'Usage: node --import tsx bench/import-bench.ts [--sizes 10000,100000,1000000] [--runs 3] [--out-dir bench/out] [--seed 1]\n' +
         '       [--no-build] [--cpu-prof] [--keep-db] [--timeline]\n',
     );
     return;
@@ -307,6 +340,7 @@ async function main(argv: string[]): Promise<void> {
     cpuProf: values['cpu-prof'],
     keepDb: values['keep-db'],
     timeline: values.timeline,
+    runs: Math.max(1, Number(values.runs)),
   };
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const results = await benchImport(options, log);
