@@ -23,13 +23,14 @@ function wantsLinks(req: Request): boolean {
 }
 
 export function createLookupHandlers(store: Store, config: Config, clock: Clock) {
-  const cache = new ResponseCache(() => store.dataVersion(), clock, config.cache);
+  // Bodies are kept as UTF-8 bytes: a links page of 1,000 rows is not encoded again per request.
+  const cache = new ResponseCache<Buffer>(() => store.dataVersion(), clock, config.cache, (body) => body.length);
 
   /** Serves the cached body for `key`, building it on a miss; a missing record is a 404. */
   async function send(res: Response, key: string, notFound: string, build: () => Promise<unknown>): Promise<void> {
     const body = await cache.get(key, async () => {
       const value = await build();
-      return value === undefined ? undefined : serialize(value, key.endsWith('|1'));
+      return value === undefined ? undefined : Buffer.from(serialize(value, key.endsWith('|1')), 'utf8');
     });
     if (body === undefined) throw new NotFoundError(notFound);
     sendJsonText(res, body);

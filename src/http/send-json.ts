@@ -5,9 +5,9 @@ export function sendJson(res: Response, body: unknown, pretty: boolean, status =
   sendJsonText(res, pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body), status);
 }
 
-/** Sends an already serialized JSON body (from the response cache). */
-export function sendJsonText(res: Response, text: string, status = 200): void {
-  res.status(status).type('application/json; charset=utf-8').send(text);
+/** Sends an already serialized JSON body (from the response cache: UTF-8 bytes, encoded once). */
+export function sendJsonText(res: Response, body: string | Buffer, status = 200): void {
+  res.status(status).set('Content-Type', 'application/json; charset=utf-8').send(body);
 }
 
 export function serialize(body: unknown, pretty: boolean): string {
