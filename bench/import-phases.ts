@@ -109,10 +109,9 @@ type AnyFn = (...args: unknown[]) => unknown;
 
 /**
  * Wraps Statement#all/run/get and Database#prepare of better-sqlite3 (the module instance the store
- * uses). With `cacheStatements`, prepare returns the statement already compiled for the same SQL
- * text on the same connection: an experiment for what a statement cache in the store would save.
+ * uses). The store caches its statements itself, so prepare shows only cache misses.
  */
-function instrumentSqlite(recorder: Recorder, cacheStatements: boolean): void {
+function instrumentSqlite(recorder: Recorder): void {
   const scratch = new BetterSqlite3(':memory:');
   const statementProto = Object.getPrototypeOf(scratch.prepare('select 1')) as Record<string, AnyFn>;
   const databaseProto = Object.getPrototypeOf(scratch) as Record<string, AnyFn>;
@@ -130,19 +129,10 @@ function instrumentSqlite(recorder: Recorder, cacheStatements: boolean): void {
     };
   }
   const prepare = databaseProto.prepare!;
-  const caches = new WeakMap<object, Map<string, unknown>>();
   databaseProto.prepare = function (this: object, ...args: unknown[]) {
-    let cache: Map<string, unknown> | undefined;
-    if (cacheStatements && typeof args[0] === 'string') {
-      cache = caches.get(this);
-      if (!cache) caches.set(this, (cache = new Map()));
-      const cached = cache.get(args[0]);
-      if (cached) return cached;
-    }
     const started = performance.now();
     const statement = prepare.apply(this, args);
     recorder.record('(prepare: compiling SQL text into a statement)', performance.now() - started, 0, 0);
-    cache?.set(args[0] as string, statement);
     return statement;
   };
 }
@@ -161,12 +151,11 @@ export interface ProfileOptions {
   markPhases?: boolean;
   /** Experiments: PRAGMAs run on the store's connection before the import, e.g. `cache_size = -65536`. */
   pragmas?: string[];
-  statementCache?: boolean;
 }
 
 export async function profileImport(file: string, db: string, options: ProfileOptions): Promise<PhaseReport> {
   const recorder = new Recorder(options.markPhases ?? false);
-  instrumentSqlite(recorder, options.statementCache ?? false);
+  instrumentSqlite(recorder);
   if (options.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
   const config = loadConfig({});
   const timedHooks: ImportHook[] = storeImportHooks(config).map((hook, i) => async (trx, changes, clock, dialect) => {
@@ -266,7 +255,6 @@ async function main(argv: string[]): Promise<void> {
       'mark-phases': { type: 'boolean', default: false },
       'gc-log': { type: 'string' },
       pragma: { type: 'string', multiple: true },
-      'statement-cache': { type: 'boolean', default: false },
     },
   });
   if (values['gc-log']) {
@@ -279,8 +267,8 @@ async function main(argv: string[]): Promise<void> {
         '       [--phases-out FILE.json] [--mark-phases]\n' +
         '  --mark-phases prints "[phase] NAME" lines on stdout, between the --trace-gc lines; save that\n' +
         '  stdout and read it back with: import-phases.ts --gc-log STDOUT_FILE (heap per phase).\n' +
-        '  Experiments (not what the CLI does): --pragma "cache_size = -65536" (repeatable) runs PRAGMAs on the\n' +
-        '  store connection first; --statement-cache reuses compiled statements for identical SQL text.\n' +
+        '  Experiments (not what the CLI does): --pragma "mmap_size = 0" (repeatable) runs PRAGMAs on the\n' +
+        '  store connection first (cache_size is set by the import itself and restored after it).\n' +
         '  --reuse keeps the database (profiles a re-import); --phases-out writes the phase windows for\n' +
         '  cpu-profile-summary.ts --phases-file, which then splits the CPU profile by phase.\n',
     );
@@ -291,7 +279,6 @@ async function main(argv: string[]): Promise<void> {
     fresh: !values.reuse,
     markPhases: values['mark-phases'],
     pragmas: values.pragma ?? [],
-    statementCache: values['statement-cache'],
   });
   process.stdout.write(`${formatPhaseReport(report, Number(values.top))}\n`);
   if (values['phases-out']) {

@@ -7,7 +7,7 @@ import type { Dialect } from './migrations.js';
 import type { ImportCounts, ImportSummary } from './records.js';
 import type { Database } from './schema.js';
 import { bulkInsert, type BulkInsert } from './bulk-insert.js';
-import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged, staged } from './import-staging.js';
+import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
 const IMPORT_LOCK_ID = 7_324_861_001;

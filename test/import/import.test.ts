@@ -10,6 +10,7 @@ import { importFile } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { ImportError } from '../../src/errors.js';
+import { sql } from 'kysely';
 
 /** Every table's rows, in key order: two stores with equal snapshots hold the same data. */
 async function snapshot(store: Store) {
@@ -64,6 +65,14 @@ describe('threatgate import', () => {
     const cr = await importFile(await open('cr'), write('cr.ndjson', toNdjson(data).replaceAll('\n', '\r')), fixedClock);
     assert.deepEqual(crlf, lf);
     assert.deepEqual(cr, lf);
+  });
+
+  it('gives back the larger SQLite page cache it takes for an import', async () => {
+    const store = await open('cache');
+    const before = await sql<{ cache_size: number }>`pragma cache_size`.execute(store.db);
+    await importFile(store, write('cache.ndjson', toNdjson(buildFixture())), fixedClock);
+    const after = await sql<{ cache_size: number }>`pragma cache_size`.execute(store.db);
+    assert.deepEqual(after.rows, before.rows);
   });
 
   it('changes nothing when the same file is imported again', async () => {
