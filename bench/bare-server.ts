@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import express from 'express';
+import { expressMessageClasses } from '../src/http/express-server.js';
 
 /** One recorded response, as http-bench.ts writes it: the request path with its query, and what came back. */
 export interface RecordedResponse {
@@ -58,7 +59,12 @@ function expressApp(replies: Map<string, Reply>) {
 }
 
 function listen(replies: Map<string, Reply>, port: number, host: string, useExpress: boolean): Promise<number> {
-  const server = createServer(useExpress ? expressApp(replies) : handler(replies));
+  let server;
+  if (useExpress) {
+    // Built as threatgate builds its server: objects born with the app's prototypes.
+    const app = expressApp(replies);
+    server = createServer(expressMessageClasses(app), app);
+  } else server = createServer(handler(replies));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   process.once('SIGTERM', () => server.close(() => process.exit(0)).closeAllConnections());
   return new Promise((done, fail) => {

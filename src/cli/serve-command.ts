@@ -5,6 +5,7 @@ import { createApp } from '../app.js';
 import { systemClock } from '../clock.js';
 import type { Config, RuntimeSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
+import { expressMessageClasses, type MessageClasses } from '../http/express-server.js';
 import type { Logger } from '../http/logger.js';
 import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js';
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
@@ -47,10 +48,10 @@ export function readyLine(host: string, port: number): string {
  * `graceMs` (their responses say `Connection: close`, so kept-alive sockets do not linger), then cuts
  * whatever is left. Resolves with whether everything finished in time.
  */
-export function createDrainableServer(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+export function createDrainableServer(handler: (req: IncomingMessage, res: ServerResponse) => void, classes?: MessageClasses) {
   const active = new Set<ServerResponse>();
   let draining = false;
-  const server = createServer((req, res) => {
+  const server = createServer(classes ?? {}, (req, res) => {
     active.add(res);
     res.once('close', () => active.delete(res));
     if (draining) res.setHeader('Connection', 'close');
@@ -102,7 +103,7 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void)
     rateLimitStores = createPrimaryCounterStores(process);
   }
   const app = createApp({ config, store, logger, rateLimitStores, extraRouters: taxiiRouters() });
-  const { server, drain, inFlight } = createDrainableServer(app);
+  const { server, drain, inFlight } = createDrainableServer(app, expressMessageClasses(app));
   // Longer than common load balancer idle timeouts (60 s), so the balancer closes first.
   server.keepAliveTimeout = 65_000;
   try {
