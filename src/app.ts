@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
 import { silentLogger, type Logger } from './http/logger.js';
 import { createRequestLog } from './http/request-log.js';
-import { createRateLimiters, type RateLimitStoreFactory } from './plans/rate-limiters.js';
+import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -28,7 +28,7 @@ export interface SharedDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  rateLimiters: RequestHandler[];
+  rateLimit: RequestHandler;
   authenticate: KeyAuthenticator;
 }
 
@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): Express {
     store: deps.store,
     clock: deps.clock ?? systemClock,
     logger,
-    rateLimiters: createRateLimiters(deps.rateLimitStores),
+    rateLimit: createRateLimiter(deps.rateLimitStores),
     authenticate: createKeyAuthenticator(deps.store, deps.config, deps.clock ?? systemClock),
   };
 

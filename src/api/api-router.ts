@@ -10,11 +10,11 @@ import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { createLookupHandlers } from './lookup-handlers.js';
 
-export function createApiRouter(deps: { store: Store; config: Config; clock: Clock; logger: Logger; rateLimiters: RequestHandler[]; authenticate: KeyAuthenticator }): Router {
+export function createApiRouter(deps: { store: Store; config: Config; clock: Clock; logger: Logger; rateLimit: RequestHandler; authenticate: KeyAuthenticator }): Router {
   const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config, deps.clock);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
-  router.use(createLookupClientResolver(deps.authenticate, deps.config), ...deps.rateLimiters);
+  router.use(createLookupClientResolver(deps.authenticate, deps.config), deps.rateLimit);
 
   router.route('/threat.php').get(getThreat).all(onlyGet);
   router.route('/feed.php').get(getFeed).all(onlyGet);

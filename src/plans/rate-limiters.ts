@@ -1,4 +1,5 @@
 // Per-plan rate limits over three windows (second, day, month), keyed by API key or client IP.
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitInfo, type Store as RateLimitStore } from 'express-rate-limit';
 import type { Plan } from '../config.js';
@@ -37,34 +38,83 @@ function describe(client: Client, window: RateWindow): string {
   return `API rate limit exceeded: ${limit} request${limit === 1 ? '' : 's'} ${window.label} for ${who}.`;
 }
 
-/** Middleware for every window; each sets the draft-8 RateLimit headers and its X-Requests-Remaining header. */
-export function createRateLimiters(storeFor: RateLimitStoreFactory = () => undefined): RequestHandler[] {
-  return RATE_WINDOWS.flatMap((window) => {
-    const property = `rateLimit_${window.name}`;
-    const store = storeFor(window) ?? new FixedWindowStore();
-    const limiter = rateLimit({
+/**
+ * The draft-8 partition key, as express-rate-limit writes it: the first 12 hex digits of the
+ * counter key's SHA-256, in base64. Remembered, so that a busy client costs no hash per request.
+ */
+function partitionKeys(): (key: string) => string {
+  const known = new Map<string, string>();
+  return (key) => {
+    let value = known.get(key);
+    if (value === undefined) {
+      if (known.size >= 10_000) known.clear();
+      value = Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
+      known.set(key, value);
+    }
+    return value;
+  };
+}
+
+/**
+ * One middleware for the three windows, in order: each is an express-rate-limit limiter (counting,
+ * limits, and the 429 through our handler). The headers are written here in one pass, in
+ * express-rate-limit's draft-8 format (`RateLimit` and `RateLimit-Policy`, one line per window) and
+ * with an `X-Requests-Remaining-*` header per window; on a 429, for the windows counted so far.
+ */
+export function createRateLimiter(storeFor: RateLimitStoreFactory = () => undefined): RequestHandler {
+  const partitionKey = partitionKeys();
+  const infoOf = (req: Request, window: RateWindow) => (req as unknown as Record<string, RateLimitInfo | undefined>)[`rateLimit_${window.name}`];
+
+  const setHeaders = (req: Request, res: Response, windows: number) => {
+    const lines: string[] = [];
+    const policies: string[] = [];
+    for (let i = 0; i < windows; i++) {
+      const window = RATE_WINDOWS[i]!;
+      const info = infoOf(req, window);
+      if (!info) continue;
+      const windowSeconds = Math.ceil(window.ms / 1000);
+      const reset = info.resetTime ? Math.max(0, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
+      lines.push(`"${window.name}"; r=${info.remaining}; t=${reset}`);
+      policies.push(`"${window.name}"; q=${info.limit}; w=${windowSeconds}; pk=:${partitionKey(info.key)}:`);
+    }
+    if (lines.length === 0 || res.headersSent) return;
+    res.setHeader('RateLimit', lines);
+    res.setHeader('RateLimit-Policy', policies);
+    for (let i = 0; i < windows; i++) {
+      const info = infoOf(req, RATE_WINDOWS[i]!);
+      if (info) res.setHeader(RATE_WINDOWS[i]!.header, String(info.remaining));
+    }
+  };
+
+  const limiters = RATE_WINDOWS.map((window, index) =>
+    rateLimit({
       windowMs: window.ms,
       limit: (_req, res) => window.limitOf(clientOf(res).plan),
-      standardHeaders: 'draft-8',
+      standardHeaders: false,
       legacyHeaders: false,
-      identifier: window.name,
-      requestPropertyName: property,
+      requestPropertyName: `rateLimit_${window.name}`,
       keyGenerator: counterKey,
-      store,
+      store: storeFor(window) ?? new FixedWindowStore(),
       // Store failures are decided by the store wrapper (fail open or closed), not here.
       passOnStoreError: false,
       handler: (req, res, next) => {
-        const info = (req as unknown as Record<string, RateLimitInfo>)[property];
-        res.setHeader(window.header, '0');
+        const info = infoOf(req, window);
+        setHeaders(req, res, index + 1);
         const retryAfter = info?.resetTime ? (info.resetTime.getTime() - Date.now()) / 1000 : window.ms / 1000;
         next(new RateLimitError(describe(clientOf(res), window), retryAfter));
       },
-    });
-    const remaining: RequestHandler = (req, res, next) => {
-      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
-      if (info) res.setHeader(window.header, String(info.remaining));
+    }),
+  );
+
+  return (req, res, next) => {
+    let index = 0;
+    const step = (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      const limiter = limiters[index++];
+      if (limiter) return void limiter(req, res, step);
+      setHeaders(req, res, limiters.length);
       next();
     };
-    return [limiter, remaining];
-  });
+    step();
+  };
 }

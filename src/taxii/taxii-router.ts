@@ -19,7 +19,7 @@ export interface TaxiiDeps {
   store: Store;
   config: Config;
   logger: Logger;
-  rateLimiters: RequestHandler[];
+  rateLimit: RequestHandler;
   authenticate: KeyAuthenticator;
   clock: Clock;
   /** The `next` signing secret, shared by every instance (kept in the store). */
@@ -54,7 +54,7 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   };
 
   const router = Router({ mergeParams: true });
-  router.use(createTaxiiAuthenticator(deps.authenticate), ...deps.rateLimiters, createPlanGate(config), requireTaxiiMediaType);
+  router.use(createTaxiiAuthenticator(deps.authenticate), deps.rateLimit, createPlanGate(config), requireTaxiiMediaType);
 
   router.route('/').get(json(discoveryResource(config))).all(onlyGet); // 4.1 Server Discovery
   router.route('/api').get(json(apiRootResource(config))).all(onlyGet); // 4.2 API Root Information

@@ -1,7 +1,12 @@
 // Rate limits per plan (DESIGN section 4): windows, headers, 429 with Retry-After, anonymous vs keyed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import express from 'express';
+import { rateLimit } from 'express-rate-limit';
 import request from 'supertest';
+import { hashKey } from '../../src/auth/key-secret.js';
+import { FixedWindowStore } from '../../src/plans/fixed-window-store.js';
+import { RATE_WINDOWS } from '../../src/plans/rate-limiters.js';
 import { createTestContext, type TestContext } from '../helpers/test-app.js';
 
 // Small day budgets make the (n+1)th request reachable; the per-second windows stay out of the way.
@@ -68,6 +73,28 @@ describe('rate limits on the lookup API', () => {
         if (limited) assert.match(limited.body.error, /2 requests per second for the pro plan/);
       }
       assert.ok(statuses.includes(429), `statuses ${statuses.join(',')}`);
+    });
+  });
+
+  describe('the draft-8 headers', () => {
+    it('are written exactly as express-rate-limit itself writes them, window by window', async () => {
+      const key = ctx.keys.business!;
+      const row = await ctx.store.findKeyByHash(hashKey(key));
+      const ours = await request(ctx.app).get(`/api/threat.php?tid=3&key=${key}`).expect(200);
+      // Node joins repeated header lines with ", "; each line starts with its quoted window name.
+      const lines = (name: string, res: request.Response) => String(res.headers[name]).split(/, (?=")/);
+      for (const [i, window] of RATE_WINDOWS.entries()) {
+        // express-rate-limit's own headers for the same counter key, limit, window and count.
+        const reference = express();
+        const used = Number(ours.headers[window.header.toLowerCase()]);
+        const limit = used + 1000;
+        reference.use(rateLimit({ windowMs: window.ms, limit, standardHeaders: 'draft-8', legacyHeaders: false, identifier: window.name, keyGenerator: () => `key:${row!.id}`, store: new FixedWindowStore() }));
+        reference.get('/', (_req, res) => res.end());
+        const theirs = await request(reference).get('/');
+        assert.equal(lines('ratelimit-policy', ours)[i]!.replace(/q=\d+/, ''), lines('ratelimit-policy', theirs)[0]!.replace(/q=\d+/, ''), window.name);
+        assert.match(lines('ratelimit', ours)[i]!, new RegExp(`^"${window.name}"; r=${used}; t=\\d+$`));
+        assert.match(lines('ratelimit', theirs)[0]!, new RegExp(`^"${window.name}"; r=${limit - 1}; t=\\d+$`));
+      }
     });
   });
 });
