@@ -39,6 +39,15 @@ const securityHeaders = helmet({
   referrerPolicy: { policy: 'no-referrer' },
 });
 
+/**
+ * Express 5 parses the query string again on every read of `req.query`; a request reads it for
+ * each parameter. Parsed once here, it is kept on the request as a plain property.
+ */
+const parseQueryOnce: RequestHandler = (req, _res, next) => {
+  Object.defineProperty(req, 'query', { value: req.query, writable: true, enumerable: true, configurable: true });
+  next();
+};
+
 export function createApp(deps: AppDeps): Express {
   const logger = deps.logger ?? silentLogger;
   const shared: SharedDeps = {
@@ -54,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');
-  app.use(createRequestLog(logger), securityHeaders);
+  app.use(parseQueryOnce, createRequestLog(logger), securityHeaders);
 
   app.use(createHealthRoutes(deps.store));
   app.use('/api', createApiRouter(shared));

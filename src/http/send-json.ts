@@ -7,7 +7,19 @@ export function sendJson(res: Response, body: unknown, pretty: boolean, status =
 
 /** Sends an already serialized JSON body (from the response cache: UTF-8 bytes, encoded once). */
 export function sendJsonText(res: Response, body: string | Buffer, status = 200): void {
-  res.status(status).set('Content-Type', 'application/json; charset=utf-8').send(body);
+  sendBytes(res, status, 'application/json; charset=utf-8', typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+}
+
+/**
+ * Sends a finished body with its exact Content-Type, straight through node:http: Express's
+ * `res.send` would look the type up again, and check request freshness for validators
+ * (ETag, Last-Modified) that these responses never carry. HEAD gets the headers only (node:http).
+ */
+export function sendBytes(res: Response, status: number, contentType: string, body: Buffer): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
 }
 
 export function serialize(body: unknown, pretty: boolean): string {

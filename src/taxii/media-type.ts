@@ -83,3 +83,21 @@ export function acceptsTaxii(accept: string | undefined): boolean {
   }
   return best !== undefined && best.q > 0;
 }
+
+/**
+ * acceptsTaxii with the answers for recent Accept values remembered: a polling client sends the same
+ * one every time. Bounded, since the values come from clients.
+ */
+export function rememberingAcceptsTaxii(capacity = 256): (accept: string | undefined) => boolean {
+  const answers = new Map<string, boolean>();
+  return (accept) => {
+    if (accept === undefined) return false;
+    let answer = answers.get(accept);
+    if (answer === undefined) {
+      answer = acceptsTaxii(accept);
+      if (answers.size >= capacity) answers.clear();
+      answers.set(accept, answer);
+    }
+    return answer;
+  };
+}

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { clientStatusOf } from '../api/api-errors.js';
 import { AppError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
+import { sendBytes } from '../http/send-json.js';
 import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 import { TAXII_MEDIA_TYPE } from './media-type.js';
 
@@ -19,11 +20,12 @@ const TITLES: Record<number, string> = {
 };
 
 /**
- * Sends a TAXII body. A Buffer is sent so that Express does not append `; charset=utf-8`:
+ * Sends a TAXII body with the media type exactly as written (no `; charset=utf-8` appended):
  * some TAXII clients compare the Content-Type with the media type verbatim.
  */
 export function sendTaxii(res: Response, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
-  res.status(status).set(headers).set('Content-Type', TAXII_MEDIA_TYPE).send(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  sendBytes(res, status, TAXII_MEDIA_TYPE, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
 }
 
 export function taxiiJson(body: unknown, pretty: boolean): string {

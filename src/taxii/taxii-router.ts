@@ -1,13 +1,13 @@
 // The TAXII 2.1 gateway's route table: auth, rate limits, plan gate and media type first, then resources.
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { prettyParam } from '../api/query-params.js';
-import type { Config } from '../config.js';
+import type { CollectionConfig, Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { Store } from '../store/store.js';
-import { acceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
+import { rememberingAcceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
 import { createObjectHandlers } from './object-handlers.js';
 import { createPlanGate } from './plan-gate.js';
 import { createTaxiiAuthenticator } from './taxii-auth.js';
@@ -26,6 +26,8 @@ export interface TaxiiDeps {
   nextSecret: () => Promise<string>;
 }
 
+const acceptsTaxii = rememberingAcceptsTaxii();
+
 /** Media type after auth and plan (DESIGN section 5): 406 when nothing acceptable is asked for. */
 const requireTaxiiMediaType: RequestHandler = (_req, res, next) => {
   if (!acceptsTaxii(res.locals.accept as string | undefined)) {
@@ -43,7 +45,14 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   const { config } = deps;
   const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, secret: deps.nextSecret });
   const byId = new Map(config.collections.map((c) => [c.id, c]));
-  const json = (body: unknown): RequestHandler => (req, res) => sendTaxii(res, 200, taxiiJson(body, prettyParam(req)));
+  // Discovery, the API root and the collections come from the config: serialized once, both ways.
+  const rendered = (body: unknown) => ({ compact: Buffer.from(taxiiJson(body, false), 'utf8'), pretty: Buffer.from(taxiiJson(body, true), 'utf8') });
+  const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);
+  const json = (body: unknown): RequestHandler => {
+    const bytes = rendered(body);
+    return (req, res) => sendRendered(req, res, bytes);
+  };
+  const collectionBodies = new Map(config.collections.map((c) => [c.id, rendered(collectionResource(c))]));
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
   const resolveCollection: RequestHandler = (req, res, next) => {
@@ -66,7 +75,7 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   router.use('/api/collections/:collectionId', resolveCollection);
   router
     .route('/api/collections/:collectionId')
-    .get((req, res) => sendTaxii(res, 200, taxiiJson(collectionResource(res.locals.collection), prettyParam(req)))) // 5.2 Get a Collection
+    .get((req, res) => sendRendered(req, res, collectionBodies.get((res.locals.collection as CollectionConfig).id)!)) // 5.2 Get a Collection
     .all(onlyGet);
   router.route('/api/collections/:collectionId/manifest').get(objects.getManifest).all(onlyGet); // 5.3 Get Object Manifests
   router

@@ -1,7 +1,7 @@
 // acceptsTaxii: the pure Accept parser (TAXII 2.1 section 1.6.8, RFC 9110 section 12.5.1), table-driven.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { acceptsTaxii } from '../../src/taxii/media-type.js';
+import { acceptsTaxii, rememberingAcceptsTaxii } from '../../src/taxii/media-type.js';
 
 const CASES: [string | undefined, boolean][] = [
   ['application/taxii+json;version=2.1', true],
@@ -41,4 +41,13 @@ describe('acceptsTaxii', () => {
       assert.equal(acceptsTaxii(accept), expected);
     });
   }
+});
+
+describe('rememberingAcceptsTaxii', () => {
+  it('gives the same answers as acceptsTaxii, first time and remembered, past its capacity', () => {
+    const remembering = rememberingAcceptsTaxii(4);
+    for (let round = 0; round < 3; round++) {
+      for (const [accept, expected] of CASES) assert.equal(remembering(accept), expected, `round ${round}: ${String(accept)}`);
+    }
+  });
 });
