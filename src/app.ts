@@ -40,13 +40,26 @@ const securityHeaders = helmet({
 });
 
 /**
- * Express 5 parses the query string again on every read of `req.query`; a request reads it for
- * each parameter. Parsed once here, it is kept on the request as a plain property.
+ * Express 5 parses the query string again on every read of `req.query`, and a request reads it once
+ * per parameter. This getter, on the app's request prototype, parses it once per request.
  */
-const parseQueryOnce: RequestHandler = (req, _res, next) => {
-  Object.defineProperty(req, 'query', { value: req.query, writable: true, enumerable: true, configurable: true });
-  next();
-};
+function parseQueryOnce(app: Express): void {
+  const parsedQuery = Symbol('parsed query');
+  const parse = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), 'query')?.get;
+  if (!parse) throw new Error('Express no longer defines req.query as a getter');
+  Object.defineProperty(app.request, 'query', {
+    configurable: true,
+    enumerable: true,
+    get(this: Record<symbol, unknown>) {
+      let query = this[parsedQuery];
+      if (query === undefined) {
+        query = parse.call(this) as unknown;
+        this[parsedQuery] = query;
+      }
+      return query;
+    },
+  });
+}
 
 export function createApp(deps: AppDeps): Express {
   const logger = deps.logger ?? silentLogger;
@@ -63,7 +76,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');
-  app.use(parseQueryOnce, createRequestLog(logger), securityHeaders);
+  parseQueryOnce(app);
+  app.use(createRequestLog(logger), securityHeaders);
 
   app.use(createHealthRoutes(deps.store));
   app.use('/api', createApiRouter(shared));

@@ -16,6 +16,18 @@ const RESERVED = ['time', 'level', 'pid', 'msg'];
 
 export const LOG_LEVELS = Object.keys(ORDER) as LogLevel[];
 
+/** The current time in ISO 8601, made once per millisecond however many lines share it. */
+let lastMs = -1;
+let lastIso = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
   const threshold = ORDER[level];
   const emit = (name: Exclude<LogLevel, 'silent'>) => {
@@ -23,7 +35,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     const after = `,"level":"${name}","pid":${process.pid},"msg":`;
     return (message: string, fields?: Record<string, unknown>) => {
       if (ORDER[name] < threshold) return;
-      const time = new Date().toISOString();
+      const time = isoNow();
       if (fields === undefined || RESERVED.some((field) => field in fields)) {
         write(`${JSON.stringify({ time, level: name, pid: process.pid, msg: message, ...fields })}\n`);
         return;

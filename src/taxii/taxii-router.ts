@@ -62,7 +62,7 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
     next();
   };
 
-  const router = Router({ mergeParams: true });
+  const router = Router();
   router.use(createTaxiiAuthenticator(deps.authenticate), deps.rateLimit, createPlanGate(config), requireTaxiiMediaType);
 
   router.route('/').get(json(discoveryResource(config))).all(onlyGet); // 4.1 Server Discovery
