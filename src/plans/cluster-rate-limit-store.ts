@@ -7,6 +7,9 @@ import type { RateLimitStoreFactory } from './rate-limiters.js';
 /** Messages are tagged so they never mix with other IPC traffic. */
 const REQUEST = 'threatgate:rate-limit';
 const REPLY = 'threatgate:rate-limit-reply';
+/** A worker's requests of one event-loop turn go in one message, and come back in one. */
+const REQUEST_BATCH = 'threatgate:rate-limit-batch';
+const REPLY_BATCH = 'threatgate:rate-limit-reply-batch';
 /** The primary answers in microseconds; this only guards against a primary that is gone. */
 const REPLY_TIMEOUT_MS = 2000;
 
@@ -34,27 +37,45 @@ export interface WorkerChannel {
   on(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
-function isReply(message: unknown): message is CounterReply {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === REPLY;
+interface RequestBatch {
+  type: typeof REQUEST_BATCH;
+  requests: CounterRequest[];
 }
 
-function isRequest(message: unknown): message is CounterRequest {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === REQUEST;
+interface ReplyBatch {
+  type: typeof REPLY_BATCH;
+  replies: CounterReply[];
 }
 
-/** Worker side: one store per window, each call a round trip to the primary. */
+const typeOf = (message: unknown): unknown => (typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined);
+
+/**
+ * Worker side: one store per window, each call a round trip to the primary. The calls made in one
+ * turn of the event loop (all the requests that arrived together) travel in one message.
+ */
 export function createPrimaryCounterStores(channel: WorkerChannel): RateLimitStoreFactory {
   let nextId = 0;
   const pending = new Map<number, { resolve: (reply: CounterReply) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
-  channel.on('message', (message) => {
-    if (!isReply(message)) return;
-    const waiting = pending.get(message.id);
+  const settle = (reply: CounterReply) => {
+    const waiting = pending.get(reply.id);
     if (!waiting) return;
-    pending.delete(message.id);
+    pending.delete(reply.id);
     clearTimeout(waiting.timer);
-    if (message.error) waiting.reject(new Error(`rate-limit counters: ${message.error}`));
-    else waiting.resolve(message);
+    if (reply.error) waiting.reject(new Error(`rate-limit counters: ${reply.error}`));
+    else waiting.resolve(reply);
+  };
+  channel.on('message', (message) => {
+    const type = typeOf(message);
+    if (type === REPLY_BATCH) for (const reply of (message as ReplyBatch).replies) settle(reply);
+    else if (type === REPLY) settle(message as CounterReply);
   });
+
+  let outbox: CounterRequest[] = [];
+  const flush = () => {
+    const requests = outbox;
+    outbox = [];
+    channel.send?.(requests.length === 1 ? requests[0] : ({ type: REQUEST_BATCH, requests } satisfies RequestBatch));
+  };
 
   const call = (request: Omit<CounterRequest, 'type' | 'id'>) =>
     new Promise<CounterReply>((resolve, reject) => {
@@ -68,7 +89,8 @@ export function createPrimaryCounterStores(channel: WorkerChannel): RateLimitSto
         reject(new Error('rate-limit counters: no answer from the cluster primary'));
       }, REPLY_TIMEOUT_MS);
       pending.set(id, { resolve, reject, timer });
-      channel.send({ type: REQUEST, id, ...request });
+      if (outbox.length === 0) setImmediate(flush);
+      outbox.push({ type: REQUEST, id, ...request });
     });
 
   return (window) => {
@@ -113,31 +135,41 @@ export function servePrimaryCounters(source: { on(event: 'message', listener: (w
     }
     return store;
   };
-  source.on('message', (worker, message) => {
-    if (!isRequest(message)) return;
-    const store = storeFor(message.window, message.windowMs);
-    const run = async (): Promise<ClientRateLimitInfo | undefined> => {
-      switch (message.op) {
+  const answer = async (request: CounterRequest): Promise<CounterReply> => {
+    const store = storeFor(request.window, request.windowMs);
+    try {
+      let info: ClientRateLimitInfo | undefined;
+      switch (request.op) {
         case 'increment':
-          return store.increment(message.key);
+          info = await store.increment(request.key);
+          break;
         case 'get':
-          return store.get(message.key);
+          info = await store.get(request.key);
+          break;
         case 'decrement':
-          await store.decrement(message.key);
-          return undefined;
+          await store.decrement(request.key);
+          break;
         case 'resetKey':
-          await store.resetKey(message.key);
-          return undefined;
+          await store.resetKey(request.key);
+          break;
       }
-    };
-    void run().then(
-      (info) => reply(worker, { type: REPLY, id: message.id, ...(info ? { info: { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } } : {}) }),
-      (error: unknown) => reply(worker, { type: REPLY, id: message.id, error: error instanceof Error ? error.message : String(error) }),
-    );
+      return { type: REPLY, id: request.id, ...(info ? { info: { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } } : {}) };
+    } catch (error) {
+      return { type: REPLY, id: request.id, error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  source.on('message', (worker, message) => {
+    const type = typeOf(message);
+    if (type === REQUEST) {
+      void answer(message as CounterRequest).then((one) => reply(worker, one));
+    } else if (type === REQUEST_BATCH) {
+      // In order: a key's counts come out as they would one message at a time.
+      void Promise.all((message as RequestBatch).requests.map(answer)).then((replies) => reply(worker, { type: REPLY_BATCH, replies }));
+    }
   });
 }
 
-function reply(worker: Worker, message: CounterReply): void {
+function reply(worker: Worker, message: CounterReply | ReplyBatch): void {
   // A worker that exited meanwhile no longer waits for its answer.
   if (worker.isConnected()) worker.send(message);
 }
