@@ -74,7 +74,13 @@ export function createPrimaryCounterStores(channel: WorkerChannel): RateLimitSto
   const flush = () => {
     const requests = outbox;
     outbox = [];
-    channel.send?.(requests.length === 1 ? requests[0] : ({ type: REQUEST_BATCH, requests } satisfies RequestBatch));
+    try {
+      channel.send?.(requests.length === 1 ? requests[0] : ({ type: REQUEST_BATCH, requests } satisfies RequestBatch));
+    } catch (error) {
+      // A closed channel fails these calls (the store wrapper decides open or closed), not the process.
+      const reason = error instanceof Error ? error.message : String(error);
+      for (const request of requests) settle({ type: REPLY, id: request.id, error: `cannot reach the cluster primary (${reason})` });
+    }
   };
 
   const call = (request: Omit<CounterRequest, 'type' | 'id'>) =>

@@ -57,4 +57,19 @@ describe('rate-limit counters held by the cluster primary', () => {
     await second.resetKey('key:a');
     assert.equal(await second.get!('key:a'), undefined);
   });
+
+  it('fails the calls, not the process, when the channel to the primary is closed', async () => {
+    const stores = createPrimaryCounterStores({
+      send: () => {
+        throw new Error('channel closed');
+      },
+      on: () => undefined,
+    });
+    const second = stores(RATE_WINDOWS[0]!)!;
+    const results = await Promise.allSettled([second.increment('key:a'), second.increment('key:b')]);
+    assert.deepEqual(
+      results.map((r) => r.status === 'rejected' && String(r.reason)),
+      ['Error: rate-limit counters: cannot reach the cluster primary (channel closed)', 'Error: rate-limit counters: cannot reach the cluster primary (channel closed)'],
+    );
+  });
 });
