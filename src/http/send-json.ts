@@ -11,12 +11,19 @@ export function sendJsonText(res: Response, body: string | Buffer, status = 200)
 }
 
 /**
- * Sends a finished body with its exact Content-Type, straight through node:http: Express's
- * `res.send` would look the type up again, and check request freshness for validators
- * (ETag, Last-Modified) that these responses never carry. HEAD gets the headers only (node:http).
+ * Sends a finished body with its exact Content-Type, straight through node:http rather than
+ * Express's `res.send`, which would look the type up again on every request. HEAD gets the headers
+ * only (node:http). A conditional request is still answered as `res.send` would: 304 when Express
+ * finds it fresh (these responses carry no validators, so only `If-None-Match: *` is).
  */
 export function sendBytes(res: Response, status: number, contentType: string, body: Buffer): void {
   res.statusCode = status;
+  const headers = res.req.headers;
+  if ((headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) && res.req.fresh) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', body.length);
   res.end(body);

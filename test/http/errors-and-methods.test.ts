@@ -35,6 +35,16 @@ describe('the HTTP surface of the lookup API', () => {
     assert.equal(res.text.includes('at '), false);
   });
 
+  it('answers conditional requests as Express does: If-None-Match: * is 304 with no body, a date alone is a full 200', async () => {
+    const notModified = await request(ctx.app).get('/api/threat.php?tid=1').set('If-None-Match', '*').expect(304);
+    assert.equal(notModified.text, '');
+    assert.equal(notModified.headers['content-type'], undefined);
+    const noCache = await request(ctx.app).get('/api/threat.php?tid=1').set('If-None-Match', '*').set('Cache-Control', 'no-cache').expect(200);
+    assert.equal(noCache.body.tid, 1);
+    const dated = await request(ctx.app).get('/api/threat.php?tid=1').set('If-Modified-Since', new Date().toUTCString()).expect(200);
+    assert.equal(dated.headers['content-length'], String(Buffer.byteLength(dated.text)));
+  });
+
   it('sends security headers for a JSON API and no X-Powered-By', async () => {
     const res = await request(ctx.app).get('/api/threat.php?tid=1').expect(200);
     assert.equal(res.headers['x-powered-by'], undefined);

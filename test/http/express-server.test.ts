@@ -53,6 +53,8 @@ describe('the Express server classes', () => {
       { method: 'get', path: '/taxii2/', headers: { Accept: 'application/json' } },
       { method: 'get', path: '/nowhere' },
       { method: 'get', path: '/healthz' },
+      { method: 'get', path: '/api/threat.php?tid=1', headers: { 'If-None-Match': '*' } },
+      { method: 'get', path: '/taxii2/', headers: { ...taxii, 'If-Modified-Since': 'Sun, 22 Nov 2026 00:00:00 GMT' } },
     ];
     for (const c of cases) {
       const viaBorn = await request(born)[c.method](c.path).set(c.headers ?? {});
