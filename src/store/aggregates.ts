@@ -2,8 +2,8 @@
 import { RISK_LEVELS, type JsonObject, type Risk } from '../domain.js';
 import type { AttributeCounts, RiskCounts } from './records.js';
 
-export interface LinkedRow {
-  owner: number;
+/** An indicator's columns that the aggregates read, as stored (JSON text for attributes and properties). */
+export interface IndicatorAggregateRow {
   type: string;
   risk: string;
   retired: number | null;
@@ -11,6 +11,29 @@ export interface LinkedRow {
   stamp_added: string | null;
   attributes: string;
   properties: string;
+}
+
+/** An indicator's contribution to every owner it is linked to, parsed once. */
+export interface IndicatorFacts {
+  bucket: Risk;
+  attributes: Record<string, unknown>;
+  /** Scalar top-level properties as counted values; nested ones (whois, geo objects) are per indicator. */
+  properties: [string, string][];
+  /** For a domain: its last update (or its addition), else null. */
+  domainStamp: string | null;
+}
+
+export function indicatorFacts(row: IndicatorAggregateRow): IndicatorFacts {
+  const properties: [string, string][] = [];
+  for (const [key, value] of Object.entries(JSON.parse(row.properties) as Record<string, unknown>)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') properties.push([key, String(value)]);
+  }
+  return {
+    bucket: riskBucket(row.risk, row.retired),
+    attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+    properties,
+    domainStamp: row.type === 'domain' ? (row.stamp_updated ?? row.stamp_added) : null,
+  };
 }
 
 /** Most frequent values kept per property key: summaries stay small whatever the data. */
@@ -57,29 +80,21 @@ export class AggregateBuilder {
 
   constructor(private readonly attributeKeys: readonly string[]) {}
 
-  add(row: LinkedRow): void {
-    const owner = Number(row.owner);
+  add(owner: number, facts: IndicatorFacts): void {
     let acc = this.owners.get(owner);
     if (!acc) {
       acc = { risk: emptyRiskCounts(), attributes: new Map(), properties: new Map(), lastDomainUpdate: null };
       this.owners.set(owner, acc);
     }
-    acc.risk[riskBucket(row.risk, row.retired)]++;
+    acc.risk[facts.bucket]++;
     acc.risk.total++;
-    const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
     for (const key of this.attributeKeys) {
-      const values = attributes[key];
+      const values = facts.attributes[key];
       if (Array.isArray(values)) for (const v of values) bump(acc.attributes, key, String(v));
     }
-    // Only scalar top-level properties are counted; nested ones (whois, geo objects) are per indicator.
-    const properties = JSON.parse(row.properties) as Record<string, unknown>;
-    for (const [key, value] of Object.entries(properties)) {
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') bump(acc.properties, key, String(value));
-    }
-    if (row.type === 'domain') {
-      const stamp = row.stamp_updated ?? row.stamp_added;
-      if (stamp !== null && (acc.lastDomainUpdate === null || stamp > acc.lastDomainUpdate)) acc.lastDomainUpdate = stamp;
-    }
+    for (const [key, value] of facts.properties) bump(acc.properties, key, value);
+    const stamp = facts.domainStamp;
+    if (stamp !== null && (acc.lastDomainUpdate === null || stamp > acc.lastDomainUpdate)) acc.lastDomainUpdate = stamp;
   }
 
   result(owner: number): OwnerAggregate {
