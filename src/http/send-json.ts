@@ -2,7 +2,7 @@
 import type { Response } from 'express';
 
 export function sendJson(res: Response, body: unknown, pretty: boolean, status = 200): void {
-  sendJsonText(res, pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body), status);
+  sendJsonText(res, serialize(body, pretty), status);
 }
 
 /** Sends an already serialized JSON body (from the response cache: UTF-8 bytes, encoded once). */
@@ -29,6 +29,7 @@ export function sendBytes(res: Response, status: number, contentType: string, bo
   res.end(body);
 }
 
+/** Compact JSON, or indented by 2 spaces with `pretty=1`: for lookup and TAXII bodies alike. */
 export function serialize(body: unknown, pretty: boolean): string {
   return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
 }

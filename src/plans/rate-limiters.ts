@@ -68,22 +68,20 @@ export function createRateLimiter(storeFor: RateLimitStoreFactory = () => undefi
   const setHeaders = (req: Request, res: Response, windows: number) => {
     const lines: string[] = [];
     const policies: string[] = [];
-    for (let i = 0; i < windows; i++) {
-      const window = RATE_WINDOWS[i]!;
+    const remaining: [string, string][] = [];
+    for (const window of RATE_WINDOWS.slice(0, windows)) {
       const info = infoOf(req, window);
       if (!info) continue;
       const windowSeconds = Math.ceil(window.ms / 1000);
       const reset = info.resetTime ? Math.max(0, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
       lines.push(`"${window.name}"; r=${info.remaining}; t=${reset}`);
       policies.push(`"${window.name}"; q=${info.limit}; w=${windowSeconds}; pk=:${partitionKey(info.key)}:`);
+      remaining.push([window.header, String(info.remaining)]);
     }
     if (lines.length === 0 || res.headersSent) return;
     res.setHeader('RateLimit', lines);
     res.setHeader('RateLimit-Policy', policies);
-    for (let i = 0; i < windows; i++) {
-      const info = infoOf(req, RATE_WINDOWS[i]!);
-      if (info) res.setHeader(RATE_WINDOWS[i]!.header, String(info.remaining));
-    }
+    for (const [header, value] of remaining) res.setHeader(header, value);
   };
 
   const limiters = RATE_WINDOWS.map((window, index) =>

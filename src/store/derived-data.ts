@@ -50,7 +50,8 @@ async function aggregateByIndicator(trx: Transaction<Database>, feedAggregates: 
       from indicators where iid > ${after} order by iid limit ${CHUNK}`.execute(trx);
     if (rows.length === 0) break;
     const last = Number(rows[rows.length - 1]!.iid);
-    const [feedsOf, threatsOf] = [await ownersIn('feed_links', after, last), await ownersIn('threat_links', after, last)];
+    const feedsOf = await ownersIn('feed_links', after, last);
+    const threatsOf = await ownersIn('threat_links', after, last);
     for (const row of rows) {
       const iid = Number(row.iid);
       const fids = feedsOf.get(iid);

@@ -1,4 +1,5 @@
 // Builds TAXII envelopes and manifests (TAXII 2.1 sections 3.7, 5.3) from stored objects, without re-parsing them.
+import { serialize } from '../http/send-json.js';
 import type { ListedObject } from '../store/stix-queries.js';
 import { STIX_MEDIA_TYPE } from './media-type.js';
 import { formatMicros } from './taxii-time.js';
@@ -44,12 +45,12 @@ export function manifestJson(page: PageResult, pretty: boolean): string {
       media_type: STIX_MEDIA_TYPE,
     }));
   }
-  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+  return serialize(body, pretty);
 }
 
 export function versionsJson(page: PageResult, pretty: boolean): string {
   const body: Record<string, unknown> = { more: page.more };
   if (page.more && page.next !== null) body.next = page.next;
   if (page.items.length > 0) body.versions = page.items.map((item) => item.modified);
-  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+  return serialize(body, pretty);
 }

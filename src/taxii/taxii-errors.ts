@@ -28,10 +28,6 @@ export function sendTaxii(res: Response, status: number, body: string | Buffer, 
   sendBytes(res, status, TAXII_MEDIA_TYPE, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
 }
 
-export function taxiiJson(body: unknown, pretty: boolean): string {
-  return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
-}
-
 function errorBody(status: number, code: string, description: string) {
   return { title: TITLES[status] ?? 'Error', description, error_code: code, http_status: String(status) };
 }

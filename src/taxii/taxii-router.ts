@@ -12,7 +12,8 @@ import { createObjectHandlers } from './object-handlers.js';
 import { createPlanGate } from './plan-gate.js';
 import { createTaxiiAuthenticator } from './taxii-auth.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
-import { createTaxiiErrorRenderer, sendTaxii, taxiiJson, taxiiNotFoundRoute } from './taxii-errors.js';
+import { serialize } from '../http/send-json.js';
+import { createTaxiiErrorRenderer, sendTaxii, taxiiNotFoundRoute } from './taxii-errors.js';
 import { apiRootResource, collectionResource, collectionsResource, discoveryResource } from './taxii-resources.js';
 
 export interface TaxiiDeps {
@@ -46,7 +47,7 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, secret: deps.nextSecret });
   const byId = new Map(config.collections.map((c) => [c.id, c]));
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
-  const rendered = (body: unknown) => ({ compact: Buffer.from(taxiiJson(body, false), 'utf8'), pretty: Buffer.from(taxiiJson(body, true), 'utf8') });
+  const rendered = (body: unknown) => ({ compact: Buffer.from(serialize(body, false), 'utf8'), pretty: Buffer.from(serialize(body, true), 'utf8') });
   const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);
   const json = (body: unknown): RequestHandler => {
     const bytes = rendered(body);
