@@ -1,7 +1,7 @@
 // Imports one file into the store: read, validate, write, all in one transaction.
 import type { Clock } from '../clock.js';
 import { ImportError } from '../errors.js';
-import type { PositionedRecord } from '../store/import-writer.js';
+import type { ImportOptions, PositionedRecord } from '../store/import-writer.js';
 import type { ImportSummary } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { readRecords, type RawRecord } from './read-records.js';
@@ -19,8 +19,14 @@ export async function* validateRecords(raw: AsyncIterable<RawRecord>, onRecord?:
   }
 }
 
-export async function importFile(store: Store, path: string, clock: Clock, onRecord?: (count: number) => void): Promise<ImportSummary> {
-  return store.importRecords(validateRecords(readRecords(path), onRecord), clock);
+export async function importFile(
+  store: Store,
+  path: string,
+  clock: Clock,
+  onRecord?: (count: number) => void,
+  options?: ImportOptions,
+): Promise<ImportSummary> {
+  return store.importRecords(validateRecords(readRecords(path), onRecord), clock, options);
 }
 
 /** Imports records already in memory (the demo data set, tests), through the same validation. */
@@ -28,6 +34,7 @@ export async function importDataset(
   store: Store,
   dataset: { threats: unknown[]; feeds: unknown[]; indicators: unknown[]; links: unknown[] },
   clock: Clock,
+  options?: ImportOptions,
 ): Promise<ImportSummary> {
   async function* raw(): AsyncGenerator<RawRecord> {
     const sections = [
@@ -41,5 +48,5 @@ export async function importDataset(
       for (let i = 0; i < list.length; i++) yield { position: `${section}[${i}]`, kind, raw: list[i] };
     }
   }
-  return store.importRecords(validateRecords(raw()), clock);
+  return store.importRecords(validateRecords(raw()), clock, options);
 }

@@ -131,7 +131,10 @@ async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
 
 /** The part of the import refresh that the lookup API relies on. */
 export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<void> {
-  await renumberLinks(trx, 'feed_links');
-  await renumberLinks(trx, 'threat_links');
+  // Links moved into a fresh store were ranked as they went in (moveLinks).
+  if (!changes.fresh) {
+    await renumberLinks(trx, 'feed_links');
+    await renumberLinks(trx, 'threat_links');
+  }
   if (anyChange(changes)) await refreshAggregates(trx);
 }

@@ -26,13 +26,14 @@ export function staged(trx: Kysely<Database>): Kysely<StagingDatabase> {
   return trx as unknown as Kysely<StagingDatabase>;
 }
 
-export async function createStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
+/** `fresh`: the store holds no data (ImportChanges.fresh), so every staged link is new. */
+export async function createStaging(trx: Transaction<Database>, dialect: Dialect, fresh: boolean): Promise<void> {
   // SQLite keeps temporary tables for the connection's life: a failed import may have left them.
   for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
   const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
   await sql`create temporary table import_links (
     kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
-    ordinal bigint not null, position text not null, changed integer not null default 0,
+    ordinal bigint not null, position text not null, changed integer not null default ${sql.lit(fresh ? 1 : 0)},
     primary key (kind, owner, iid)) ${onCommit}`.execute(trx);
   for (const table of CHANGED_TABLES) {
     await sql`create temporary table ${sql.table(table)} (id bigint primary key) ${onCommit}`.execute(trx);
@@ -74,10 +75,21 @@ export async function checkLinkTargets(trx: Transaction<Database>): Promise<void
   if (bad) throw new ImportError(bad.position, bad.reason);
 }
 
-/** Marks the staged links that are new or changed, and writes those into place; returns how many. */
-export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1): Promise<number> {
+/**
+ * Marks the staged links that are new or changed, and writes those into place; returns how many.
+ * Into a store that held no links (`fresh`), every link is new (and staged as changed): they go in
+ * owner and iid order with their page ranks (seq) already set, so no rank needs rewriting afterwards.
+ */
+export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1, fresh: boolean): Promise<number> {
   const table = kind === LINK_KIND.feed ? sql.table('feed_links') : sql.table('threat_links');
   const owner = kind === LINK_KIND.feed ? sql.ref('fid') : sql.ref('tid');
+  if (fresh) {
+    const result = await sql`
+      insert into ${table} (${owner}, iid, stamp_linked, seq)
+      select owner, iid, stamp_linked, row_number() over (partition by owner order by iid) - 1
+      from import_links where kind = ${kind} order by owner, iid`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n);
+  }
   await sql`update import_links set changed = 1 where kind = ${kind} and not exists (
     select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid and l.stamp_linked = import_links.stamp_linked)`.execute(trx);
   const result = await sql`

@@ -37,6 +37,21 @@ export interface ImportChanges {
   indicators: number;
   feedLinks: number;
   threatLinks: number;
+  /**
+   * The store held no data before this import (no records, links or STIX objects): everything in
+   * it is new, so later steps may write it in bulk instead of comparing with what was there.
+   */
+  fresh: boolean;
+}
+
+const DATA_TABLES = ['threats', 'feeds', 'indicators', 'feed_links', 'threat_links', 'stix_objects'] as const;
+
+/** True when none of the data tables holds a row. */
+async function holdsNoData(trx: Transaction<Database>): Promise<boolean> {
+  for (const table of DATA_TABLES) {
+    if (await trx.selectFrom(table).select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()) return false;
+  }
+  return true;
 }
 
 function contentHash(value: unknown): string {
@@ -237,6 +252,14 @@ class ImportBatcher {
 
 export type RefreshDerived = (trx: Transaction<Database>, changes: ImportChanges) => Promise<void>;
 
+export interface ImportOptions {
+  /**
+   * Writes an import into an empty store in bulk (see ImportChanges.fresh); on by default. Off, it
+   * takes the path of every other import: tests compare the two.
+   */
+  bulkWhenEmpty?: boolean;
+}
+
 /**
  * Runs a whole import in one transaction: any ImportError (or other failure) rolls everything back.
  * `refresh` recomputes what depends on the data (aggregates, page ranks, STIX objects) before commit.
@@ -246,12 +269,13 @@ export async function writeImport(
   dialect: Dialect,
   records: AsyncIterable<PositionedRecord>,
   refresh: RefreshDerived,
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  if (dialect !== 'sqlite') return writeInTransaction(db, dialect, records, refresh);
+  if (dialect !== 'sqlite') return writeInTransaction(db, dialect, records, refresh, options);
   const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
   await sql.raw(`pragma cache_size = -${IMPORT_CACHE_KIB}`).execute(db);
   try {
-    return await writeInTransaction(db, dialect, records, refresh);
+    return await writeInTransaction(db, dialect, records, refresh, options);
   } finally {
     await sql.raw(`pragma cache_size = ${Number(rows[0]?.cache_size ?? -2000)}`).execute(db);
   }
@@ -262,12 +286,14 @@ async function writeInTransaction(
   dialect: Dialect,
   records: AsyncIterable<PositionedRecord>,
   refresh: RefreshDerived,
+  options: ImportOptions,
 ): Promise<ImportSummary> {
   return db.transaction().execute(async (trx) => {
     // One import at a time: the date_added counter and the aggregates assume it. SQLite's single
     // writer already serializes; PostgreSQL takes a transaction-scoped advisory lock.
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
-    await createStaging(trx, dialect);
+    const fresh = (options.bulkWhenEmpty ?? true) && (await holdsNoData(trx));
+    await createStaging(trx, dialect, fresh);
     const batcher = new ImportBatcher(trx, dialect);
     for await (const item of records) {
       const written = batcher.add(item);
@@ -279,8 +305,9 @@ async function writeInTransaction(
       threats: await countChanged(trx, 'changed_threats'),
       feeds: await countChanged(trx, 'changed_feeds'),
       indicators: await countChanged(trx, 'changed_indicators'),
-      feedLinks: await moveLinks(trx, LINK_KIND.feed),
-      threatLinks: await moveLinks(trx, LINK_KIND.threat),
+      feedLinks: await moveLinks(trx, LINK_KIND.feed, fresh),
+      threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
+      fresh,
     };
     await refresh(trx, changes);
     await dropStaging(trx);

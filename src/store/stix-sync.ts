@@ -9,7 +9,7 @@ import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
 import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
-import { CHUNK, renderIdentities, renderIndicators, renderLinkPage, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
+import { CHUNK, renderAllLinksPage, renderIdentities, renderIndicators, renderIndicatorsAfter, renderLinkPage, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
 import { LINK_KIND, staged } from './import-staging.js';
 import { bulkInsert, type BulkInsert } from './bulk-insert.js';
 import type { Dialect } from './migrations.js';
@@ -42,6 +42,8 @@ class VersionWriter {
     private readonly dialect: Dialect,
     private readonly clock: DateAddedClock,
     nowMs: number,
+    /** The store holds no objects yet: there is no earlier version to look up. */
+    private readonly fresh: boolean,
   ) {
     this.now = stixTimeFromDate(new Date(nowMs));
   }
@@ -55,11 +57,13 @@ class VersionWriter {
 
   private async writeChunk(sources: ObjectSource[]): Promise<ObjectSource[]> {
     if (sources.length === 0) return [];
-    const existing = await this.db
-      .selectFrom('stix_objects')
-      .select(['id', 'source_hash', 'modified'])
-      .where('id', 'in', sources.map((s) => s.id))
-      .execute();
+    const existing = this.fresh
+      ? []
+      : await this.db
+          .selectFrom('stix_objects')
+          .select(['id', 'source_hash', 'modified'])
+          .where('id', 'in', sources.map((s) => s.id))
+          .execute();
     const known = new Map(existing.map((row) => [row.id, row]));
     const produced: ObjectSource[] = [];
     const rows = [];
@@ -141,6 +145,28 @@ async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): P
 }
 
 /**
+ * Into a fresh store every record is new: the indicators and threat links are read straight from
+ * their tables, in key order, without staging which to render. Indicators without a STIX form are
+ * few (types without a pattern, malformed values); their iids are kept to leave out their links.
+ */
+async function syncAllIndicatorsAndLinks(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
+  const withoutObject = new Set<number>();
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const { sources, read, last } = await renderIndicatorsAfter(db, after, CHUNK);
+    const kept = new Set((await writer.write(sources)).map((s) => s.iid));
+    for (const iid of read) if (!kept.has(iid)) withoutObject.add(iid);
+    if (last === null) break;
+    after = last;
+  }
+  for (let after = { tid: 0, iid: 0 }; ; ) {
+    const page = await renderAllLinksPage(db, after, CHUNK, withoutObject);
+    await writer.write(page.sources);
+    if (page.last === null) return;
+    after = page.last;
+  }
+}
+
+/**
  * A threat whose category moved it to another SDO type has a new id, and so does each of its
  * relationships (all written again by this import): the objects under the old ids go. A threat
  * with no STIX form any more loses its objects.
@@ -163,6 +189,11 @@ async function syncObjects(db: Kysely<Database>, dialect: Dialect, changes: Impo
   if (changes.feeds > 0 || changes.threats > 0) await writer.write(await renderIdentities(db));
   const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
   const threats = await writer.write(await renderThreats(db, tids));
+  if (changes.fresh) {
+    // Nothing was there before: no earlier object to replace or withdraw.
+    await syncAllIndicatorsAndLinks(db, writer);
+    return;
+  }
   await stageIndicators(db, dialect);
   await syncIndicators(db, writer);
   await stageLinks(db, dialect);
@@ -176,7 +207,7 @@ export function createStixSync(collections: readonly CollectionConfig[]): Import
   return async (db, changes, clock, dialect) => {
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
-    const writer = new VersionWriter(db, dialect, dates, clock.now());
+    const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
     await syncObjects(db, dialect, changes, writer, dates.importStart);
     await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './lookup-queries.js';
 import { randomBytes } from 'node:crypto';
 import { anyChange, refreshLookupData } from './derived-data.js';
-import { writeImport, type ImportChanges, type PositionedRecord } from './import-writer.js';
+import { writeImport, type ImportChanges, type ImportOptions, type PositionedRecord } from './import-writer.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
@@ -46,7 +46,7 @@ export interface Store {
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
-  importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock): Promise<ImportSummary>;
+  importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
@@ -75,12 +75,18 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
-    importRecords: (records, clock) =>
-      writeImport(db, dialect, records, async (trx, changes) => {
-        await refreshLookupData(trx, changes);
-        for (const hook of importHooks) await hook(trx, changes, clock, dialect);
-        if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
-      }),
+    importRecords: (records, clock, options) =>
+      writeImport(
+        db,
+        dialect,
+        records,
+        async (trx, changes) => {
+          await refreshLookupData(trx, changes);
+          for (const hook of importHooks) await hook(trx, changes, clock, dialect);
+          if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
+        },
+        options,
+      ),
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {
       for (const table of ['threats', 'feeds', 'indicators'] as const) {
