@@ -15,6 +15,7 @@ import {
   toStixIndicator,
   toStixRelationship,
   toStixThreat,
+  StixMappingError,
   type StixObject,
 } from '../stix/index.js';
 import { toThreatRecord } from './lookup-queries.js';
@@ -52,6 +53,30 @@ export function versionHash(type: string, json: string): string {
   return hash('sha256', rest);
 }
 
+/** One version of an object, rendered and hashed: all of its stix_objects row but date_added. */
+export interface RenderedVersion {
+  id: string;
+  type: string;
+  modified: string;
+  body: string;
+  iid: number | null;
+  tid: number | null;
+  source_hash: string;
+}
+
+/** Renders one version; undefined when the record has no STIX form (a mapping error leaves it out). */
+export function renderVersion(source: ObjectSource, modified: string): RenderedVersion | undefined {
+  let object: StixObject;
+  try {
+    object = source.render(modified);
+  } catch (error) {
+    if (error instanceof StixMappingError) return undefined;
+    throw error;
+  }
+  const body = JSON.stringify(object);
+  return { id: source.id, type: object.type, modified: object.modified, body, iid: source.iid, tid: source.tid, source_hash: versionHash(object.type, body) };
+}
+
 export async function renderIdentities(db: Kysely<Database>): Promise<ObjectSource[]> {
   const rows = await db.selectFrom('feeds').select('organization').distinct().orderBy('organization').execute();
   return [
@@ -77,7 +102,8 @@ export async function renderThreats(db: Kysely<Database>, tids: number[]): Promi
   return out;
 }
 
-type IndicatorWithOrganization = Omit<IndicatorTable, 'content_hash'> & { organization: string | null };
+/** An indicator as rendered: its columns and the organization of its lowest-numbered feed. */
+export type IndicatorWithOrganization = Omit<IndicatorTable, 'content_hash'> & { organization: string | null };
 
 /** The columns of an indicator to render, with the organization of its lowest-numbered feed (created_by_ref). */
 const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, i.retired, i.attributes, i.properties,
@@ -89,22 +115,15 @@ export async function renderIndicators(db: Kysely<Database>, iids: number[]): Pr
   return indicatorSources(rows);
 }
 
-/**
- * The indicators after iid `after`, `limit` at most, in iid order: their sources, every iid read
- * (with a STIX form or not), and the last iid read (null after the last page).
- */
-export async function renderIndicatorsAfter(
-  db: Kysely<Database>,
-  after: number,
-  limit: number,
-): Promise<{ sources: ObjectSource[]; read: number[]; last: number | null }> {
+/** The indicators after iid `after`, `limit` at most, in iid order; `last` is null after the last page. */
+export async function readIndicatorsAfter(db: Kysely<Database>, after: number, limit: number): Promise<{ rows: IndicatorWithOrganization[]; last: number | null }> {
   const { rows } = await sql<IndicatorWithOrganization>`
     select ${INDICATOR_COLUMNS} from indicators i where i.iid > ${after} order by i.iid limit ${limit}`.execute(db);
-  const read = rows.map((row) => Number(row.iid));
-  return { sources: indicatorSources(rows), read, last: rows.length < limit ? null : read.at(-1)! };
+  return { rows, last: rows.length < limit ? null : Number(rows.at(-1)!.iid) };
 }
 
-function indicatorSources(rows: IndicatorWithOrganization[]): ObjectSource[] {
+/** The sources of indicators with a STIX pattern type (pure: a render worker runs it too). */
+export function indicatorSources(rows: IndicatorWithOrganization[]): ObjectSource[] {
   const out: ObjectSource[] = [];
   // Few organizations, many indicators: each identity id is made once per chunk.
   const identities = new Map<string, string>();
@@ -134,7 +153,8 @@ function indicatorSources(rows: IndicatorWithOrganization[]): ObjectSource[] {
   return out;
 }
 
-interface LinkRow {
+/** A threat link as rendered: the link and its threat's category. */
+export interface LinkRow {
   iid: number;
   tid: number;
   stamp_linked: string;
@@ -157,36 +177,33 @@ export async function renderLinkPage(db: Kysely<Database>, after: { tid: number;
     where (r.tid, r.iid) > (${after.tid}, ${after.iid})
       and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator')
     order by r.tid, r.iid limit ${limit}`.execute(db);
-  return linkPage(
-    rows.filter((row) => isPatternedIndicatorType(row.indicator_type)),
-    rows.length < limit ? undefined : rows.at(-1),
-  );
+  const lastRow = rows.length < limit ? undefined : rows.at(-1);
+  return {
+    sources: linkSources(rows.filter((row) => isPatternedIndicatorType(row.indicator_type))),
+    last: lastRow ? { tid: Number(lastRow.tid), iid: Number(lastRow.iid) } : null,
+  };
 }
 
 /**
- * Relationships of every threat link after `after`, in (tid, iid) order, for an import into a fresh
- * store, where every indicator was rendered by the same import: those in `withoutObject` got no
- * STIX object, and their links are left out. `last` is null after the last page.
+ * Every threat link after `after`, `limit` at most, in (tid, iid) order, with its threat's category
+ * (an import into a fresh store renders them all); `last` is null after the last page.
  */
-export async function renderAllLinksPage(
+export async function readLinksAfter(
   db: Kysely<Database>,
   after: { tid: number; iid: number },
   limit: number,
-  withoutObject: ReadonlySet<number>,
-): Promise<LinkPage> {
+): Promise<{ rows: LinkRow[]; last: { tid: number; iid: number } | null }> {
   const { rows } = await sql<LinkRow>`
     select tl.iid, tl.tid, tl.stamp_linked, t.category
     from threat_links tl join threats t on t.tid = tl.tid
     where (tl.tid, tl.iid) > (${after.tid}, ${after.iid})
     order by tl.tid, tl.iid limit ${limit}`.execute(db);
-  return linkPage(
-    rows.filter((row) => !withoutObject.has(Number(row.iid))),
-    rows.length < limit ? undefined : rows.at(-1),
-  );
+  const lastRow = rows.length < limit ? undefined : rows.at(-1);
+  return { rows, last: lastRow ? { tid: Number(lastRow.tid), iid: Number(lastRow.iid) } : null };
 }
 
-/** The relationship sources of threat links; `lastRow` is the last row read when more may follow. */
-function linkPage(rows: LinkRow[], lastRow: LinkRow | undefined): LinkPage {
+/** The relationship sources of threat links (pure: a render worker runs it too). */
+export function linkSources(rows: LinkRow[]): ObjectSource[] {
   const sources: ObjectSource[] = [];
   // Few threats per page: each threat's id is made once.
   const targets = new Map<number, { type: string; ref: string }>();
@@ -202,5 +219,19 @@ function linkPage(rows: LinkRow[], lastRow: LinkRow | undefined): LinkPage {
     const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
     sources.push({ id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render });
   }
-  return { sources, last: lastRow ? { tid: Number(lastRow.tid), iid: Number(lastRow.iid) } : null };
+  return sources;
+}
+
+/** Work for a render worker: rows of one kind, rendered as versions modified at `modified`. */
+export type RenderJob = { kind: 'indicators'; rows: IndicatorWithOrganization[]; modified: string } | { kind: 'links'; rows: LinkRow[]; modified: string };
+
+/** The versions of a job's rows that have a STIX form, in row order. */
+export function renderJob(job: RenderJob): RenderedVersion[] {
+  const sources = job.kind === 'indicators' ? indicatorSources(job.rows) : linkSources(job.rows);
+  const versions: RenderedVersion[] = [];
+  for (const source of sources) {
+    const version = renderVersion(source, job.modified);
+    if (version !== undefined) versions.push(version);
+  }
+  return versions;
 }

@@ -2,30 +2,33 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
-import { laterStixTime, StixMappingError, stixTimeAfter, stixTimeFromDate, type StixObject } from '../stix/index.js';
+import { laterStixTime, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
 import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
-import { CHUNK, renderAllLinksPage, renderIdentities, renderIndicators, renderIndicatorsAfter, renderLinkPage, renderThreats, versionHash, type ObjectSource } from './stix-render.js';
+import {
+  CHUNK,
+  readIndicatorsAfter,
+  readLinksAfter,
+  renderIdentities,
+  renderIndicators,
+  renderLinkPage,
+  renderThreats,
+  renderVersion,
+  type ObjectSource,
+  type RenderedVersion,
+  type RenderJob,
+} from './stix-render.js';
+import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
 import { LINK_KIND, staged } from './import-staging.js';
 import { bulkInsert, type BulkInsert } from './bulk-insert.js';
 import type { Dialect } from './migrations.js';
 import type { ImportHook } from './store.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
-
-/** Mapping errors (an indicator type without a STIX pattern, a malformed value) leave the record out. */
-function renderOrSkip(source: ObjectSource, modified: string): StixObject | undefined {
-  try {
-    return source.render(modified);
-  } catch (error) {
-    if (error instanceof StixMappingError) return undefined;
-    throw error;
-  }
-}
 
 const OBJECT_UPSERT: BulkInsert = {
   table: 'stix_objects',
@@ -35,7 +38,8 @@ const OBJECT_UPSERT: BulkInsert = {
 
 /** Writes a new version of each object whose content changed; equal content is left alone. */
 class VersionWriter {
-  private readonly now: string;
+  /** `modified` of the versions this import makes (STIX time of the import's clock). */
+  readonly now: string;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -55,6 +59,11 @@ class VersionWriter {
     return produced;
   }
 
+  /** Stores versions rendered elsewhere (a render worker), each dated as it comes. */
+  async store(versions: RenderedVersion[]): Promise<void> {
+    await bulkInsert(this.db, this.dialect, OBJECT_UPSERT, versions.map((version) => ({ ...version, date_added: this.clock.next() })));
+  }
+
   private async writeChunk(sources: ObjectSource[]): Promise<ObjectSource[]> {
     if (sources.length === 0) return [];
     const existing = this.fresh
@@ -66,32 +75,19 @@ class VersionWriter {
           .execute();
     const known = new Map(existing.map((row) => [row.id, row]));
     const produced: ObjectSource[] = [];
-    const rows = [];
+    const changed: RenderedVersion[] = [];
     for (const source of sources) {
       const previous = known.get(source.id);
       // A new version's `modified` must be later than the last one's (STIX 2.1 section 3.2).
       const modified = previous ? laterStixTime(this.now, stixTimeAfter(previous.modified)) : this.now;
-      const object = renderOrSkip(source, modified);
-      if (object === undefined) continue;
+      const version = renderVersion(source, modified);
+      if (version === undefined) continue;
       produced.push(source);
-      const body = JSON.stringify(object);
-      const hash = versionHash(object.type, body);
-      if (previous?.source_hash === hash) continue;
-      rows.push({
-        id: source.id,
-        type: object.type,
-        modified: object.modified,
-        date_added: this.clock.next(),
-        body,
-        iid: source.iid,
-        tid: source.tid,
-        source_hash: hash,
-      });
+      if (previous?.source_hash !== version.source_hash) changed.push(version);
     }
-    await bulkInsert(this.db, this.dialect, OBJECT_UPSERT, rows);
+    await this.store(changed);
     return produced;
   }
-
 }
 
 /**
@@ -144,25 +140,68 @@ async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): P
   }
 }
 
+/** Pages of rendering in flight at once: one rendered while the one before is stored. */
+const RENDER_AHEAD = 2;
+
+/**
+ * Renders the jobs on the worker while the pages before are stored, in job order. `stored` runs
+ * after each page is written, with its job and the versions it gave.
+ */
+async function renderAndStore(
+  thread: Renderer,
+  writer: VersionWriter,
+  jobs: AsyncIterable<RenderJob>,
+  stored?: (job: RenderJob, versions: RenderedVersion[]) => void,
+): Promise<void> {
+  const inFlight: { job: RenderJob; versions: Promise<RenderedVersion[]> }[] = [];
+  const storeNext = async () => {
+    const { job, versions } = inFlight.shift()!;
+    const rendered = await versions;
+    await writer.store(rendered);
+    stored?.(job, rendered);
+  };
+  for await (const job of jobs) {
+    const versions = thread.render(job);
+    // Awaited in turn below; until then a failure must not count as unhandled.
+    versions.catch(() => undefined);
+    inFlight.push({ job, versions });
+    if (inFlight.length >= RENDER_AHEAD) await storeNext();
+  }
+  while (inFlight.length > 0) await storeNext();
+}
+
 /**
  * Into a fresh store every record is new: the indicators and threat links are read straight from
- * their tables, in key order, without staging which to render. Indicators without a STIX form are
- * few (types without a pattern, malformed values); their iids are kept to leave out their links.
+ * their tables, in key order, without staging which to render, and rendered on a worker thread
+ * while the import's thread reads and writes the database. Indicators without a STIX form are few
+ * (types without a pattern, malformed values); their iids are kept to leave out their links.
  */
-async function syncAllIndicatorsAndLinks(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
+async function syncAllIndicatorsAndLinks(db: Kysely<Database>, writer: VersionWriter, thread: Renderer): Promise<void> {
+  const modified = writer.now;
   const withoutObject = new Set<number>();
-  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const { sources, read, last } = await renderIndicatorsAfter(db, after, CHUNK);
-    const kept = new Set((await writer.write(sources)).map((s) => s.iid));
-    for (const iid of read) if (!kept.has(iid)) withoutObject.add(iid);
-    if (last === null) break;
-    after = last;
-  }
-  for (let after = { tid: 0, iid: 0 }; ; ) {
-    const page = await renderAllLinksPage(db, after, CHUNK, withoutObject);
-    await writer.write(page.sources);
-    if (page.last === null) return;
-    after = page.last;
+  try {
+    async function* indicatorJobs(): AsyncGenerator<RenderJob> {
+      for (let after: number | null = Number.MIN_SAFE_INTEGER; after !== null; ) {
+        const { rows, last } = await readIndicatorsAfter(db, after, CHUNK);
+        if (rows.length > 0) yield { kind: 'indicators', rows, modified };
+        after = last;
+      }
+    }
+    await renderAndStore(thread, writer, indicatorJobs(), (job, versions) => {
+      const kept = new Set(versions.map((v) => v.iid));
+      for (const row of job.rows) if (!kept.has(Number(row.iid))) withoutObject.add(Number(row.iid));
+    });
+    async function* linkJobs(): AsyncGenerator<RenderJob> {
+      for (let after: { tid: number; iid: number } | null = { tid: 0, iid: 0 }; after !== null; ) {
+        const { rows, last } = await readLinksAfter(db, after, CHUNK);
+        const rendered = rows.filter((row) => !withoutObject.has(Number(row.iid)));
+        if (rendered.length > 0) yield { kind: 'links', rows: rendered, modified };
+        after = last;
+      }
+    }
+    await renderAndStore(thread, writer, linkJobs());
+  } finally {
+    await thread.close();
   }
 }
 
@@ -185,13 +224,21 @@ async function removeReplacedThreats(db: Kysely<Database>, tids: number[], curre
   }
 }
 
-async function syncObjects(db: Kysely<Database>, dialect: Dialect, changes: ImportChanges, writer: VersionWriter, importStart: number): Promise<void> {
+async function syncObjects(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  changes: ImportChanges,
+  writer: VersionWriter,
+  importStart: number,
+  options: StixSyncOptions,
+): Promise<void> {
   if (changes.feeds > 0 || changes.threats > 0) await writer.write(await renderIdentities(db));
   const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
   const threats = await writer.write(await renderThreats(db, tids));
   if (changes.fresh) {
     // Nothing was there before: no earlier object to replace or withdraw.
-    await syncAllIndicatorsAndLinks(db, writer);
+    const onThread = changes.indicators >= (options.renderThreadFrom ?? RENDER_THREAD_FROM);
+    await syncAllIndicatorsAndLinks(db, writer, onThread ? new RenderThread() : inThreadRenderer());
     return;
   }
   await stageIndicators(db, dialect);
@@ -202,13 +249,21 @@ async function syncObjects(db: Kysely<Database>, dialect: Dialect, changes: Impo
   await dropRenderTables(db);
 }
 
+/** A fresh import of this many indicators renders them on a worker thread (starting one costs a few ms). */
+const RENDER_THREAD_FROM = 20_000;
+
+export interface StixSyncOptions {
+  /** The fewest indicators of a fresh import that are rendered on a worker thread (tests lower it). */
+  renderThreadFrom?: number;
+}
+
 /** The import hook: new object versions, then collection membership, all in the import's transaction. */
-export function createStixSync(collections: readonly CollectionConfig[]): ImportHook {
+export function createStixSync(collections: readonly CollectionConfig[], options: StixSyncOptions = {}): ImportHook {
   return async (db, changes, clock, dialect) => {
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
-    await syncObjects(db, dialect, changes, writer, dates.importStart);
+    await syncObjects(db, dialect, changes, writer, dates.importStart, options);
     await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));
     await dates.save(db);

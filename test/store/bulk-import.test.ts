@@ -87,31 +87,38 @@ for (const backend of storeBackends()) {
   describe(`bulk import into an empty store (${backend.name})`, () => {
     after(() => backend.cleanup());
 
-    it('leaves every table as the general path does, and a re-import changes nothing on either', async () => {
+    it('leaves every table as the general path does, rendering on a worker thread or not, and a re-import changes nothing', async () => {
       const data = dataset();
-      const results: { summary: unknown; tables: Record<string, unknown[]>; again: unknown }[] = [];
-      for (const bulkWhenEmpty of [true, false]) {
-        const { store } = await backend.create([createStixSync(VIEWS)]);
+      const runs = [
+        { name: 'bulk, rendered on a worker thread', bulkWhenEmpty: true, renderThreadFrom: 0 },
+        { name: 'bulk, rendered in the thread', bulkWhenEmpty: true, renderThreadFrom: Number.POSITIVE_INFINITY },
+        { name: 'general', bulkWhenEmpty: false, renderThreadFrom: 0 },
+      ];
+      const results: { name: string; summary: unknown; tables: Record<string, unknown[]>; again: unknown }[] = [];
+      for (const { name, bulkWhenEmpty, renderThreadFrom } of runs) {
+        const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom })]);
         try {
           const summary = await importDataset(store, data, fixedClock, { bulkWhenEmpty });
           const tables = await dump(store);
           const again = await importDataset(store, data, { now: () => fixedClock.now() + 60_000 });
-          assert.deepEqual(await dump(store), tables, 'a re-import of the same data changed nothing');
-          results.push({ summary, tables, again });
+          assert.deepEqual(await dump(store), tables, `${name}: a re-import of the same data changed nothing`);
+          results.push({ name, summary, tables, again });
         } finally {
           await store.close();
         }
       }
-      const [bulk, general] = results;
-      assert.deepEqual(bulk!.summary, general!.summary);
-      assert.deepEqual(bulk!.again, general!.again);
-      for (const table of Object.keys(general!.tables)) {
-        assert.deepEqual(bulk!.tables[table], general!.tables[table], `table ${table}`);
+      const general = results.at(-1)!;
+      for (const bulk of results.slice(0, -1)) {
+        assert.deepEqual(bulk.summary, general.summary, bulk.name);
+        assert.deepEqual(bulk.again, general.again, bulk.name);
+        for (const table of Object.keys(general.tables)) {
+          assert.deepEqual(bulk.tables[table], general.tables[table], `${bulk.name}: table ${table}`);
+        }
       }
       // The data exercised what it was built for.
-      const objects = general!.tables.stix_objects as { type: string; iid: number | null }[];
+      const objects = general.tables.stix_objects as { type: string; iid: number | null }[];
       assert.ok(objects.filter((o) => o.type === 'relationship').length > 1000);
-      assert.ok((general!.tables.collection_objects as unknown[]).length > 0);
+      assert.ok((general.tables.collection_objects as unknown[]).length > 0);
       const base = Math.max(...generateDemo({ indicators: 1500 }).indicators.map((i) => i.iid));
       const objectIids = new Set(objects.map((o) => o.iid));
       assert.equal(objectIids.has(base + 1), false, 'a malformed ASN has no object, nor its relationship');
@@ -120,7 +127,7 @@ for (const backend of storeBackends()) {
     });
 
     it('is not taken when the store holds data: a second import goes the general way', async () => {
-      const { store } = await backend.create([createStixSync(VIEWS)]);
+      const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: 0 })]);
       try {
         const data = dataset();
         const half = { ...data, indicators: data.indicators.slice(0, 700), links: data.links.filter((l) => l.iid <= data.indicators[699]!.iid) };
