@@ -8,9 +8,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
-import { validateRecords } from '../src/import/import-file.js';
-import { readRecords } from '../src/import/read-records.js';
-import type { PositionedRecord } from '../src/store/import-writer.js';
+import { batchesOfFile } from '../src/import/file-batches.js';
+import type { WriteBatch } from '../src/store/write-batches.js';
 import { openStore } from '../src/store/open-store.js';
 import type { ImportHook } from '../src/store/store.js';
 import { storeImportHooks } from '../src/taxii-wiring.js';
@@ -169,12 +168,12 @@ export async function profileImport(file: string, db: string, options: ProfileOp
   const store = await openStore(db, { importHooks: timedHooks });
   for (const pragma of options.pragmas ?? []) await sql.raw(`pragma ${pragma}`).execute(store.db);
 
-  recorder.begin('stream: read + validate + batched upserts + link staging');
-  async function* marked(records: AsyncIterable<PositionedRecord>): AsyncGenerator<PositionedRecord> {
-    yield* records;
+  recorder.begin('stream: batched upserts + link staging (records read, validated and batched on a worker thread)');
+  async function* marked(batches: AsyncIterable<WriteBatch>): AsyncGenerator<WriteBatch> {
+    yield* batches;
     recorder.begin('link checks + moveLinks + renumberLinks + aggregates (refreshLookupData)');
   }
-  const summary = await store.importRecords(marked(validateRecords(readRecords(file))), systemClock);
+  const summary = await store.importBatches(marked(batchesOfFile(file)), systemClock);
   recorder.begin('close');
   await store.close();
   recorder.end();

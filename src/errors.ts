@@ -87,7 +87,7 @@ export class ImportError extends Error {
   override name = 'ImportError';
   constructor(
     readonly position: string,
-    reason: string,
+    readonly reason: string,
   ) {
     super(`${position}: ${reason}`);
   }

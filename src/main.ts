@@ -76,8 +76,12 @@ function workerCount(flag: string | undefined, db: string): number {
 /** Progress on a terminal only: piped output stays clean for scripts. */
 function progressPrinter(): ((count: number) => void) | undefined {
   if (!process.stderr.isTTY) return undefined;
+  let shown = 0;
   return (count) => {
-    if (count % 10_000 === 0) process.stderr.write(`\rimported ${count.toLocaleString('en-US')} records`);
+    // Counts arrive a batch at a time: a line each time another 10,000 have been read.
+    if (count - shown < 10_000) return;
+    shown = count - (count % 10_000);
+    process.stderr.write(`\rimported ${shown.toLocaleString('en-US')} records`);
   };
 }
 

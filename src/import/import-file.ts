@@ -1,24 +1,17 @@
 // Imports one file into the store: read, validate, write, all in one transaction.
 import type { Clock } from '../clock.js';
-import { ImportError } from '../errors.js';
-import type { ImportOptions, PositionedRecord } from '../store/import-writer.js';
+import type { ImportOptions } from '../store/import-writer.js';
 import type { ImportSummary } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { readRecords, type RawRecord } from './read-records.js';
-import { parseRecord } from './record-schemas.js';
+import type { WriteBatch } from '../store/write-batches.js';
+import { batchesOfFile } from './file-batches.js';
+import type { RawRecord } from './read-records.js';
+import { validateRecords } from './validate-records.js';
 
-/** Validates each raw record as it streams by; the first bad one aborts the whole import. */
-export async function* validateRecords(raw: AsyncIterable<RawRecord>, onRecord?: (count: number) => void): AsyncGenerator<PositionedRecord> {
-  let count = 0;
-  for await (const { position, kind, raw: value } of raw) {
-    const parsed = parseRecord(kind, value);
-    if (!parsed.ok) throw new ImportError(position, parsed.reason);
-    count++;
-    onRecord?.(count);
-    yield { position, record: parsed.record };
-  }
-}
-
+/**
+ * The file is read, validated and batched on a worker thread while this one writes (file-batches.ts).
+ * `onRecord` hears how many records were read so far, a batch at a time.
+ */
 export async function importFile(
   store: Store,
   path: string,
@@ -26,7 +19,13 @@ export async function importFile(
   onRecord?: (count: number) => void,
   options?: ImportOptions,
 ): Promise<ImportSummary> {
-  return store.importRecords(validateRecords(readRecords(path), onRecord), clock, options);
+  async function* reported(batches: AsyncIterable<WriteBatch>): AsyncGenerator<WriteBatch> {
+    for await (const batch of batches) {
+      onRecord?.(batch.records);
+      yield batch;
+    }
+  }
+  return store.importBatches(reported(batchesOfFile(path)), clock, options);
 }
 
 /** Imports records already in memory (the demo data set, tests), through the same validation. */

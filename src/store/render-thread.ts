@@ -1,5 +1,6 @@
 // A worker thread that renders STIX object versions (render-worker.ts), answering jobs in order.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../threads.js';
 import type { RenderReply } from './render-worker.js';
 import { renderJob, type RenderedVersion, type RenderJob } from './stix-render.js';
 
@@ -14,17 +15,6 @@ export function inThreadRenderer(): Renderer {
   return { render: async (job) => renderJob(job), close: async () => undefined };
 }
 
-/** The worker's module next to this one: .ts when run from source (tests, through tsx), .js when built. */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(FROM_SOURCE ? './render-worker.ts' : './render-worker.js', import.meta.url);
-
-/** Run from source, the worker first registers tsx (a development dependency) to load TypeScript. */
-function startWorker(): Worker {
-  if (!FROM_SOURCE) return new Worker(ENTRY);
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(ENTRY.href)}); })`;
-  return new Worker(boot, { eval: true });
-}
-
 interface Waiting {
   resolve(versions: RenderedVersion[]): void;
   reject(error: Error): void;
@@ -36,7 +26,7 @@ export class RenderThread implements Renderer {
   private failure: Error | undefined;
 
   constructor() {
-    this.worker = startWorker();
+    this.worker = startModuleWorker(import.meta.url, 'render-worker');
     this.worker.on('message', (reply: RenderReply) => {
       const next = this.waiting.shift();
       if (next === undefined) return;

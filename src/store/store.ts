@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './lookup-queries.js';
 import { randomBytes } from 'node:crypto';
 import { anyChange, refreshLookupData } from './derived-data.js';
-import { writeImport, type ImportChanges, type ImportOptions, type PositionedRecord } from './import-writer.js';
+import { writeImport, type ImportChanges, type ImportOptions } from './import-writer.js';
+import { prepareBatches, type PositionedRecord, type WriteBatch } from './write-batches.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
@@ -46,7 +47,10 @@ export interface Store {
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
+  /** Imports validated records: batched here, then written as importBatches writes. */
   importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
+  /** Imports write batches (write-batches.ts), in one transaction. */
+  importBatches(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
@@ -75,11 +79,14 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
-    importRecords: (records, clock, options) =>
+    importRecords(records, clock, options) {
+      return this.importBatches(prepareBatches(records), clock, options);
+    },
+    importBatches: (batches, clock, options) =>
       writeImport(
         db,
         dialect,
-        records,
+        batches,
         async (trx, changes) => {
           await refreshLookupData(trx, changes);
           for (const hook of importHooks) await hook(trx, changes, clock, dialect);

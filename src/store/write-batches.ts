@@ -1,0 +1,185 @@
+// Turns validated import records into write batches: rows already flattened into the parameters of
+// one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can run it while
+// the import's thread writes the batches before (import/file-batches.ts).
+import { hash } from 'node:crypto';
+import type { Feed, Indicator, Link, Threat } from '../domain.js';
+import type { ImportRecord } from '../import/record-schemas.js';
+import type { BulkInsert } from './bulk-insert.js';
+import type { ImportCounts } from './records.js';
+
+/** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
+const BATCH_ROWS = 400;
+
+export interface PositionedRecord {
+  position: string;
+  record: ImportRecord;
+}
+
+/**
+ * One INSERT's worth of rows (`params` holds `count` rows of the table's columns, in order), or the
+ * end of the records with how many of each kind were read. `records` counts the records read so far.
+ */
+export type WriteBatch =
+  | { kind: 'threats'; params: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
+  | { kind: 'feeds' | 'indicators' | 'links'; params: unknown[]; count: number; records: number }
+  | { kind: 'end'; records: number; read: ImportCounts };
+
+function contentHash(value: unknown): string {
+  return hash('sha256', JSON.stringify(value));
+}
+
+const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
+
+/** Columns of each table as an import writes them; computed aggregates start empty. */
+const THREAT_COLUMNS = [
+  'tid', 'name', 'category', 'risk', 'description', 'notes', 'wikisummary', 'wikireference', 'retired', 'stamp_added', 'stamp_updated',
+  'stamp_seen', 'stamp_retired', 'othernames', 'attributes', 'ttps', 'news', 'comments', 'related', 'content_hash', 'summary',
+  'updated_last_domain',
+] as const;
+
+function pushThreat(params: unknown[], t: Threat): void {
+  params.push(
+    t.tid, t.threat, t.category, t.risk, t.description, t.notes, t.wikisummary, t.wikireference, flagToInt(t.retired), t.stamp_added,
+    t.stamp_updated, t.stamp_seen, t.stamp_retired, JSON.stringify(t.othernames), JSON.stringify(t.attributes), JSON.stringify(t.ttps),
+    JSON.stringify(t.news), JSON.stringify(t.comments), JSON.stringify(t.related), contentHash(t), '{}', null,
+  );
+}
+
+const FEED_COLUMNS = [
+  'fid', 'name', 'organization', 'name_key', 'organization_key', 'category', 'pricing', 'contact', 'website', 'schedule', 'stamp_added',
+  'stamp_updated', 'stamp_pulled', 'stamp_modified', 'description', 'accesslink', 'content_hash', 'indicators', 'summary',
+] as const;
+
+function pushFeed(params: unknown[], f: Feed): void {
+  params.push(
+    f.fid, f.feed, f.organization, f.feed.toLowerCase(), f.organization.toLowerCase(), f.category, f.pricing, JSON.stringify(f.contact),
+    f.website, f.schedule, f.stamp_added, f.stamp_updated, f.stamp_pulled, f.stamp_modified, f.description, f.accesslink, contentHash(f),
+    '{}', '{}',
+  );
+}
+
+const INDICATOR_COLUMNS = [
+  'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
+] as const;
+
+function pushIndicator(params: unknown[], i: Indicator): void {
+  params.push(
+    i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), JSON.stringify(i.attributes),
+    JSON.stringify(i.properties), contentHash(i),
+  );
+}
+
+/** Columns an upsert leaves alone: the key and the aggregates computed after the import. */
+const COMPUTED = new Set(['summary', 'indicators', 'updated_last_domain']);
+
+/** The upsert of one table: rows whose content hash is unchanged are left alone; changed keys are returned. */
+function upsertSpec(table: 'threats' | 'feeds' | 'indicators', key: string, columns: readonly string[]): BulkInsert {
+  const updates = columns.filter((c) => c !== key && !COMPUTED.has(c)).map((c) => `${c} = excluded.${c}`);
+  return {
+    table,
+    columns,
+    tail: `on conflict (${key}) do update set ${updates.join(', ')} where ${table}.content_hash <> excluded.content_hash returning ${key}`,
+  };
+}
+
+export const UPSERTS = {
+  threats: { spec: upsertSpec('threats', 'tid', THREAT_COLUMNS), key: 'tid' },
+  feeds: { spec: upsertSpec('feeds', 'fid', FEED_COLUMNS), key: 'fid' },
+  indicators: { spec: upsertSpec('indicators', 'iid', INDICATOR_COLUMNS), key: 'iid' },
+} as const;
+
+/** Links go to a staging table first: their targets may come later in the file (import-staging.ts). */
+export const LINK_STAGING: BulkInsert = {
+  table: 'import_links',
+  columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
+  tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
+};
+
+/** A threat's lower-cased name and other names, each once: what finds it by name. */
+function nameKeys(t: Threat): string[] {
+  return [...new Set([t.threat, ...t.othernames].map((n) => n.toLowerCase()))];
+}
+
+/**
+ * Batches the records by kind, in file order within each kind. A batch never holds one key twice
+ * (PostgreSQL refuses a statement that touches a row twice): a later record of the same key
+ * replaces the earlier one, as a later batch does.
+ */
+export async function* prepareBatches(records: AsyncIterable<PositionedRecord>): AsyncGenerator<WriteBatch> {
+  const read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
+  let ordinal = 0;
+  const threats = new Map<number, Threat>();
+  const feeds = new Map<number, Feed>();
+  const indicators = new Map<number, Indicator>();
+  const links = new Map<string, { link: Link; ordinal: number; position: string }>();
+
+  function threatBatch(): WriteBatch {
+    const params: unknown[] = [];
+    const names: [number, string[]][] = [];
+    for (const t of threats.values()) {
+      pushThreat(params, t);
+      names.push([t.tid, nameKeys(t)]);
+    }
+    const batch: WriteBatch = { kind: 'threats', params, count: threats.size, records: ordinal, names };
+    threats.clear();
+    return batch;
+  }
+  function feedBatch(): WriteBatch {
+    const params: unknown[] = [];
+    for (const f of feeds.values()) pushFeed(params, f);
+    const batch: WriteBatch = { kind: 'feeds', params, count: feeds.size, records: ordinal };
+    feeds.clear();
+    return batch;
+  }
+  function indicatorBatch(): WriteBatch {
+    const params: unknown[] = [];
+    for (const i of indicators.values()) pushIndicator(params, i);
+    const batch: WriteBatch = { kind: 'indicators', params, count: indicators.size, records: ordinal };
+    indicators.clear();
+    return batch;
+  }
+  function linkBatch(): WriteBatch {
+    const params: unknown[] = [];
+    for (const { link, ordinal: at, position } of links.values()) {
+      if ('fid' in link) params.push(0, link.fid, link.iid, link.stamp_linked, at, position);
+      else params.push(1, link.tid, link.iid, link.stamp_linked, at, position);
+    }
+    const batch: WriteBatch = { kind: 'links', params, count: links.size, records: ordinal };
+    links.clear();
+    return batch;
+  }
+
+  for await (const { position, record } of records) {
+    ordinal++;
+    switch (record.kind) {
+      case 'threat':
+        read.threats++;
+        threats.set(record.value.tid, record.value);
+        if (threats.size >= BATCH_ROWS / 2) yield threatBatch();
+        break;
+      case 'feed':
+        read.feeds++;
+        feeds.set(record.value.fid, record.value);
+        if (feeds.size >= BATCH_ROWS) yield feedBatch();
+        break;
+      case 'indicator':
+        read.indicators++;
+        indicators.set(record.value.iid, record.value);
+        if (indicators.size >= BATCH_ROWS) yield indicatorBatch();
+        break;
+      case 'link': {
+        read.links++;
+        const link = record.value;
+        const key = 'fid' in link ? `f${link.fid}:${link.iid}` : `t${link.tid}:${link.iid}`;
+        links.set(key, { link, ordinal, position });
+        if (links.size >= BATCH_ROWS * 2) yield linkBatch();
+        break;
+      }
+    }
+  }
+  if (threats.size > 0) yield threatBatch();
+  if (feeds.size > 0) yield feedBatch();
+  if (indicators.size > 0) yield indicatorBatch();
+  if (links.size > 0) yield linkBatch();
+  yield { kind: 'end', records: ordinal, read };
+}
