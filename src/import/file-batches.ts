@@ -10,7 +10,9 @@ import type { PrepareReply } from './prepare-worker.js';
  * ImportError. Stopping early (the import failed) stops the worker.
  */
 export async function* batchesOfFile(path: string): AsyncGenerator<WriteBatch> {
-  const worker = startModuleWorker(import.meta.url, 'prepare-worker', { workerData: { path } });
+  // A bounded heap: its live data is a few batches, and an unbounded one grows the process with garbage.
+  // It leaves room for the largest records (a JSON document's elements are parsed one at a time).
+  const worker = startModuleWorker(import.meta.url, 'prepare-worker', { workerData: { path }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
   const replies: PrepareReply[] = [];
   let stopped: Error | undefined;
   let woken: (() => void) | undefined;

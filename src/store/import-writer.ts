@@ -12,10 +12,11 @@ const IMPORT_LOCK_ID = 7_324_861_001;
 
 /**
  * SQLite page cache while an import runs, in KiB (the default is 2 MB). The unique index on STIX ids
- * takes writes at random places, so a cache that holds most of it saves most of the page reads and
- * spills at a million indicators; it is given back when the import ends.
+ * takes writes at random places, and a larger cache keeps them from spilling; SQLite also lets each
+ * sort use as much memory as the cache, so it is kept to what holds an import of a million
+ * indicators under 500 MB (bench/README.md). It is given back when the import ends.
  */
-const IMPORT_CACHE_KIB = 128 * 1024;
+const IMPORT_CACHE_KIB = 64 * 1024;
 
 /**
  * How many records an import inserted or changed. Which ones is in the staging tables of the

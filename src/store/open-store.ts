@@ -15,6 +15,10 @@ function openSqlite(path: string): Kysely<Database> {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file);
+  // A new database gets 16 KiB pages (SQLite's default is 4 KiB): fewer, fuller B-tree pages make
+  // a large import about a tenth faster (bench/README.md). It must come before WAL mode; on an
+  // existing database it changes nothing.
+  connection.pragma('page_size = 16384');
   // WAL lets readers (other workers) run while an import writes; NORMAL is durable at checkpoints.
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');

@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { CollectionConfig } from '../config.js';
 import { isUnfiltered } from './collection-views.js';
 import type { Database } from './schema.js';
+import { indicatorSources, linkSources, type IndicatorWithOrganization, type ObjectSource } from './stix-render.js';
 
 /** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
 export type CollectionRef = Pick<CollectionConfig, 'id' | 'filter'>;
@@ -35,16 +36,102 @@ export interface ListedObject {
  * its membership rows (with their own date_added); an unfiltered one reads stix_objects directly.
  */
 export async function listCollectionObjects(db: Kysely<Database>, q: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }> {
-  const query = isUnfiltered(q.collection.filter) ? listAll(db, q) : listView(db, q);
-  const rows = await query.execute();
-  const items = rows.slice(0, q.limit).map((r) => ({
-    id: r.id,
-    type: r.type,
-    modified: r.modified,
-    dateAdded: Number(r.date_added),
-    body: (r as { body?: string }).body ?? null,
-  }));
+  if (q.withBody) {
+    const { rows } = await (isUnfiltered(q.collection.filter) ? listAllWithBodies(q) : listViewWithBodies(q)).execute(db);
+    const items = rows.slice(0, q.limit).map((r) => ({ id: r.id, type: r.type, modified: r.modified, dateAdded: Number(r.date_added), body: bodyOf(r) }));
+    return { items, more: rows.length > q.limit };
+  }
+  const rows = await (isUnfiltered(q.collection.filter) ? listAll(db, q) : listView(db, q)).execute();
+  const items = rows.slice(0, q.limit).map((r) => ({ id: r.id, type: r.type, modified: r.modified, dateAdded: Number(r.date_added), body: null }));
   return { items, more: rows.length > q.limit };
+}
+
+/** A listed object with its stored body, or with the records to render it from (RENDERED_ON_READ). */
+interface RowWithBody {
+  id: string;
+  type: string;
+  modified: string;
+  date_added: number;
+  body: string;
+  /** `modified` of the stored version, which the body shows. */
+  body_modified: string;
+  iid: number | null;
+  tid: number | null;
+  i_value: string | null;
+  i_type: string | null;
+  i_risk: string | null;
+  i_stamp_added: string | null;
+  i_stamp_updated: string | null;
+  i_stamp_seen: string | null;
+  i_retired: number | null;
+  i_attributes: string | null;
+  i_properties: string | null;
+  i_organization: string | null;
+  l_stamp_linked: string | null;
+  l_category: string | null;
+}
+
+/**
+ * The records an object without a stored body is rendered from, read by the same statement as the
+ * page (one snapshot, so an import committing meanwhile cannot mix versions): the indicator with
+ * the organization of its lowest-numbered feed, or the threat link with its threat's category.
+ */
+function sourcesOf(s: 'c' | 's'): RawBuilder<unknown> {
+  const o = sql.raw(s);
+  return sql`
+    left join indicators i on ${o}.body = '' and ${o}.type = 'indicator' and i.iid = ${o}.iid
+    left join threat_links tl on ${o}.body = '' and ${o}.type = 'relationship' and tl.tid = ${o}.tid and tl.iid = ${o}.iid
+    left join threats t on t.tid = tl.tid`;
+}
+
+const SOURCE_COLUMNS = sql`
+  i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.stamp_updated as i_stamp_updated,
+  i.stamp_seen as i_stamp_seen, i.retired as i_retired, i.attributes as i_attributes, i.properties as i_properties,
+  case when i.iid is not null then
+    (select f.organization from feed_links fl join feeds f on f.fid = fl.fid where fl.iid = i.iid order by fl.fid limit 1) end as i_organization,
+  tl.stamp_linked as l_stamp_linked, t.category as l_category`;
+
+function listAllWithBodies(q: ObjectListing) {
+  return sql<RowWithBody>`
+    select c.id, c.type, c.modified, c.date_added, c.body, c.modified as body_modified, c.iid, c.tid, ${SOURCE_COLUMNS}
+    from stix_objects c ${sourcesOf('c')}
+    where ${listingConditions(q)}
+    order by c.date_added, c.id limit ${q.limit + 1}`;
+}
+
+function listViewWithBodies(q: ObjectListing) {
+  return sql<RowWithBody>`
+    select c.id, c.type, c.modified, c.date_added, s.body, s.modified as body_modified, s.iid, s.tid, ${SOURCE_COLUMNS}
+    from collection_objects c join stix_objects s on s.id = c.id ${sourcesOf('s')}
+    where c.collection = ${q.collection.id} and ${listingConditions(q)}
+    order by c.date_added, c.id limit ${q.limit + 1}`;
+}
+
+/** The stored body, or the object rendered again from its records: the bytes the import hashed. */
+function bodyOf(row: RowWithBody): string {
+  if (row.body !== '') return row.body;
+  let source: ObjectSource | undefined;
+  if (row.type === 'indicator' && row.i_value !== null) {
+    const indicator: IndicatorWithOrganization = {
+      iid: Number(row.iid),
+      value: row.i_value,
+      type: row.i_type!,
+      risk: row.i_risk!,
+      stamp_added: row.i_stamp_added,
+      stamp_updated: row.i_stamp_updated,
+      stamp_seen: row.i_stamp_seen,
+      retired: row.i_retired,
+      attributes: row.i_attributes!,
+      properties: row.i_properties!,
+      organization: row.i_organization,
+    };
+    source = indicatorSources([indicator])[0];
+  } else if (row.type === 'relationship' && row.l_stamp_linked !== null) {
+    source = linkSources([{ iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.l_stamp_linked, category: row.l_category! }])[0];
+  }
+  // Imports keep objects and records in step; a mismatch is a fault of the store, not of the request.
+  if (source === undefined || source.id !== row.id) throw new Error(`STIX object ${row.id} no longer matches its records`);
+  return JSON.stringify(source.render(row.body_modified));
 }
 
 /** The listing's conditions on the rows aliased `c` (either table has the same columns). */
@@ -68,7 +155,6 @@ function listAll(db: Kysely<Database>, q: ObjectListing) {
     .selectFrom('stix_objects as c')
     .select(['c.id', 'c.type', 'c.modified', 'c.date_added'])
     .where(listingConditions(q))
-    .$if(q.withBody, (qb) => qb.select('c.body'))
     .orderBy('c.date_added')
     .orderBy('c.id')
     .limit(q.limit + 1);
@@ -80,7 +166,6 @@ function listView(db: Kysely<Database>, q: ObjectListing) {
     .select(['c.id', 'c.type', 'c.modified', 'c.date_added'])
     .where('c.collection', '=', q.collection.id)
     .where(listingConditions(q))
-    .$if(q.withBody, (qb) => qb.innerJoin('stix_objects as s', 's.id', 'c.id').select(sql<string>`s.body`.as('body')))
     .orderBy('c.date_added')
     .orderBy('c.id')
     .limit(q.limit + 1);

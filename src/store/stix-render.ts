@@ -53,11 +53,20 @@ export function versionHash(type: string, json: string): string {
   return hash('sha256', rest);
 }
 
+/**
+ * Types whose body is not stored: an indicator or relationship is rendered again from its records
+ * when it is read (renderStoredBodies), which gives the same bytes, as versions are made by the
+ * import whenever those records change. They are nearly all of the objects, and leaving their
+ * JSON out halves the database an import writes. Identities and threats keep theirs (few).
+ */
+export const RENDERED_ON_READ: ReadonlySet<string> = new Set(['indicator', 'relationship']);
+
 /** One version of an object, rendered and hashed: all of its stix_objects row but date_added. */
 export interface RenderedVersion {
   id: string;
   type: string;
   modified: string;
+  /** The serialized object, or '' for the types rendered on read. */
   body: string;
   iid: number | null;
   tid: number | null;
@@ -74,7 +83,15 @@ export function renderVersion(source: ObjectSource, modified: string): RenderedV
     throw error;
   }
   const body = JSON.stringify(object);
-  return { id: source.id, type: object.type, modified: object.modified, body, iid: source.iid, tid: source.tid, source_hash: versionHash(object.type, body) };
+  return {
+    id: source.id,
+    type: object.type,
+    modified: object.modified,
+    body: RENDERED_ON_READ.has(object.type) ? '' : body,
+    iid: source.iid,
+    tid: source.tid,
+    source_hash: versionHash(object.type, body),
+  };
 }
 
 export async function renderIdentities(db: Kysely<Database>): Promise<ObjectSource[]> {

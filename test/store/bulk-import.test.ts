@@ -7,6 +7,7 @@ import type { CollectionConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Indicator, Link } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
+import { versionHash } from '../../src/store/stix-render.js';
 import { createStixSync } from '../../src/store/stix-sync.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -124,6 +125,29 @@ for (const backend of storeBackends()) {
       assert.equal(objectIids.has(base + 1), false, 'a malformed ASN has no object, nor its relationship');
       assert.equal(objectIids.has(base + 2), false, 'a type without a pattern has no object');
       assert.equal(objects.filter((o) => o.iid === base + 3).length, 2, 'the critical IP: its indicator and one relationship');
+    });
+
+    it('renders indicators and relationships on read as the versions the import hashed, in every view', async () => {
+      const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: 0 })]);
+      try {
+        await importDataset(store, dataset(), fixedClock);
+        const { rows } = await sql<{ id: string; type: string; body: string; source_hash: string }>`select id, type, body, source_hash from stix_objects`.execute(store.db);
+        const stored = new Map(rows.map((r) => [r.id, r]));
+        for (const row of rows) assert.equal(row.body === '', row.type === 'indicator' || row.type === 'relationship', `${row.id}: body stored or not`);
+        for (const collection of VIEWS) {
+          const listing = { collection, after: null, addedAfter: null, ids: null, types: null, modified: null, limit: 100_000, withBody: true };
+          const { items } = await store.listCollectionObjects(listing);
+          assert.ok(items.length > 0, collection.title);
+          for (const item of items) {
+            const object = JSON.parse(item.body!) as { id: string; modified: string };
+            assert.equal(object.id, item.id);
+            assert.equal(object.modified, item.modified);
+            assert.equal(versionHash(item.type, item.body!), stored.get(item.id)!.source_hash, `${item.id} in ${collection.title}`);
+          }
+        }
+      } finally {
+        await store.close();
+      }
     });
 
     it('is not taken when the store holds data: a second import goes the general way', async () => {
