@@ -28,6 +28,6 @@ export type * from './stix-types.js';
 export { threatExternalReferences } from './threat-external-references.js';
 export { normalizeCategory, stixIdForThreat, threatSdoType, type ThreatSdoMapping, type ThreatSdoType } from './threat-sdo-type.js';
 export { THREATGATE_IDENTITY, toStixIdentity, type StixIdentityContext } from './to-stix-identity.js';
-export { toStixIndicator, type StixIndicatorContext } from './to-stix-indicator.js';
+export { toStixIndicator, type ExportedIndicator, type StixIndicatorContext } from './to-stix-indicator.js';
 export { relationshipTypeFor, toStixRelationship, type StixRelationshipContext } from './to-stix-relationship.js';
 export { toStixThreat, type StixThreatContext } from './to-stix-threat.js';

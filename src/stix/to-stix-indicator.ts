@@ -35,6 +35,12 @@ const INDICATOR_TYPES: Readonly<Record<Risk, string>> = Object.freeze({
 const DICTIONARY_KEY = /^[A-Za-z0-9_-]{1,250}$/;
 
 /**
+ * What of an indicator its SDO shows: its stamps of update and sighting and its properties are
+ * not exported, so the rows it is rendered from (at import and on read) can leave them out.
+ */
+export type ExportedIndicator = Pick<Indicator, 'iid' | 'indicator' | 'type' | 'risk' | 'stamp_added' | 'retired' | 'attributes'>;
+
+/**
  * The indicator SDO of one indicator version. Throws a StixMappingError for an indicator type
  * without a pattern (see stixPattern) or a malformed stamp.
  *
@@ -42,7 +48,7 @@ const DICTIONARY_KEY = /^[A-Za-z0-9_-]{1,250}$/;
  * because revocation is permanent (§3.2, `revoked`: no later version may exist) while a retired
  * indicator can become active again and must then be published as a new version of the same id.
  */
-export function toStixIndicator(indicator: Indicator, ctx: StixIndicatorContext): StixIndicator {
+export function toStixIndicator(indicator: ExportedIndicator, ctx: StixIndicatorContext): StixIndicator {
   if (indicator.indicator.trim() === '') {
     throw new StixMappingError('invalid-record', `indicator ${indicator.iid} has an empty value`);
   }

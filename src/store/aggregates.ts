@@ -106,3 +106,45 @@ export class AggregateBuilder {
     return { risk: acc?.risk ?? emptyRiskCounts(), attributes, properties, lastDomainUpdate: acc?.lastDomainUpdate ?? null };
   }
 }
+
+/** A chunk of indicators (in iid order) with the feeds and threats each is linked to. */
+export interface AggregateChunk {
+  rows: (IndicatorAggregateRow & { iid: number })[];
+  feedsOf: Map<number, number[]>;
+  threatsOf: Map<number, number[]>;
+}
+
+/** The aggregates of the given owners. */
+export interface AggregateResults {
+  feeds: Map<number, OwnerAggregate>;
+  threats: Map<number, OwnerAggregate>;
+}
+
+/** The aggregates of every feed and threat, fed a chunk of indicators at a time (pure: a worker runs it). */
+export class Aggregates {
+  private readonly feeds = new AggregateBuilder(['technology', 'protocol', 'port']);
+  private readonly threats = new AggregateBuilder(['technology', 'hosttype', 'protocol', 'port']);
+
+  /** Each linked indicator is parsed once and added to all its feeds and threats. */
+  add({ rows, feedsOf, threatsOf }: AggregateChunk): void {
+    for (const row of rows) {
+      const iid = Number(row.iid);
+      const fids = feedsOf.get(iid);
+      const tids = threatsOf.get(iid);
+      if (!fids && !tids) continue;
+      const facts = indicatorFacts(row);
+      for (const fid of fids ?? []) this.feeds.add(fid, facts);
+      for (const tid of tids ?? []) this.threats.add(tid, facts);
+    }
+  }
+
+  results(fids: readonly number[], tids: readonly number[]): AggregateResults {
+    return {
+      feeds: new Map(fids.map((fid) => [fid, this.feeds.result(fid)])),
+      threats: new Map(tids.map((tid) => [tid, this.threats.result(tid)])),
+    };
+  }
+}
+
+/** What an aggregate worker is asked: to add a chunk, or for the results of some owners. */
+export type AggregateJob = { add: AggregateChunk } | { results: { fids: number[]; tids: number[] } };

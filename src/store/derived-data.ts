@@ -1,7 +1,8 @@
 // Recomputes what is derived from the data after an import: link page ranks and feed/threat aggregates.
 import { sql, type Transaction } from 'kysely';
 import type { ImportChanges } from './import-writer.js';
-import { AggregateBuilder, indicatorFacts, type IndicatorAggregateRow } from './aggregates.js';
+import { JobThread } from '../threads.js';
+import { Aggregates, type AggregateChunk, type AggregateJob, type AggregateResults, type IndicatorAggregateRow } from './aggregates.js';
 import { LINK_KIND, ownersWithChangedLinks } from './import-staging.js';
 import type { Database } from './schema.js';
 
@@ -23,13 +24,52 @@ export function anyChange(changes: ImportChanges): boolean {
   return changes.threats + changes.feeds + changes.indicators + changes.feedLinks + changes.threatLinks > 0;
 }
 
+/** Where the aggregates are accumulated: on a worker thread, or in the import's own. */
+interface AggregateSink {
+  add(chunk: AggregateChunk): Promise<void>;
+  results(fids: number[], tids: number[]): Promise<AggregateResults>;
+  close(): Promise<void>;
+}
+
+function inThreadSink(): AggregateSink {
+  const aggregates = new Aggregates();
+  return {
+    add: async (chunk) => aggregates.add(chunk),
+    results: async (fids, tids) => aggregates.results(fids, tids),
+    close: async () => undefined,
+  };
+}
+
 /**
- * Feeds every linked indicator to the builders: the indicators in iid order, a chunk at a time, each
- * parsed once, with the feeds and threats it is linked to (read by the links' iid indexes). Reading
- * the indicators in order, rather than joining them from each owner's links, keeps a million
- * indicators from being fetched at random once per link.
+ * The worker adds one chunk while the next is read. Its live data is the per-owner counts, which
+ * the top-value limits keep small; the bound keeps its garbage from growing the process.
  */
-async function aggregateByIndicator(trx: Transaction<Database>, feedAggregates: AggregateBuilder, threatAggregates: AggregateBuilder): Promise<void> {
+function threadSink(): AggregateSink {
+  const thread = new JobThread<AggregateJob, AggregateResults | null>(import.meta.url, 'aggregate-worker', 'computing aggregates', {
+    maxOldGenerationSizeMb: 128,
+  });
+  let adding: Promise<unknown> = Promise.resolve();
+  return {
+    async add(chunk) {
+      await adding;
+      adding = thread.run({ add: chunk });
+      adding.catch(() => undefined);
+    },
+    async results(fids, tids) {
+      await adding;
+      return (await thread.run({ results: { fids, tids } }))!;
+    },
+    close: () => thread.close(),
+  };
+}
+
+/**
+ * Feeds every linked indicator to the sink: the indicators in iid order, a chunk at a time, with the
+ * feeds and threats each is linked to (read by the links' iid indexes). Reading the indicators in
+ * order, rather than joining them from each owner's links, keeps a million indicators from being
+ * fetched at random once per link.
+ */
+async function aggregateByIndicator(trx: Transaction<Database>, sink: AggregateSink): Promise<void> {
   const CHUNK = 5000;
   const ownersIn = async (table: 'feed_links' | 'threat_links', after: number, last: number) => {
     const owner = table === 'feed_links' ? 'fid' : 'tid';
@@ -50,32 +90,34 @@ async function aggregateByIndicator(trx: Transaction<Database>, feedAggregates: 
       from indicators where iid > ${after} order by iid limit ${CHUNK}`.execute(trx);
     if (rows.length === 0) break;
     const last = Number(rows[rows.length - 1]!.iid);
-    const feedsOf = await ownersIn('feed_links', after, last);
-    const threatsOf = await ownersIn('threat_links', after, last);
-    for (const row of rows) {
-      const iid = Number(row.iid);
-      const fids = feedsOf.get(iid);
-      const tids = threatsOf.get(iid);
-      if (!fids && !tids) continue;
-      const facts = indicatorFacts(row);
-      for (const fid of fids ?? []) feedAggregates.add(fid, facts);
-      for (const tid of tids ?? []) threatAggregates.add(tid, facts);
-    }
+    await sink.add({ rows, feedsOf: await ownersIn('feed_links', after, last), threatsOf: await ownersIn('threat_links', after, last) });
     if (rows.length < CHUNK) break;
     after = last;
   }
 }
 
+/** A store of this many indicators accumulates its aggregates on a worker thread. */
+const AGGREGATE_THREAD_FROM = 20_000;
+
 /**
  * Aggregates depend on indicators, links, feeds and threats at once, so any change recomputes all of
  * them; an import that changes nothing (a re-import) skips the work entirely.
  */
-async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
-  const feedAggregates = new AggregateBuilder(['technology', 'protocol', 'port']);
-  const threatAggregates = new AggregateBuilder(['technology', 'hosttype', 'protocol', 'port']);
+async function refreshAggregates(trx: Transaction<Database>, threadFrom: number): Promise<void> {
   const feeds = await trx.selectFrom('feeds').select(['fid', 'name', 'organization', 'pricing', 'category']).execute();
   const threats = await trx.selectFrom('threats').select(['tid', 'name', 'category', 'risk', 'stamp_updated']).execute();
-  await aggregateByIndicator(trx, feedAggregates, threatAggregates);
+  const { n } = await trx.selectFrom('indicators').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const sink = Number(n) >= threadFrom ? threadSink() : inThreadSink();
+  let results: AggregateResults;
+  try {
+    await aggregateByIndicator(trx, sink);
+    results = await sink.results(
+      feeds.map((f) => Number(f.fid)),
+      threats.map((t) => Number(t.tid)),
+    );
+  } finally {
+    await sink.close();
+  }
   const feedById = new Map(feeds.map((f) => [Number(f.fid), f]));
   const threatById = new Map(threats.map((t) => [Number(t.tid), t]));
 
@@ -86,7 +128,7 @@ async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
 
   for (const feed of feeds) {
     const fid = Number(feed.fid);
-    const agg = feedAggregates.result(fid);
+    const agg = results.feeds.get(fid)!;
     const related = pairs
       .filter((p) => Number(p.fid) === fid && threatById.has(Number(p.tid)))
       .map((p) => ({ id: Number(p.tid), indicators: Number(p.n) }))
@@ -105,7 +147,7 @@ async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
 
   for (const threat of threats) {
     const tid = Number(threat.tid);
-    const agg = threatAggregates.result(tid);
+    const agg = results.threats.get(tid)!;
     const related = pairs
       .filter((p) => Number(p.tid) === tid && feedById.has(Number(p.fid)))
       .map((p) => ({ id: Number(p.fid), indicators: Number(p.n) }))
@@ -130,11 +172,11 @@ async function refreshAggregates(trx: Transaction<Database>): Promise<void> {
 }
 
 /** The part of the import refresh that the lookup API relies on. */
-export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<void> {
+export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges, options: { aggregateThreadFrom?: number } = {}): Promise<void> {
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
     await renumberLinks(trx, 'feed_links');
     await renumberLinks(trx, 'threat_links');
   }
-  if (anyChange(changes)) await refreshAggregates(trx);
+  if (anyChange(changes)) await refreshAggregates(trx, options.aggregateThreadFrom ?? AGGREGATE_THREAD_FROM);
 }

@@ -61,11 +61,8 @@ interface RowWithBody {
   i_type: string | null;
   i_risk: string | null;
   i_stamp_added: string | null;
-  i_stamp_updated: string | null;
-  i_stamp_seen: string | null;
   i_retired: number | null;
   i_attributes: string | null;
-  i_properties: string | null;
   i_organization: string | null;
   l_stamp_linked: string | null;
   l_category: string | null;
@@ -85,8 +82,7 @@ function sourcesOf(s: 'c' | 's'): RawBuilder<unknown> {
 }
 
 const SOURCE_COLUMNS = sql`
-  i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.stamp_updated as i_stamp_updated,
-  i.stamp_seen as i_stamp_seen, i.retired as i_retired, i.attributes as i_attributes, i.properties as i_properties,
+  i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.retired as i_retired, i.attributes as i_attributes,
   case when i.iid is not null then
     (select f.organization from feed_links fl join feeds f on f.fid = fl.fid where fl.iid = i.iid order by fl.fid limit 1) end as i_organization,
   tl.stamp_linked as l_stamp_linked, t.category as l_category`;
@@ -118,11 +114,8 @@ function bodyOf(row: RowWithBody): string {
       type: row.i_type!,
       risk: row.i_risk!,
       stamp_added: row.i_stamp_added,
-      stamp_updated: row.i_stamp_updated,
-      stamp_seen: row.i_stamp_seen,
       retired: row.i_retired,
       attributes: row.i_attributes!,
-      properties: row.i_properties!,
       organization: row.i_organization,
     };
     source = indicatorSources([indicator])[0];

@@ -16,6 +16,7 @@ import {
   toStixRelationship,
   toStixThreat,
   StixMappingError,
+  type ExportedIndicator,
   type StixObject,
 } from '../stix/index.js';
 import { toThreatRecord } from './lookup-queries.js';
@@ -119,11 +120,13 @@ export async function renderThreats(db: Kysely<Database>, tids: number[]): Promi
   return out;
 }
 
-/** An indicator as rendered: its columns and the organization of its lowest-numbered feed. */
-export type IndicatorWithOrganization = Omit<IndicatorTable, 'content_hash'> & { organization: string | null };
+/** An indicator as rendered: the columns its SDO shows, and the organization of its lowest-numbered feed. */
+export type IndicatorWithOrganization = Pick<IndicatorTable, 'iid' | 'value' | 'type' | 'risk' | 'stamp_added' | 'retired' | 'attributes'> & {
+  organization: string | null;
+};
 
 /** The columns of an indicator to render, with the organization of its lowest-numbered feed (created_by_ref). */
-const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, i.retired, i.attributes, i.properties,
+const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.retired, i.attributes,
   (select f.organization from feed_links fl join feeds f on f.fid = fl.fid where fl.iid = i.iid order by fl.fid limit 1) as organization`;
 
 /** Indicators with the organization of their lowest-numbered feed, which becomes created_by_ref. */
@@ -152,17 +155,14 @@ export function indicatorSources(rows: IndicatorWithOrganization[]): ObjectSourc
   for (const row of rows) {
     if (!isPatternedIndicatorType(row.type)) continue;
     const iid = Number(row.iid);
-    const indicator = {
+    const indicator: ExportedIndicator = {
       iid,
       indicator: row.value,
       type: row.type,
       risk: row.risk as Risk,
       stamp_added: row.stamp_added,
-      stamp_updated: row.stamp_updated,
-      stamp_seen: row.stamp_seen,
       retired: row.retired === null ? null : Number(row.retired) === 1,
       attributes: JSON.parse(row.attributes),
-      properties: JSON.parse(row.properties),
     };
     const createdByRef = row.organization === null ? THREATGATE_IDENTITY.id : identityOf(row.organization);
     out.push({ id: stixIdForIndicator(iid), iid, tid: null, render: (modified) => toStixIndicator(indicator, { modified, createdByRef }) });
@@ -239,8 +239,47 @@ export function linkSources(rows: LinkRow[]): ObjectSource[] {
   return sources;
 }
 
+/** The columns of a stix_objects row, in the order of VersionRows' values. */
+export const VERSION_COLUMNS = ['id', 'type', 'modified', 'date_added', 'body', 'iid', 'tid', 'source_hash'] as const;
+const DATE_ADDED_AT = VERSION_COLUMNS.indexOf('date_added');
+const IID_AT = VERSION_COLUMNS.indexOf('iid');
+
+/**
+ * Versions as the values of their rows, row after row (VERSION_COLUMNS), with date_added left for
+ * the writer to fill: what crosses from a render worker, without an object per version.
+ */
+export interface VersionRows {
+  values: unknown[];
+  count: number;
+}
+
+export function versionRows(versions: readonly RenderedVersion[]): VersionRows {
+  const values: unknown[] = [];
+  for (const v of versions) values.push(v.id, v.type, v.modified, 0, v.body, v.iid, v.tid, v.source_hash);
+  return { values, count: versions.length };
+}
+
+/** Dates each row in turn with `next()`. */
+export function dateVersionRows(rows: VersionRows, next: () => number): void {
+  const width = VERSION_COLUMNS.length;
+  for (let i = 0; i < rows.count; i++) rows.values[i * width + DATE_ADDED_AT] = next();
+}
+
+/** The iid of each row (null for objects of no indicator). */
+export function versionRowIids(rows: VersionRows): (number | null)[] {
+  const width = VERSION_COLUMNS.length;
+  const iids: (number | null)[] = new Array(rows.count);
+  for (let i = 0; i < rows.count; i++) iids[i] = rows.values[i * width + IID_AT] as number | null;
+  return iids;
+}
+
 /** Work for a render worker: rows of one kind, rendered as versions modified at `modified`. */
 export type RenderJob = { kind: 'indicators'; rows: IndicatorWithOrganization[]; modified: string } | { kind: 'links'; rows: LinkRow[]; modified: string };
+
+/** The versions of a job's rows that have a STIX form, in row order, as row values. */
+export function renderJobRows(job: RenderJob): VersionRows {
+  return versionRows(renderJob(job));
+}
 
 /** The versions of a job's rows that have a STIX form, in row order. */
 export function renderJob(job: RenderJob): RenderedVersion[] {

@@ -18,13 +18,18 @@ import {
   renderLinkPage,
   renderThreats,
   renderVersion,
+  VERSION_COLUMNS,
+  versionRowIids,
+  versionRows,
+  dateVersionRows,
   type ObjectSource,
   type RenderedVersion,
   type RenderJob,
+  type VersionRows,
 } from './stix-render.js';
 import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
 import { LINK_KIND, staged } from './import-staging.js';
-import { bulkInsert, type BulkInsert } from './bulk-insert.js';
+import { bulkInsertRows, type BulkInsert } from './bulk-insert.js';
 import type { Dialect } from './migrations.js';
 import type { ImportHook } from './store.js';
 
@@ -32,7 +37,7 @@ const FINGERPRINT_KEY = 'collections_fingerprint';
 
 const OBJECT_UPSERT: BulkInsert = {
   table: 'stix_objects',
-  columns: ['id', 'type', 'modified', 'date_added', 'body', 'iid', 'tid', 'source_hash'],
+  columns: VERSION_COLUMNS,
   tail: 'on conflict (id) do update set modified = excluded.modified, date_added = excluded.date_added, body = excluded.body, source_hash = excluded.source_hash',
 };
 
@@ -59,9 +64,10 @@ class VersionWriter {
     return produced;
   }
 
-  /** Stores versions rendered elsewhere (a render worker), each dated as it comes. */
-  async store(versions: RenderedVersion[]): Promise<void> {
-    await bulkInsert(this.db, this.dialect, OBJECT_UPSERT, versions.map((version) => ({ ...version, date_added: this.clock.next() })));
+  /** Stores versions (rendered here or by a render worker), each dated as it comes. */
+  async store(rows: VersionRows): Promise<void> {
+    dateVersionRows(rows, () => this.clock.next());
+    await bulkInsertRows(this.db, this.dialect, OBJECT_UPSERT, rows.values, rows.count);
   }
 
   private async writeChunk(sources: ObjectSource[]): Promise<ObjectSource[]> {
@@ -85,7 +91,7 @@ class VersionWriter {
       produced.push(source);
       if (previous?.source_hash !== version.source_hash) changed.push(version);
     }
-    await this.store(changed);
+    await this.store(versionRows(changed));
     return produced;
   }
 }
@@ -151,9 +157,9 @@ async function renderAndStore(
   thread: Renderer,
   writer: VersionWriter,
   jobs: AsyncIterable<RenderJob>,
-  stored?: (job: RenderJob, versions: RenderedVersion[]) => void,
+  stored?: (job: RenderJob, rows: VersionRows) => void,
 ): Promise<void> {
-  const inFlight: { job: RenderJob; versions: Promise<RenderedVersion[]> }[] = [];
+  const inFlight: { job: RenderJob; versions: Promise<VersionRows> }[] = [];
   const storeNext = async () => {
     const { job, versions } = inFlight.shift()!;
     const rendered = await versions;
@@ -187,8 +193,8 @@ async function syncAllIndicatorsAndLinks(db: Kysely<Database>, writer: VersionWr
         after = last;
       }
     }
-    await renderAndStore(thread, writer, indicatorJobs(), (job, versions) => {
-      const kept = new Set(versions.map((v) => v.iid));
+    await renderAndStore(thread, writer, indicatorJobs(), (job, rows) => {
+      const kept = new Set(versionRowIids(rows));
       for (const row of job.rows) if (!kept.has(Number(row.iid))) withoutObject.add(Number(row.iid));
     });
     async function* linkJobs(): AsyncGenerator<RenderJob> {
