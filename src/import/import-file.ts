@@ -35,7 +35,8 @@ export async function importDataset(
   clock: Clock,
   options?: ImportOptions,
 ): Promise<ImportSummary> {
-  async function* raw(): AsyncGenerator<RawRecord> {
+  /** A thousand records at a time, as a file gives them a chunk at a time. */
+  async function* raw(): AsyncGenerator<RawRecord[]> {
     const sections = [
       ['threats', 'threat'],
       ['feeds', 'feed'],
@@ -44,7 +45,12 @@ export async function importDataset(
     ] as const;
     for (const [section, kind] of sections) {
       const list = dataset[section];
-      for (let i = 0; i < list.length; i++) yield { position: `${section}[${i}]`, kind, raw: list[i] };
+      for (let from = 0; from < list.length; from += 1000) {
+        const to = Math.min(from + 1000, list.length);
+        const part: RawRecord[] = [];
+        for (let i = from; i < to; i++) part.push({ position: `${section}[${i}]`, kind, raw: list[i] });
+        yield part;
+      }
     }
   }
   return store.importRecords(validateRecords(raw()), clock, options);

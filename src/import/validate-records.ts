@@ -4,10 +4,16 @@ import type { PositionedRecord } from '../store/write-batches.js';
 import type { RawRecord } from './read-records.js';
 import { parseRecord } from './record-schemas.js';
 
-export async function* validateRecords(raw: AsyncIterable<RawRecord>): AsyncGenerator<PositionedRecord> {
-  for await (const { position, kind, raw: value } of raw) {
-    const parsed = parseRecord(kind, value);
-    if (!parsed.ok) throw new ImportError(position, parsed.reason);
-    yield { position, record: parsed.record };
+/** Records come and go in lists (a chunk of the file at a time): one await per list, not per record. */
+export async function* validateRecords(raw: AsyncIterable<readonly RawRecord[]>): AsyncGenerator<PositionedRecord[]> {
+  for await (const list of raw) {
+    const valid: PositionedRecord[] = new Array(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const { position, kind, raw: value } = list[i]!;
+      const parsed = parseRecord(kind, value);
+      if (!parsed.ok) throw new ImportError(position, parsed.reason);
+      valid[i] = { position, record: parsed.record };
+    }
+    yield valid;
   }
 }

@@ -47,8 +47,8 @@ export interface Store {
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
-  /** Imports validated records: batched here, then written as importBatches writes. */
-  importRecords(records: AsyncIterable<PositionedRecord>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
+  /** Imports validated records (given a list at a time): batched here, then written as importBatches writes. */
+  importRecords(records: AsyncIterable<readonly PositionedRecord[]>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
   /** Imports write batches (write-batches.ts), in one transaction. */
   importBatches(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
   /** A token that changes whenever an import changes the data (caches compare it). */

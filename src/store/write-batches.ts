@@ -127,7 +127,7 @@ function nameKeys(t: Threat): string[] {
  * (PostgreSQL refuses a statement that touches a row twice): a later record of the same key
  * replaces the earlier one, as a later batch does.
  */
-export async function* prepareBatches(records: AsyncIterable<PositionedRecord>): AsyncGenerator<WriteBatch> {
+export async function* prepareBatches(records: AsyncIterable<readonly PositionedRecord[]>): AsyncGenerator<WriteBatch> {
   const read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
   let ordinal = 0;
   const threats = new Map<number, Threat>();
@@ -171,7 +171,7 @@ export async function* prepareBatches(records: AsyncIterable<PositionedRecord>):
     return batch;
   }
 
-  for await (const { position, record } of records) {
+  for await (const list of records) for (const { position, record } of list) {
     ordinal++;
     switch (record.kind) {
       case 'threat':

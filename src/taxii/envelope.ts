@@ -1,4 +1,4 @@
-// Builds TAXII envelopes and manifests (TAXII 2.1 sections 3.7, 5.3) from stored objects, without re-parsing them.
+// Builds TAXII envelopes and manifests (TAXII 2.1 sections 3.7, 5.3) from listed objects, without re-parsing them.
 import { serialize } from '../http/send-json.js';
 import type { ListedObject } from '../store/stix-queries.js';
 import { STIX_MEDIA_TYPE } from './media-type.js';
@@ -22,7 +22,7 @@ function head(page: PageResult): string {
   return page.more && page.next !== null ? `{"more":true,"next":${JSON.stringify(page.next)}` : '{"more":false';
 }
 
-/** The stored object bodies are spliced in as they are: serialized once, at import. */
+/** The objects' serialized bodies (stored, or rendered by the listing) are spliced in as they are. */
 export function envelopeJson(page: PageResult, pretty: boolean): string {
   if (pretty) {
     const body: Record<string, unknown> = { more: page.more };
