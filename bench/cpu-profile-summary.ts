@@ -166,24 +166,27 @@ export function formatProfileSummary(summary: ProfileSummary): string {
   return parts.join('\n\n');
 }
 
-/** Functions of the import path whose inclusive time tells the phases apart. */
+/**
+ * Functions of the import path whose inclusive time tells the phases apart. The file worker's
+ * (readNdjson to indicatorHash) and the render worker's (renderJob) are in their threads' profiles.
+ */
 export const IMPORT_PHASES = [
   'readNdjson',
   'validateRecords',
   'parseRecord',
-  'add',
-  'flushThreats',
-  'flushFeeds',
-  'flushIndicators',
-  'flushLinks',
+  'prepareBatches',
+  'pushIndicator',
+  'indicatorHash',
+  'writeBatch',
   'upsert',
-  'contentHash',
   'checkLinkTargets',
   'moveLinks',
   'refreshLookupData',
   'renumberLinks',
   'refreshAggregates',
-  'aggregateLinks',
+  'aggregateByIndicator',
+  'renderJob',
+  'syncAllIndicatorsAndLinks',
 ];
 
 async function main(argv: string[]): Promise<void> {

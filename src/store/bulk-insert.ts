@@ -33,14 +33,6 @@ export function bulkInsertText(dialect: Dialect, spec: BulkInsert, rowCount: num
   return text;
 }
 
-/** Inserts `rows` (objects holding every column of `spec`) in one statement; returns its RETURNING rows. */
-export async function bulkInsert<R = unknown>(db: Kysely<any>, dialect: Dialect, spec: BulkInsert, rows: readonly Record<string, unknown>[]): Promise<R[]> {
-  const params: unknown[] = new Array(rows.length * spec.columns.length);
-  let i = 0;
-  for (const row of rows) for (const column of spec.columns) params[i++] = row[column];
-  return bulkInsertRows<R>(db, dialect, spec, params, rows.length);
-}
-
 /** Inserts `count` rows given as their values, row after row in the order of `spec.columns`. */
 export async function bulkInsertRows<R = unknown>(db: Kysely<any>, dialect: Dialect, spec: BulkInsert, params: unknown[], count: number): Promise<R[]> {
   if (count === 0) return [];

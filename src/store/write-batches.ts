@@ -117,6 +117,12 @@ export const LINK_STAGING: BulkInsert = {
   tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
 };
 
+/** A staged link: its kind (0 feed, 1 threat), owner, iid, stamp, ordinal in the file and position. */
+function pushLink(params: unknown[], { link, ordinal, position }: { link: Link; ordinal: number; position: string }): void {
+  if ('fid' in link) params.push(0, link.fid, link.iid, link.stamp_linked, ordinal, position);
+  else params.push(1, link.tid, link.iid, link.stamp_linked, ordinal, position);
+}
+
 /** A threat's lower-cased name and other names, each once: what finds it by name. */
 function nameKeys(t: Threat): string[] {
   return [...new Set([t.threat, ...t.othernames].map((n) => n.toLowerCase()))];
@@ -146,30 +152,17 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
     threats.clear();
     return batch;
   }
-  function feedBatch(): WriteBatch {
+  /** The pending rows of one kind as a batch; they are cleared. */
+  function rowBatch<T>(kind: 'feeds' | 'indicators' | 'links', pending: Map<unknown, T>, push: (params: unknown[], value: T) => void): WriteBatch {
     const params: unknown[] = [];
-    for (const f of feeds.values()) pushFeed(params, f);
-    const batch: WriteBatch = { kind: 'feeds', params, count: feeds.size, records: ordinal };
-    feeds.clear();
+    for (const value of pending.values()) push(params, value);
+    const batch: WriteBatch = { kind, params, count: pending.size, records: ordinal };
+    pending.clear();
     return batch;
   }
-  function indicatorBatch(): WriteBatch {
-    const params: unknown[] = [];
-    for (const i of indicators.values()) pushIndicator(params, i);
-    const batch: WriteBatch = { kind: 'indicators', params, count: indicators.size, records: ordinal };
-    indicators.clear();
-    return batch;
-  }
-  function linkBatch(): WriteBatch {
-    const params: unknown[] = [];
-    for (const { link, ordinal: at, position } of links.values()) {
-      if ('fid' in link) params.push(0, link.fid, link.iid, link.stamp_linked, at, position);
-      else params.push(1, link.tid, link.iid, link.stamp_linked, at, position);
-    }
-    const batch: WriteBatch = { kind: 'links', params, count: links.size, records: ordinal };
-    links.clear();
-    return batch;
-  }
+  const feedBatch = () => rowBatch('feeds', feeds, pushFeed);
+  const indicatorBatch = () => rowBatch('indicators', indicators, pushIndicator);
+  const linkBatch = () => rowBatch('links', links, pushLink);
 
   for await (const list of records) for (const { position, record } of list) {
     ordinal++;
