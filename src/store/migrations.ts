@@ -165,8 +165,25 @@ const objectsPageIndex: Migration = {
   },
 };
 
+/**
+ * The links' reverse indexes carry the owner too: an indicator's lowest-numbered feed (whose
+ * organization is its created_by_ref) is then one index seek, and the aggregates read an iid
+ * range's owners from the index alone.
+ */
+const coveringLinkIndexes: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    for (const [table, owner] of [
+      ['feed_links', 'fid'],
+      ['threat_links', 'tid'],
+    ] as const) {
+      await db.schema.dropIndex(`${table}_iid`).execute();
+      await db.schema.createIndex(`${table}_iid`).on(table).columns(['iid', owner]).execute();
+    }
+  },
+};
+
 function migrations(dialect: Dialect): Record<string, Migration> {
-  return { '0001-initial': initial(dialect), '0002-objects-page-index': objectsPageIndex };
+  return { '0001-initial': initial(dialect), '0002-objects-page-index': objectsPageIndex, '0003-covering-link-indexes': coveringLinkIndexes };
 }
 
 /**

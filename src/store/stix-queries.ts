@@ -84,7 +84,7 @@ function sourcesOf(s: 'c' | 's'): RawBuilder<unknown> {
 const SOURCE_COLUMNS = sql`
   i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.retired as i_retired, i.attributes as i_attributes,
   case when i.iid is not null then
-    (select f.organization from feed_links fl join feeds f on f.fid = fl.fid where fl.iid = i.iid order by fl.fid limit 1) end as i_organization,
+    (select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = i.iid)) end as i_organization,
   tl.stamp_linked as l_stamp_linked, t.category as l_category`;
 
 function listAllWithBodies(q: ObjectListing) {

@@ -127,7 +127,7 @@ export type IndicatorWithOrganization = Pick<IndicatorTable, 'iid' | 'value' | '
 
 /** The columns of an indicator to render, with the organization of its lowest-numbered feed (created_by_ref). */
 const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.retired, i.attributes,
-  (select f.organization from feed_links fl join feeds f on f.fid = fl.fid where fl.iid = i.iid order by fl.fid limit 1) as organization`;
+  (select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = i.iid)) as organization`;
 
 /** Indicators with the organization of their lowest-numbered feed, which becomes created_by_ref. */
 export async function renderIndicators(db: Kysely<Database>, iids: number[]): Promise<ObjectSource[]> {
