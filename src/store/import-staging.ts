@@ -6,8 +6,9 @@ import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
 import { ImportError } from '../errors.js';
 import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
+import { LINK_KIND } from './write-batches.js';
 
-export const LINK_KIND = { feed: 0, threat: 1 } as const;
+export { LINK_KIND };
 
 /** The temporary tables of an import. */
 export interface StagingDatabase {

@@ -117,10 +117,13 @@ export const LINK_STAGING: BulkInsert = {
   tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
 };
 
-/** A staged link: its kind (0 feed, 1 threat), owner, iid, stamp, ordinal in the file and position. */
+/** The `kind` of a staged link (import-staging.ts). */
+export const LINK_KIND = { feed: 0, threat: 1 } as const;
+
+/** A staged link: its kind, owner, iid, stamp, ordinal in the file and position. */
 function pushLink(params: unknown[], { link, ordinal, position }: { link: Link; ordinal: number; position: string }): void {
-  if ('fid' in link) params.push(0, link.fid, link.iid, link.stamp_linked, ordinal, position);
-  else params.push(1, link.tid, link.iid, link.stamp_linked, ordinal, position);
+  if ('fid' in link) params.push(LINK_KIND.feed, link.fid, link.iid, link.stamp_linked, ordinal, position);
+  else params.push(LINK_KIND.threat, link.tid, link.iid, link.stamp_linked, ordinal, position);
 }
 
 /** A threat's lower-cased name and other names, each once: what finds it by name. */

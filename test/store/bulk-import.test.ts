@@ -151,6 +151,24 @@ for (const backend of storeBackends()) {
       }
     });
 
+    it('refuses to serve an object whose records no longer match it, naming the object', async () => {
+      const { store } = await backend.create([createStixSync(VIEWS)]);
+      try {
+        await importDataset(store, dataset(), fixedClock);
+        const { rows } = await sql<{ id: string; tid: number; iid: number }>`
+          select id, tid, iid from stix_objects where type = 'relationship' order by date_added limit 1`.execute(store.db);
+        const relationship = rows[0]!;
+        // Only a fault of the store (here, a link deleted behind the import's back) can cause this.
+        await sql`delete from threat_links where tid = ${relationship.tid} and iid = ${relationship.iid}`.execute(store.db);
+        const listing = { collection: VIEWS[1]!, objectId: relationship.id, after: null, addedAfter: null, ids: null, types: null, modified: null, limit: 10, withBody: true };
+        await assert.rejects(store.listCollectionObjects(listing), new RegExp(`STIX object ${relationship.id} no longer matches its records`));
+        // Without bodies (manifest, versions) the listing still answers.
+        assert.equal((await store.listCollectionObjects({ ...listing, withBody: false })).items.length, 1);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('is not taken when the store holds data: a second import goes the general way', async () => {
       const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: 0 })]);
       try {
