@@ -8,7 +8,11 @@
  */
 export function compactStixObject<T extends object>(fields: T): T {
   const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
+  const source = fields as Record<string, unknown>;
+  // A plain loop over own keys: every exported object passes through here.
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
+    const value = source[key];
     if (value === undefined || value === null) continue;
     if (Array.isArray(value) && value.length === 0) continue;
     kept[key] = value;

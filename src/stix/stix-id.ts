@@ -21,22 +21,31 @@ const STIX_ID = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*)--([0-9a-f]{8}-[0-9a-f]{4}-[0-9
  * SHA-1(namespace bytes || UTF-8 name), with the version nibble set to 5 and the variant to 10.
  */
 export function uuidv5(name: string, namespace: string): string {
-  const bytes = hash('sha1', hashInput(namespaceBytes(namespace), name), 'buffer');
-  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex', 0, 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  // Hex out, not a Buffer: a new Buffer per id cost more than the hash itself.
+  const hex = hash('sha1', hashInput(namespaceBytes(namespace), name), 'hex');
+  // Byte 6's high nibble (hex digit 12) becomes the version, 5; byte 8's two high bits (of hex digit 16) the variant, 10.
+  const variant = HEX_DIGITS[(Number.parseInt(hex[16]!, 16) & 0x3) | 0x8];
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
+
+const HEX_DIGITS = '0123456789abcdef';
 
 /** Reused for namespace || name: ids are made for every object of an import, one at a time. */
 let scratch = Buffer.alloc(1024);
+/** Views of scratch's first n bytes, by n: names of one kind have a few lengths. */
+let scratchViews = new Map<number, Buffer>();
 
 function hashInput(namespace: Buffer, name: string): Buffer {
   const needed = 16 + Buffer.byteLength(name, 'utf8');
-  if (needed > scratch.length) scratch = Buffer.alloc(Math.max(needed, scratch.length * 2));
+  if (needed > scratch.length) {
+    scratch = Buffer.alloc(Math.max(needed, scratch.length * 2));
+    scratchViews = new Map();
+  }
   namespace.copy(scratch, 0);
   scratch.write(name, 16, 'utf8');
-  return scratch.subarray(0, needed);
+  let view = scratchViews.get(needed);
+  if (view === undefined) scratchViews.set(needed, (view = scratch.subarray(0, needed)));
+  return view;
 }
 
 /** The 16 bytes of a namespace UUID; threatgate's own is converted once (ids are made per object). */
@@ -55,35 +64,38 @@ function namespaceBytes(namespace: string): Buffer {
 
 /** `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`. */
 export function stixId(type: string, name: string): StixIdentifier {
-  const key = `${type}--${name}`;
-  let id = recentIds.get(key);
-  if (id === undefined) {
+  // Made afresh each time: a cache of recent ids cost more than the hash (it kept every id alive
+  // into the old generation). Callers that name one id twice in a row keep it (stixIdForIndicator).
+  if (type !== lastValidType) {
     if (type.length < 3 || type.length > 250 || !STIX_TYPE.test(type)) {
       throw new StixMappingError('invalid-reference', `"${type}" is not a STIX object type`);
     }
-    id = `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`;
-    if (recentIds.size >= RECENT_IDS) recentIds.clear();
-    recentIds.set(key, id);
+    lastValidType = type;
   }
-  return id;
+  return `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`;
 }
 
-/**
- * The ids made last: an import names each object's id before building it, and the mapper names
- * it again (and an indicator's again as a relationship's source), a few thousand calls apart.
- */
-const recentIds = new Map<string, StixIdentifier>();
-const RECENT_IDS = 8192;
+let lastValidType = '';
 
 /** The object type of a STIX identifier; throws unless `id` is `type--UUID` (and of `expected`). */
 export function stixIdType(id: string, expected?: string): string {
-  const match = STIX_ID.exec(id);
-  if (match === null || (expected !== undefined && match[1] !== expected)) {
+  // The references of consecutive objects repeat (one creator, one threat for many links).
+  let type = id === lastChecked.id ? lastChecked.type : undefined;
+  if (type === undefined) {
+    const match = STIX_ID.exec(id);
+    if (match !== null) {
+      type = match[1]!;
+      lastChecked = { id, type };
+    }
+  }
+  if (type === undefined || (expected !== undefined && type !== expected)) {
     const wanted = expected === undefined ? 'a STIX identifier' : `a STIX ${expected} identifier`;
     throw new StixMappingError('invalid-reference', `"${id}" is not ${wanted}`);
   }
-  return match[1]!;
+  return type;
 }
+
+let lastChecked: { id: string; type: string | undefined } = { id: '', type: undefined };
 
 /** `id` itself, after checking that it is a STIX identifier (of type `expected`, if given). */
 export function checkedStixId(id: string, expected?: string): StixIdentifier {
@@ -96,8 +108,12 @@ export function checkedStixId(id: string, expected?: string): StixIdentifier {
 
 /** The indicator with this `iid`, whatever its value, risk or retirement. */
 export function stixIdForIndicator(iid: number): StixIdentifier {
-  return stixId('indicator', `indicator:${recordNumber('iid', iid)}`);
+  // Asked for twice in a row for each indicator (its source, then its mapper): kept once.
+  if (iid !== lastIndicator.iid) lastIndicator = { iid, id: stixId('indicator', `indicator:${recordNumber('iid', iid)}`) };
+  return lastIndicator.id;
 }
+
+let lastIndicator = { iid: -1, id: '' };
 
 /** The organization identity, by exact name (feeds of one organization share one identity). */
 export function stixIdForIdentity(organization: string): StixIdentifier {
@@ -115,8 +131,14 @@ export function stixIdForThreatRecord(tid: number, type: string): StixIdentifier
  * cannot change between versions), its relationships become new objects too.
  */
 export function stixIdForIndicatorLink(iid: number, tid: number, targetType: string): StixIdentifier {
-  return stixId('relationship', `link:${recordNumber('iid', iid)}:${recordNumber('tid', tid)}:${targetType}`);
+  const last = lastLink;
+  if (iid === last.iid && tid === last.tid && targetType === last.targetType) return last.id;
+  const id = stixId('relationship', `link:${recordNumber('iid', iid)}:${recordNumber('tid', tid)}:${targetType}`);
+  lastLink = { iid, tid, targetType, id };
+  return id;
 }
+
+let lastLink = { iid: -1, tid: -1, targetType: '', id: '' };
 
 function recordNumber(field: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {

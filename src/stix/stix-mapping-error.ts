@@ -19,7 +19,15 @@ export class StixMappingError extends Error {
   readonly code: StixMappingErrorCode;
 
   constructor(code: StixMappingErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    // No stack: the error is an answer about a record (an import meets thousands of them), and
+    // capturing where it was thrown cost more than rendering an object.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.code = code;
   }
 }

@@ -1,5 +1,5 @@
 // Schema migrations, written once with Kysely's schema builder so SQLite and PostgreSQL share them.
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 /**
  * Every lookup path has an index: threats by tid and by name, feeds by fid and by
@@ -182,8 +182,39 @@ const coveringLinkIndexes: Migration = {
   },
 };
 
+/**
+ * SQLite: STIX ids become a unique index instead of the table's primary key. A primary key on a
+ * text column is an index SQLite cannot drop; this one can be dropped while an import fills an
+ * empty store and built again after, in one sort (ids are UUIDs: each insert would otherwise
+ * write the index at a random place). The table is rebuilt in one transaction; PostgreSQL keeps
+ * its primary key, which serves the same lookups and conflicts.
+ */
+const stixIdIndex = (dialect: Dialect): Migration => ({
+  async up(db: Kysely<any>): Promise<void> {
+    if (dialect !== 'sqlite') return;
+    await db.transaction().execute(async (trx) => {
+      await sql`create table stix_objects_next (
+        id text not null, type text not null, modified text not null, date_added bigint not null,
+        body text not null, iid integer, tid integer, source_hash text not null)`.execute(trx);
+      await sql`insert into stix_objects_next (id, type, modified, date_added, body, iid, tid, source_hash)
+        select id, type, modified, date_added, body, iid, tid, source_hash from stix_objects order by date_added, id`.execute(trx);
+      await sql`drop table stix_objects`.execute(trx);
+      await sql`alter table stix_objects_next rename to stix_objects`.execute(trx);
+      await trx.schema.createIndex('stix_objects_id').on('stix_objects').column('id').unique().execute();
+      await trx.schema.createIndex('stix_objects_page').on('stix_objects').columns(['date_added', 'id']).execute();
+      await trx.schema.createIndex('stix_objects_iid').on('stix_objects').column('iid').execute();
+      await trx.schema.createIndex('stix_objects_tid').on('stix_objects').column('tid').execute();
+    });
+  },
+});
+
 function migrations(dialect: Dialect): Record<string, Migration> {
-  return { '0001-initial': initial(dialect), '0002-objects-page-index': objectsPageIndex, '0003-covering-link-indexes': coveringLinkIndexes };
+  return {
+    '0001-initial': initial(dialect),
+    '0002-objects-page-index': objectsPageIndex,
+    '0003-covering-link-indexes': coveringLinkIndexes,
+    '0004-stix-id-index': stixIdIndex(dialect),
+  };
 }
 
 /**

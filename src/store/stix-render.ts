@@ -144,30 +144,40 @@ export async function readIndicatorsAfter(db: Kysely<Database>, after: number, l
 
 /** The sources of indicators with a STIX pattern type (pure: a render worker runs it too). */
 export function indicatorSources(rows: IndicatorWithOrganization[]): ObjectSource[] {
+  const identityOf = identityIds();
   const out: ObjectSource[] = [];
-  // Few organizations, many indicators: each identity id is made once per chunk.
+  for (const row of rows) {
+    const source = indicatorSource(row, identityOf);
+    if (source !== undefined) out.push(source);
+  }
+  return out;
+}
+
+/** Few organizations, many indicators: each identity id is made once per chunk. */
+function identityIds(): (organization: string) => string {
   const identities = new Map<string, string>();
-  const identityOf = (organization: string): string => {
+  return (organization) => {
     let id = identities.get(organization);
     if (id === undefined) identities.set(organization, (id = stixIdForIdentity(organization)));
     return id;
   };
-  for (const row of rows) {
-    if (!isPatternedIndicatorType(row.type)) continue;
-    const iid = Number(row.iid);
-    const indicator: ExportedIndicator = {
-      iid,
-      indicator: row.value,
-      type: row.type,
-      risk: row.risk as Risk,
-      stamp_added: row.stamp_added,
-      retired: row.retired === null ? null : Number(row.retired) === 1,
-      attributes: JSON.parse(row.attributes),
-    };
-    const createdByRef = row.organization === null ? THREATGATE_IDENTITY.id : identityOf(row.organization);
-    out.push({ id: stixIdForIndicator(iid), iid, tid: null, render: (modified) => toStixIndicator(indicator, { modified, createdByRef }) });
-  }
-  return out;
+}
+
+/** One indicator's source; undefined for a type without a STIX pattern. */
+function indicatorSource(row: IndicatorWithOrganization, identityOf: (organization: string) => string): ObjectSource | undefined {
+  if (!isPatternedIndicatorType(row.type)) return undefined;
+  const iid = Number(row.iid);
+  const indicator: ExportedIndicator = {
+    iid,
+    indicator: row.value,
+    type: row.type,
+    risk: row.risk as Risk,
+    stamp_added: row.stamp_added,
+    retired: row.retired === null ? null : Number(row.retired) === 1,
+    attributes: JSON.parse(row.attributes),
+  };
+  const createdByRef = row.organization === null ? THREATGATE_IDENTITY.id : identityOf(row.organization);
+  return { id: stixIdForIndicator(iid), iid, tid: null, render: (modified) => toStixIndicator(indicator, { modified, createdByRef }) };
 }
 
 /** A threat link as rendered: the link and its threat's category. */
@@ -221,22 +231,29 @@ export async function readLinksAfter(
 
 /** The relationship sources of threat links (pure: a render worker runs it too). */
 export function linkSources(rows: LinkRow[]): ObjectSource[] {
-  const sources: ObjectSource[] = [];
-  // Few threats per page: each threat's id is made once.
+  const targetOf = threatTargets();
+  return rows.map((row) => linkSource(row, targetOf));
+}
+
+/** Few threats per page: each threat's type and id are made once. */
+function threatTargets(): (tid: number, category: string) => { type: string; ref: string } {
   const targets = new Map<number, { type: string; ref: string }>();
-  for (const row of rows) {
-    const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked };
-    let target = targets.get(link.tid);
+  return (tid, category) => {
+    let target = targets.get(tid);
     if (target === undefined) {
-      const type = threatSdoType(row.category).type;
-      targets.set(link.tid, (target = { type, ref: stixIdForThreatRecord(link.tid, type) }));
+      const type = threatSdoType(category).type;
+      targets.set(tid, (target = { type, ref: stixIdForThreatRecord(tid, type) }));
     }
-    const { type: targetType, ref: targetRef } = target;
-    const sourceRef = stixIdForIndicator(link.iid);
-    const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
-    sources.push({ id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render });
-  }
-  return sources;
+    return target;
+  };
+}
+
+function linkSource(row: LinkRow, targetOf: (tid: number, category: string) => { type: string; ref: string }): ObjectSource {
+  const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked };
+  const { type: targetType, ref: targetRef } = targetOf(link.tid, row.category);
+  const sourceRef = stixIdForIndicator(link.iid);
+  const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
+  return { id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render };
 }
 
 /** The columns of a stix_objects row, in the order of VersionRows' values. */
@@ -283,11 +300,18 @@ export function renderJobRows(job: RenderJob): VersionRows {
 
 /** The versions of a job's rows that have a STIX form, in row order. */
 export function renderJob(job: RenderJob): RenderedVersion[] {
-  const sources = job.kind === 'indicators' ? indicatorSources(job.rows) : linkSources(job.rows);
   const versions: RenderedVersion[] = [];
-  for (const source of sources) {
-    const version = renderVersion(source, job.modified);
+  // Each row's source is rendered as soon as it is made: the ids it named are still the last made.
+  const keep = (source: ObjectSource | undefined) => {
+    const version = source === undefined ? undefined : renderVersion(source, job.modified);
     if (version !== undefined) versions.push(version);
+  };
+  if (job.kind === 'indicators') {
+    const identityOf = identityIds();
+    for (const row of job.rows) keep(indicatorSource(row, identityOf));
+  } else {
+    const targetOf = threatTargets();
+    for (const row of job.rows) keep(linkSource(row, targetOf));
   }
   return versions;
 }
