@@ -168,7 +168,7 @@ export function formatProfileSummary(summary: ProfileSummary): string {
 
 /**
  * Functions of the import path whose inclusive time tells the phases apart. The file worker's
- * (readNdjson to indicatorHash) and the render worker's (renderJob) are in their threads' profiles.
+ * (readNdjson to indicatorHash) and the render worker's (renderJobRows) are in their threads' profiles.
  */
 export const IMPORT_PHASES = [
   'readNdjson',
@@ -185,7 +185,7 @@ export const IMPORT_PHASES = [
   'renumberLinks',
   'refreshAggregates',
   'aggregateByIndicator',
-  'renderJob',
+  'renderJobRows',
   'syncAllIndicatorsAndLinks',
 ];
 

@@ -32,10 +32,13 @@ export async function createStaging(trx: Transaction<Database>, dialect: Dialect
   // SQLite keeps temporary tables for the connection's life: a failed import may have left them.
   for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
   const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
+  // SQLite keeps the staged links in their key's B-tree alone (no rowid table beside it): each
+  // link is written once, and moveLinks reads them in key order without a lookup per row.
+  const withoutRowid = dialect === 'sqlite' ? sql`without rowid` : sql``;
   await sql`create temporary table import_links (
     kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
     ordinal bigint not null, position text not null, changed integer not null default ${sql.lit(fresh ? 1 : 0)},
-    primary key (kind, owner, iid)) ${onCommit}`.execute(trx);
+    primary key (kind, owner, iid)) ${withoutRowid} ${onCommit}`.execute(trx);
   for (const table of CHANGED_TABLES) {
     await sql`create temporary table ${sql.table(table)} (id bigint primary key) ${onCommit}`.execute(trx);
   }
@@ -62,12 +65,15 @@ export async function countChanged(trx: Kysely<Database>, table: ChangedTable): 
 
 /** Every staged link must point at an indicator and a feed or threat that exist (in the store or this file). */
 export async function checkLinkTargets(trx: Transaction<Database>): Promise<void> {
+  // The links are checked in iid order, so the indicators are looked up in their own order (the
+  // staging table's order, by owner, would visit the indicator pages at random).
   const { rows } = await sql<{ position: string; reason: string }>`
+    with s as materialized (select kind, owner, iid, ordinal, position from import_links order by iid)
     select position, case
       when not exists (select 1 from indicators i where i.iid = s.iid) then 'link iid: no indicator with iid ' || s.iid
       when s.kind = 0 then 'link fid: no feed with fid ' || s.owner
       else 'link tid: no threat with tid ' || s.owner end as reason
-    from import_links s
+    from s
     where not exists (select 1 from indicators i where i.iid = s.iid)
        or (s.kind = 0 and not exists (select 1 from feeds f where f.fid = s.owner))
        or (s.kind = 1 and not exists (select 1 from threats t where t.tid = s.owner))

@@ -16,7 +16,7 @@ const IMPORT_LOCK_ID = 7_324_861_001;
  * sort use as much memory as the cache, so it is kept to what holds an import of a million
  * indicators under 500 MB (bench/README.md). It is given back when the import ends.
  */
-const IMPORT_CACHE_KIB = 64 * 1024;
+const IMPORT_CACHE_KIB = 32 * 1024;
 
 /**
  * How many records an import inserted or changed. Which ones is in the staging tables of the

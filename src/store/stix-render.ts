@@ -76,23 +76,28 @@ export interface RenderedVersion {
 
 /** Renders one version; undefined when the record has no STIX form (a mapping error leaves it out). */
 export function renderVersion(source: ObjectSource, modified: string): RenderedVersion | undefined {
+  const values: unknown[] = [];
+  if (!appendVersion(values, source, modified)) return undefined;
+  const [id, type, versionModified, , body, iid, tid, sourceHash] = values as [string, string, string, number, string, number | null, number | null, string];
+  return { id, type, modified: versionModified, body, iid, tid, source_hash: sourceHash };
+}
+
+/**
+ * Renders one version as the values of its row (VERSION_COLUMNS, date_added 0) appended to
+ * `values`; false when the record has no STIX form. An import renders millions: no object per
+ * version is kept on the way.
+ */
+function appendVersion(values: unknown[], source: ObjectSource, modified: string): boolean {
   let object: StixObject;
   try {
     object = source.render(modified);
   } catch (error) {
-    if (error instanceof StixMappingError) return undefined;
+    if (error instanceof StixMappingError) return false;
     throw error;
   }
   const body = JSON.stringify(object);
-  return {
-    id: source.id,
-    type: object.type,
-    modified: object.modified,
-    body: RENDERED_ON_READ.has(object.type) ? '' : body,
-    iid: source.iid,
-    tid: source.tid,
-    source_hash: versionHash(object.type, body),
-  };
+  values.push(source.id, object.type, object.modified, 0, RENDERED_ON_READ.has(object.type) ? '' : body, source.iid, source.tid, versionHash(object.type, body));
+  return true;
 }
 
 export async function renderIdentities(db: Kysely<Database>): Promise<ObjectSource[]> {
@@ -295,16 +300,10 @@ export type RenderJob = { kind: 'indicators'; rows: IndicatorWithOrganization[];
 
 /** The versions of a job's rows that have a STIX form, in row order, as row values. */
 export function renderJobRows(job: RenderJob): VersionRows {
-  return versionRows(renderJob(job));
-}
-
-/** The versions of a job's rows that have a STIX form, in row order. */
-export function renderJob(job: RenderJob): RenderedVersion[] {
-  const versions: RenderedVersion[] = [];
+  const rows: VersionRows = { values: [], count: 0 };
   // Each row's source is rendered as soon as it is made: the ids it named are still the last made.
   const keep = (source: ObjectSource | undefined) => {
-    const version = source === undefined ? undefined : renderVersion(source, job.modified);
-    if (version !== undefined) versions.push(version);
+    if (source !== undefined && appendVersion(rows.values, source, job.modified)) rows.count++;
   };
   if (job.kind === 'indicators') {
     const identityOf = identityIds();
@@ -313,5 +312,5 @@ export function renderJob(job: RenderJob): RenderedVersion[] {
     const targetOf = threatTargets();
     for (const row of job.rows) keep(linkSource(row, targetOf));
   }
-  return versions;
+  return rows;
 }

@@ -148,12 +148,13 @@ async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): P
   }
 }
 
-/** Pages of rendering in flight at once: one rendered while the one before is stored. */
-const RENDER_AHEAD = 2;
+/** Pages rendered and not yet stored, at most: the worker's and those rendered here meanwhile. */
+const IN_FLIGHT = 6;
 
 /**
- * Renders the jobs on the worker while the pages before are stored, in job order. `stored` runs
- * after each page is written, with its job and the versions it gave.
+ * Renders the jobs (on the worker, and here when it is behind: RenderThread) while the pages before
+ * are stored, in job order. `stored` runs after each page is written, with its job and the versions
+ * it gave.
  */
 async function renderAndStore(
   thread: Renderer,
@@ -161,7 +162,7 @@ async function renderAndStore(
   jobs: AsyncIterable<RenderJob>,
   stored?: (job: RenderJob, rows: VersionRows) => void,
 ): Promise<void> {
-  const inFlight: { job: RenderJob; versions: Promise<VersionRows> }[] = [];
+  const inFlight: { job: RenderJob; versions: Promise<VersionRows>; done: boolean }[] = [];
   const storeNext = async () => {
     const { job, versions } = inFlight.shift()!;
     const rendered = await versions;
@@ -169,11 +170,15 @@ async function renderAndStore(
     stored?.(job, rendered);
   };
   for await (const job of jobs) {
-    const versions = thread.render(job);
+    const entry = { job, versions: thread.render(job), done: false };
     // Awaited in turn below; until then a failure must not count as unhandled.
-    versions.catch(() => undefined);
-    inFlight.push({ job, versions });
-    if (inFlight.length >= RENDER_AHEAD) await storeNext();
+    entry.versions.then(
+      () => (entry.done = true),
+      () => (entry.done = true),
+    );
+    inFlight.push(entry);
+    while (inFlight[0]?.done) await storeNext();
+    if (inFlight.length >= IN_FLIGHT) await storeNext();
   }
   while (inFlight.length > 0) await storeNext();
 }
