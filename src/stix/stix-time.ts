@@ -41,8 +41,9 @@ export function isValidStamp(value: string): boolean {
   const minute = digits(value, 14, 2);
   const second = digits(value, 17, 2);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
-  const c = (at: number) => value.charCodeAt(at);
-  if (c(4) !== 45 || c(7) !== 45 || c(10) !== 32 || c(13) !== 58 || c(16) !== 58) return false; // '-', '-', ' ', ':', ':'
+  // '-', '-', ' ', ':', ':'
+  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 32) return false;
+  if (value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return false;
   return isCalendarTime(year, month, day, hour, minute, second);
 }
 

@@ -29,7 +29,7 @@ export class RenderThread implements Renderer {
     maxOldGenerationSizeMb: 64,
   });
 
-  constructor(private readonly workerAhead = 4) {}
+  constructor(private readonly workerAhead = 6) {}
 
   render(job: RenderJob): Promise<VersionRows> {
     if (this.jobs.pending < this.workerAhead) return this.jobs.run(job);

@@ -149,7 +149,7 @@ async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): P
 }
 
 /** Pages rendered and not yet stored, at most: the worker's and those rendered here meanwhile. */
-const IN_FLIGHT = 6;
+const IN_FLIGHT = 8;
 
 /**
  * Renders the jobs (on the worker, and here when it is behind: RenderThread) while the pages before
