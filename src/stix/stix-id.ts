@@ -75,7 +75,8 @@ export function stixId(type: string, name: string): StixIdentifier {
   return `${type}--${uuidv5(name, THREATGATE_STIX_NAMESPACE)}`;
 }
 
-let lastValidType = '';
+/** Starts as a valid type: only a type that passed the test is ever remembered. */
+let lastValidType = 'indicator';
 
 /** The object type of a STIX identifier; throws unless `id` is `type--UUID` (and of `expected`). */
 export function stixIdType(id: string, expected?: string): string {
@@ -113,7 +114,8 @@ export function stixIdForIndicator(iid: number): StixIdentifier {
   return lastIndicator.id;
 }
 
-let lastIndicator = { iid: -1, id: '' };
+// NaN equals no iid, so the first call (and any bad iid) is checked and made.
+let lastIndicator = { iid: Number.NaN, id: '' };
 
 /** The organization identity, by exact name (feeds of one organization share one identity). */
 export function stixIdForIdentity(organization: string): StixIdentifier {
@@ -138,7 +140,7 @@ export function stixIdForIndicatorLink(iid: number, tid: number, targetType: str
   return id;
 }
 
-let lastLink = { iid: -1, tid: -1, targetType: '', id: '' };
+let lastLink = { iid: Number.NaN, tid: Number.NaN, targetType: '', id: '' };
 
 function recordNumber(field: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {

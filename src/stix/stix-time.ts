@@ -15,8 +15,8 @@ const NORMALIZED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?$/;
 
-/** The last value normalizeStixTime found already normalized. */
-let lastNormalized = '';
+/** The last value normalizeStixTime found already normalized (starts as one that is). */
+let lastNormalized = '1970-01-01T00:00:00.000Z';
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 

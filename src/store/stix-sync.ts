@@ -237,21 +237,6 @@ async function removeReplacedThreats(db: Kysely<Database>, tids: number[], curre
   }
 }
 
-async function syncObjects(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  changes: ImportChanges,
-  writer: VersionWriter,
-  importStart: number,
-  options: StixSyncOptions,
-): Promise<void> {
-  if (changes.fresh && dialect === 'sqlite') {
-    await deferObjectIndexes(db, () => syncObjectsInto(db, dialect, changes, writer, importStart, options));
-  } else {
-    await syncObjectsInto(db, dialect, changes, writer, importStart, options);
-  }
-}
-
 /**
  * Runs `fill` without the indexes of stix_objects, then builds them again, each in one sort: STIX
  * ids are UUIDs, so each object written with its index in place updates it at a random page
@@ -266,7 +251,7 @@ async function deferObjectIndexes(db: Kysely<Database>, fill: () => Promise<void
   for (const index of indexes) await sql.raw(index.sql).execute(db);
 }
 
-async function syncObjectsInto(
+async function syncObjects(
   db: Kysely<Database>,
   dialect: Dialect,
   changes: ImportChanges,
@@ -305,7 +290,8 @@ export function createStixSync(collections: readonly CollectionConfig[], options
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
-    await syncObjects(db, dialect, changes, writer, dates.importStart, options);
+    const sync = () => syncObjects(db, dialect, changes, writer, dates.importStart, options);
+    await (changes.fresh && dialect === 'sqlite' ? deferObjectIndexes(db, sync) : sync());
     await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));
     await dates.save(db);

@@ -182,3 +182,31 @@ describe('stixIdType', () => {
     });
   });
 });
+
+describe('the ids kept from the last call', () => {
+  const invalid = (code: string) => (error: unknown) => error instanceof StixMappingError && error.code === code;
+
+  it('never stand in for a bad input, first or after a good one', () => {
+    assert.throws(() => stixId('', 'x'), invalid('invalid-reference'));
+    assert.match(stixId('indicator', 'x'), /^indicator--/);
+    assert.throws(() => stixId('Not_A_Type', 'x'), invalid('invalid-reference'));
+    const id = stixIdForIndicator(41);
+    assert.throws(() => stixIdForIndicator(-1), invalid('invalid-record'));
+    assert.throws(() => stixIdForIndicatorLink(41, -1, 'malware'), invalid('invalid-record'));
+    assert.equal(stixIdForIndicator(41), id);
+  });
+
+  it('are the ids made afresh', () => {
+    const link = stixIdForIndicatorLink(41, 3, 'malware');
+    assert.equal(stixIdForIndicatorLink(41, 3, 'malware'), link);
+    assert.notEqual(stixIdForIndicatorLink(41, 3, 'tool'), link);
+    assert.equal(stixIdForIndicatorLink(41, 3, 'malware'), stixId('relationship', 'link:41:3:malware'));
+    assert.equal(stixIdForIndicator(41), stixId('indicator', 'indicator:41'));
+  });
+
+  it('check a remembered id against the type asked for', () => {
+    const identity = stixIdForIdentity('Example Labs');
+    assert.equal(stixIdType(identity, 'identity'), 'identity');
+    assert.throws(() => stixIdType(identity, 'indicator'), invalid('invalid-reference'));
+  });
+});

@@ -22,7 +22,8 @@ describe('stixTimeFromStamp', () => {
 
   describe('with a stamp that is not YYYY-MM-DD HH:MM:SS', () => {
     it('throws an invalid-timestamp error', () => {
-      for (const stamp of ['2024-01-01T00:00:00', '2024-01-01', '2024-1-1 00:00:00', '']) {
+      const near = ['2024-01-01 00:00:0a', '2024/01/01 00:00:00', '2024-01-01 00-00:00', ' 2024-01-01 00:00:0', '２０２４-01-01 00:00:00', '2024-01-01 00:00:00\n'];
+      for (const stamp of ['2024-01-01T00:00:00', '2024-01-01', '2024-1-1 00:00:00', '', ...near]) {
         assert.throws(() => stixTimeFromStamp(stamp), isInvalidTimestamp, stamp);
       }
     });
@@ -115,5 +116,15 @@ describe('stixTimeAfter', () => {
     it('gives the next millisecond', () => {
       assert.equal(stixTimeAfter('2024-12-31T23:59:59.999Z'), '2025-01-01T00:00:00.000Z');
     });
+  });
+});
+
+describe('normalizeStixTime, asked for one value many times (as an import does)', () => {
+  it('gives it back each time, and still rejects what is not a timestamp', () => {
+    assert.throws(() => normalizeStixTime(''), StixMappingError);
+    assert.equal(normalizeStixTime('2026-01-15T10:00:00.000Z'), '2026-01-15T10:00:00.000Z');
+    assert.equal(normalizeStixTime('2026-01-15T10:00:00.000Z'), '2026-01-15T10:00:00.000Z');
+    assert.throws(() => normalizeStixTime(''), StixMappingError);
+    assert.throws(() => normalizeStixTime('2026-02-30T10:00:00.000Z'), StixMappingError);
   });
 });
