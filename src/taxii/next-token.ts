@@ -1,4 +1,4 @@
-// Stateless `next` tokens: the keyset position and the filters, signed so no client can forge one.
+// Stateless `next` tokens: the keyset position, the filters and the page size, signed so no client can forge one.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BadRequestError } from '../errors.js';
 
@@ -18,6 +18,11 @@ export interface NextPosition {
   dateAdded: number;
   id: string;
   filters: ObjectFilters;
+  /**
+   * The page size the walk was served with, so a client that follows `next` without re-sending
+   * `limit` keeps it. Null only in tokens issued before tokens carried it (eight fields).
+   */
+  limit: number | null;
 }
 
 const SIGNATURE_BYTES = 16;
@@ -28,13 +33,23 @@ function sign(secret: string, payload: string): Buffer {
 }
 
 export function encodeNext(secret: string, position: NextPosition): string {
-  const { scope, dateAdded, id, filters } = position;
-  const payload = Buffer.from(JSON.stringify([scope, dateAdded, id, filters.addedAfter, filters.ids, filters.types, filters.versions, filters.specVersions])).toString('base64url');
+  const { scope, dateAdded, id, filters, limit } = position;
+  const fields = [scope, dateAdded, id, filters.addedAfter, filters.ids, filters.types, filters.versions, filters.specVersions, limit];
+  const payload = Buffer.from(JSON.stringify(fields)).toString('base64url');
   return `${payload}.${sign(secret, payload).toString('base64url')}`;
 }
 
 const stringList = (value: unknown): value is string[] | null =>
   value === null || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+
+const pageSize = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) > 0);
+
+/**
+ * Tokens issued before they carried the limit have eight fields; pollers may hold one mid-walk
+ * across an upgrade, so it still continues the walk (at the default limit) rather than failing.
+ */
+const FIELDS_WITHOUT_LIMIT = 8;
+const FIELDS = 9;
 
 /** Verifies the signature, then the shape; any failure (forged, truncated, other scope) is a 400. */
 export function decodeNext(secret: string, token: string, scope: string): NextPosition {
@@ -50,8 +65,8 @@ export function decodeNext(secret: string, token: string, scope: string): NextPo
   } catch {
     throw new BadRequestError(INVALID);
   }
-  if (!Array.isArray(fields) || fields.length !== 8) throw new BadRequestError(INVALID);
-  const [tokenScope, dateAdded, id, addedAfter, ids, types, versions, specVersions] = fields as unknown[];
+  if (!Array.isArray(fields) || (fields.length !== FIELDS && fields.length !== FIELDS_WITHOUT_LIMIT)) throw new BadRequestError(INVALID);
+  const [tokenScope, dateAdded, id, addedAfter, ids, types, versions, specVersions, limit = null] = fields as unknown[];
   if (
     tokenScope !== scope ||
     typeof dateAdded !== 'number' ||
@@ -60,9 +75,10 @@ export function decodeNext(secret: string, token: string, scope: string): NextPo
     !stringList(ids) ||
     !stringList(types) ||
     !stringList(versions) ||
-    !stringList(specVersions)
+    !stringList(specVersions) ||
+    !pageSize(limit)
   ) {
     throw new BadRequestError(INVALID);
   }
-  return { scope, dateAdded, id, filters: { addedAfter, ids, types, versions, specVersions } };
+  return { scope, dateAdded, id, filters: { addedAfter, ids, types, versions, specVersions }, limit };
 }

@@ -74,7 +74,11 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     // A `next` token carries the filters of the walk's first request: they win over re-sent ones.
     const position = query.next === null ? null : decodeNext(secret, query.next, scope);
     const filters = position?.filters ?? query.filters;
-    const limit = query.limit ?? config.taxii.defaultLimit;
+    // The page size is the other way round: the client chooses it per request (TAXII 2.1 section
+    // 3.4), so a `limit` sent with `next` wins and is carried on; without one, the token's limit
+    // holds (capped again, should taxii.maxLimit have shrunk since it was issued), and a token too
+    // old to carry one walks on at the default.
+    const limit = query.limit ?? Math.min(position?.limit ?? config.taxii.defaultLimit, config.taxii.maxLimit);
     const { none, modified } = modifiedFilter(filters);
     if (none) return { items: [], more: false, next: null };
     const { items, more } = await store.listCollectionObjects({
@@ -89,7 +93,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
       withBody: kind === 'objects' || kind === 'object',
     });
     const last = items.at(-1);
-    const next = more && last ? encodeNext(secret, { scope, dateAdded: last.dateAdded, id: last.id, filters }) : null;
+    const next = more && last ? encodeNext(secret, { scope, dateAdded: last.dateAdded, id: last.id, filters, limit }) : null;
     return { items, more, next };
   }
 

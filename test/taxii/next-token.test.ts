@@ -1,4 +1,4 @@
-// encodeNext/decodeNext: signed, stateless `next` tokens that carry the position and the filters.
+// encodeNext/decodeNext: signed, stateless `next` tokens that carry the position, the filters and the limit.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -13,6 +13,7 @@ const POSITION: NextPosition = {
   dateAdded: 1_768_471_200_000_042,
   id: 'indicator--1c919955-5fb2-52cf-a046-62414eeced82',
   filters: { addedAfter: 1_768_471_200_000_007, ids: null, types: ['indicator', 'malware'], versions: ['last'], specVersions: ['2.1'] },
+  limit: 25,
 };
 
 /** A token whose payload is signed with the secret, as a server bug or a stolen secret would make one. */
@@ -36,12 +37,24 @@ describe('next tokens', () => {
       assert.deepEqual(decodeNext(SECRET, encodeNext(SECRET, bare), SCOPE), bare);
     });
 
+    it('keeps the limit of the page it continues', () => {
+      assert.equal(decodeNext(SECRET, encodeNext(SECRET, { ...POSITION, limit: 1000 }), SCOPE).limit, 1000);
+    });
+
     it('is URL-safe: no characters a query string must escape', () => {
       assert.match(encodeNext(SECRET, POSITION), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     });
 
     it('is deterministic, so two instances sharing the secret issue the same token', () => {
       assert.equal(encodeNext(SECRET, POSITION), encodeNext(SECRET, { ...POSITION }));
+    });
+  });
+
+  describe('a token issued before tokens carried the limit (eight fields)', () => {
+    it('decodes with a null limit, so the walk goes on at the default', () => {
+      const { scope, dateAdded, id, filters } = POSITION;
+      const old = signed([scope, dateAdded, id, filters.addedAfter, filters.ids, filters.types, filters.versions, filters.specVersions]);
+      assert.deepEqual(decodeNext(SECRET, old, SCOPE), { ...POSITION, limit: null });
     });
   });
 
@@ -77,6 +90,10 @@ describe('next tokens', () => {
       ['a string added_after', [SCOPE, 1, 'x', '2026', null, null, null, null]],
       ['types that are not strings', [SCOPE, 1, 'x', null, null, [1], null, null]],
       ['versions that are not a list', [SCOPE, 1, 'x', null, null, null, 'last', null]],
+      ['a zero limit', [SCOPE, 1, 'x', null, null, null, null, null, 0]],
+      ['a fractional limit', [SCOPE, 1, 'x', null, null, null, null, null, 1.5]],
+      ['a string limit', [SCOPE, 1, 'x', null, null, null, null, null, '10']],
+      ['too many fields', [SCOPE, 1, 'x', null, null, null, null, null, 10, 'extra']],
     ] as const) {
       it(`when a correctly signed payload has ${what}`, () => rejects(signed(fields)));
     }
