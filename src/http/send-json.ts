@@ -14,7 +14,9 @@ export function sendJsonText(res: Response, body: string | Buffer, status = 200)
  * Sends a finished body with its exact Content-Type, straight through node:http rather than
  * Express's `res.send`, which would look the type up again on every request. HEAD gets the headers
  * only (node:http). A conditional request is still answered as `res.send` would: 304 when Express
- * finds it fresh (these responses carry no validators, so only `If-None-Match: *` is).
+ * finds it fresh (these responses carry no validators, so only `If-None-Match: *` is). The 304 goes
+ * without a Content-Type (RFC 9110 section 15.4.5) unless one was set before: the TAXII router sets
+ * its media type up front, which every TAXII response must carry (DESIGN section 5).
  */
 export function sendBytes(res: Response, status: number, contentType: string, body: Buffer): void {
   res.statusCode = status;

@@ -37,6 +37,17 @@ const requireTaxiiMediaType: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/**
+ * Every TAXII response carries the TAXII media type (DESIGN section 5), the 304 that sendBytes
+ * answers a conditional request with included: some TAXII clients check it on every response.
+ * RFC 9110 section 15.4.5 leaves Content-Type off a 304 (SHOULD NOT), as the lookup API does;
+ * here the TAXII contract wins. Set first, so that no response of the gateway goes without it.
+ */
+const taxiiContentType: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Type', TAXII_MEDIA_TYPE);
+  next();
+};
+
 /** Collections are read-only views of the data: writes are refused (TAXII 2.1 sections 5.5, 5.7). */
 const readOnly: RequestHandler = () => {
   throw new ForbiddenError('Collections on this server are read-only (can_write is false).');
@@ -64,7 +75,7 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   };
 
   const router = Router();
-  router.use(createTaxiiAuthenticator(deps.authenticate), deps.rateLimit, createPlanGate(config), requireTaxiiMediaType);
+  router.use(taxiiContentType, createTaxiiAuthenticator(deps.authenticate), deps.rateLimit, createPlanGate(config), requireTaxiiMediaType);
 
   router.route('/').get(json(discoveryResource(config))).all(onlyGet); // 4.1 Server Discovery
   router.route('/api').get(json(apiRootResource(config))).all(onlyGet); // 4.2 API Root Information
