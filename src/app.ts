@@ -37,7 +37,20 @@ const securityHeaders = helmet({
   contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
   crossOriginResourcePolicy: { policy: 'cross-origin' },
   referrerPolicy: { policy: 'no-referrer' },
+  strictTransportSecurity: false,
 });
+
+/**
+ * Strict-Transport-Security (helmet's default policy) on responses to HTTPS requests only: over
+ * plain HTTP browsers ignore it (RFC 6797 sections 7.2, 8.1), and sending it there suggests a
+ * protection that is not in place. `req.secure` is true for a TLS connection, or, behind a proxy
+ * that terminates TLS, when `X-Forwarded-Proto: https` comes from a peer that `trustProxy` trusts;
+ * with `trustProxy` false (the default) that header is ignored, since any client could send it.
+ */
+function hstsOverHttps(): RequestHandler {
+  const hsts = helmet.strictTransportSecurity();
+  return (req, res, next) => (req.secure ? hsts(req, res, next) : next());
+}
 
 /**
  * Express 5 parses the query string again on every read of `req.query`, and a request reads it once
@@ -77,7 +90,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.disable('x-powered-by');
   parseQueryOnce(app);
-  app.use(createRequestLog(logger), securityHeaders);
+  app.use(createRequestLog(logger), securityHeaders, hstsOverHttps());
 
   app.use(createHealthRoutes(deps.store));
   app.use('/api', createApiRouter(shared));
