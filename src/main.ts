@@ -7,6 +7,7 @@ import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings }
 import { ConfigError, ImportError } from './errors.js';
 import { batchedWriter, createLogger } from './http/logger.js';
 import { importFile } from './import/import-file.js';
+import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
 import { serve } from './cli/serve-command.js';
@@ -36,6 +37,7 @@ serve also reads PORT, HOST, REDIS_URL and LOG_LEVEL.`;
 /** Log lines are batched; anything printed directly goes after the lines logged before it. */
 const log = batchedWriter((text) => process.stderr.write(text));
 process.on('exit', log.flush);
+exitQuietlyOnClosedPipe([process.stdout, process.stderr]);
 const out = (line: string) => {
   log.flush();
   process.stdout.write(`${line}\n`);
