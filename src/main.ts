@@ -18,9 +18,11 @@ import { storeImportHooks } from './taxii-wiring.js';
 const USAGE = `Usage: threatgate <command> [options]
 
 Commands:
-  serve [--port N] [--host H] [--workers N]
+  serve [--port N] [--host H] [--workers N] [--demo-if-empty]
                                      start the gateway (lookup API and TAXII 2.1); --workers: processes
-                                     sharing the port (default: one per core; 1 = no cluster)
+                                     sharing the port (default: one per core; 1 = no cluster);
+                                     --demo-if-empty: when the store is empty, first load the demo
+                                     data set and print one key per plan (what npm start runs)
   import FILE                        load a JSON document or NDJSON file into the store
   keys create --plan PLAN [--label TEXT]
   keys list
