@@ -25,8 +25,9 @@ export {
   stixTimeFromStamp,
 } from './stix-time.js';
 export type * from './stix-types.js';
+export { toRevokedVersion } from './revoked-version.js';
 export { threatExternalReferences } from './threat-external-references.js';
-export { normalizeCategory, stixIdForThreat, threatSdoType, type ThreatSdoMapping, type ThreatSdoType } from './threat-sdo-type.js';
+export { normalizeCategory, stixIdForThreat, THREAT_SDO_TYPES, threatSdoType, type ThreatSdoMapping, type ThreatSdoType } from './threat-sdo-type.js';
 export { THREATGATE_IDENTITY, toStixIdentity, type StixIdentityContext } from './to-stix-identity.js';
 export { toStixIndicator, type ExportedIndicator, type StixIndicatorContext } from './to-stix-indicator.js';
 export { relationshipTypeFor, toStixRelationship, type StixRelationshipContext } from './to-stix-relationship.js';

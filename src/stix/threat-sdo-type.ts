@@ -96,6 +96,9 @@ export function normalizeCategory(category: string): string {
   return category.trim().toLowerCase().replace(/[\s_]+/g, '-');
 }
 
+/** Every SDO type a threat can map to, whatever its category. */
+export const THREAT_SDO_TYPES: readonly ThreatSdoType[] = [...new Set([...BY_CATEGORY.values(), DEFAULT_MAPPING].map((m) => m.type))];
+
 export function threatSdoType(category: string): ThreatSdoMapping {
   return BY_CATEGORY.get(normalizeCategory(category)) ?? DEFAULT_MAPPING;
 }

@@ -44,15 +44,18 @@ const JOIN_BATCH = 2000;
 /**
  * Brings one filtered collection up to date after objects changed: new versions keep the date_added
  * they got when recorded; objects that join the view without a new version get a fresh one; objects
- * that left the view, or were removed, are dropped.
+ * that left the view, or were removed, are dropped. A revoked object stays in every view that held
+ * it, so that the view's pollers see its final version; an object that merely leaves a view (its
+ * risk fell below the view's, say) is still valid, and is not revoked (docs/stix-mapping.md).
  */
 async function refreshView(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
   const c = collection.id;
   const cond = viewCondition(collection.filter);
   await sql`delete from collection_objects where collection = ${c}
-    and id not in (select s.id from stix_objects s where ${cond})`.execute(db);
+    and id not in (select s.id from stix_objects s where s.revoked = 1 or ${cond})`.execute(db);
   await sql`insert into collection_objects (collection, id, type, modified, date_added)
-    select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart} and ${cond}
+    select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart}
+      and (${cond} or (s.revoked = 1 and exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)))
     on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
   for (;;) {
     const { rows } = await sql<{ id: string; type: string; modified: string }>`

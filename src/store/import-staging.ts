@@ -7,6 +7,7 @@ import { ImportError } from '../errors.js';
 import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { LINK_KIND } from './write-batches.js';
+import { createReplacedIndicators, dropReplacedIndicators } from './stix-revocation.js';
 
 export { LINK_KIND };
 
@@ -42,10 +43,12 @@ export async function createStaging(trx: Transaction<Database>, dialect: Dialect
   for (const table of CHANGED_TABLES) {
     await sql`create temporary table ${sql.table(table)} (id bigint primary key) ${onCommit}`.execute(trx);
   }
+  await createReplacedIndicators(trx, dialect);
 }
 
 export async function dropStaging(trx: Transaction<Database>): Promise<void> {
   for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+  await dropReplacedIndicators(trx);
 }
 
 /** Records keys of records that an upsert inserted or changed. */

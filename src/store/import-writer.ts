@@ -5,6 +5,7 @@ import type { ImportCounts, ImportSummary } from './records.js';
 import type { Database } from './schema.js';
 import { bulkInsertRows } from './bulk-insert.js';
 import { LINK_STAGING, UPSERTS, type WriteBatch } from './write-batches.js';
+import { keepReplacedIndicators } from './stix-revocation.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
@@ -53,7 +54,7 @@ async function upsert(trx: Transaction<Database>, dialect: Dialect, table: keyof
 }
 
 /** Writes one batch; returns the read counts when it is the end of the records. */
-async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch): Promise<ImportCounts | undefined> {
+async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean): Promise<ImportCounts | undefined> {
   switch (batch.kind) {
     case 'threats': {
       const changed = await upsert(trx, dialect, 'threats', batch);
@@ -69,6 +70,9 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
       await noteChanged(trx, 'changed_feeds', await upsert(trx, dialect, 'feeds', batch));
       return undefined;
     case 'indicators':
+      // Into a fresh store nothing is replaced; elsewhere the rows an upsert changes in type or
+      // value are kept first, for the revoked version of an indicator that loses its pattern.
+      if (!fresh) await keepReplacedIndicators(trx, batch.params, batch.count);
       await noteChanged(trx, 'changed_indicators', await upsert(trx, dialect, 'indicators', batch));
       return undefined;
     case 'links':
@@ -126,7 +130,7 @@ async function writeInTransaction(
     const fresh = (options.bulkWhenEmpty ?? true) && (await holdsNoData(trx));
     await createStaging(trx, dialect, fresh);
     let read: ImportCounts | undefined;
-    for await (const batch of batches) read = (await writeBatch(trx, dialect, batch)) ?? read;
+    for await (const batch of batches) read = (await writeBatch(trx, dialect, batch, fresh)) ?? read;
     // The batches end with the counts; without them the records were cut short.
     if (read === undefined) throw new Error('the import records ended without their counts');
     await checkLinkTargets(trx);

@@ -208,12 +208,24 @@ const stixIdIndex = (dialect: Dialect): Migration => ({
   },
 });
 
+/**
+ * An object that leaves the export keeps its row as a final, revoked version (stix-revocation.ts):
+ * 1 marks it, so that no later version is written under its id (STIX 2.1 §3.2: revocation is
+ * final) and no relationship is made to it. A constant default: no table rewrite on either dialect.
+ */
+const revokedObjects: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('stix_objects').addColumn('revoked', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
     '0002-objects-page-index': objectsPageIndex,
     '0003-covering-link-indexes': coveringLinkIndexes,
     '0004-stix-id-index': stixIdIndex(dialect),
+    '0005-revoked-objects': revokedObjects,
   };
 }
 

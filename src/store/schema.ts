@@ -1,4 +1,6 @@
 // Table types of the store, shared by the SQLite and PostgreSQL dialects (Kysely).
+import type { Generated } from 'kysely';
+
 /** JSON documents are kept as text so that both dialects store them the same way. */
 type JsonText = string;
 
@@ -113,6 +115,8 @@ export interface StixObjectTable {
   tid: number | null;
   /** SHA-256 of the object without `modified`: equal hash, same version. */
   source_hash: string;
+  /** 1 for the final, revoked version of an object that left the export (its body is stored). */
+  revoked: Generated<number>;
 }
 
 export interface CollectionObjectTable {

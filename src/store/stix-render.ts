@@ -207,7 +207,7 @@ export async function renderLinkPage(db: Kysely<Database>, after: { tid: number;
     join threats t on t.tid = r.tid
     join indicators i on i.iid = r.iid
     where (r.tid, r.iid) > (${after.tid}, ${after.iid})
-      and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator')
+      and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator' and s.revoked = 0)
     order by r.tid, r.iid limit ${limit}`.execute(db);
   const lastRow = rows.length < limit ? undefined : rows.at(-1);
   return {

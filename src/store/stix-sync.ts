@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
-import { laterStixTime, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
+import { laterStixTime, stixIdForIndicatorLink, stixIdType, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from './derived-data.js';
@@ -30,6 +30,7 @@ import {
 import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
 import { LINK_KIND, staged } from './import-staging.js';
 import { bulkInsertRows, type BulkInsert } from './bulk-insert.js';
+import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
 import type { Dialect } from './migrations.js';
 import type { ImportHook } from './store.js';
 
@@ -72,13 +73,18 @@ class VersionWriter {
     await bulkInsertRows(this.db, this.dialect, this.fresh ? OBJECT_INSERT : OBJECT_UPSERT, rows.values, rows.count);
   }
 
+  /** Publishes the final, revoked version of each object (stix-revocation.ts). */
+  async revoke(objects: readonly StoredObject[]): Promise<void> {
+    await revokeObjects(this.db, objects, this.now, this.clock);
+  }
+
   private async writeChunk(sources: ObjectSource[]): Promise<ObjectSource[]> {
     if (sources.length === 0) return [];
     const existing = this.fresh
       ? []
       : await this.db
           .selectFrom('stix_objects')
-          .select(['id', 'source_hash', 'modified'])
+          .select(['id', 'source_hash', 'modified', 'revoked'])
           .where('id', 'in', sources.map((s) => s.id))
           .execute();
     const known = new Map(existing.map((row) => [row.id, row]));
@@ -86,6 +92,9 @@ class VersionWriter {
     const changed: RenderedVersion[] = [];
     for (const source of sources) {
       const previous = known.get(source.id);
+      // Revocation is final (STIX 2.1 §3.2): a record whose object was revoked is not published
+      // under that id again (docs/stix-mapping.md, "Objects that leave the export").
+      if (previous !== undefined && Number(previous.revoked) === 1) continue;
       // A new version's `modified` must be later than the last one's (STIX 2.1 section 3.2).
       const modified = previous ? laterStixTime(this.now, stixTimeAfter(previous.modified)) : this.now;
       const version = renderVersion(source, modified);
@@ -130,11 +139,11 @@ async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Prom
     const iids = rows.map((r) => Number(r.iid));
     after = iids.at(-1)!;
     const kept = new Set((await writer.write(await renderIndicators(db, iids))).map((s) => s.iid));
-    // An indicator that lost its STIX form (its type changed to one without a pattern) is
-    // withdrawn, and its relationships with it.
+    // An indicator that lost its STIX form (a value that is no address of its new type) leaves
+    // the export: its object is revoked, and its relationships with it.
     const withdrawn = iids.filter((iid) => !kept.has(iid));
     if (withdrawn.length > 0) {
-      await db.deleteFrom('stix_objects').where('iid', 'in', withdrawn).where('type', 'in', ['indicator', 'relationship']).execute();
+      await writer.revoke(await liveObjects(db, sql`s.iid in (${sql.join(withdrawn)}) and s.type in ('indicator', 'relationship')`));
     }
   }
 }
@@ -220,20 +229,26 @@ async function syncAllIndicatorsAndLinks(db: Kysely<Database>, writer: VersionWr
 
 /**
  * A threat whose category moved it to another SDO type has a new id, and so does each of its
- * relationships (all written again by this import): the objects under the old ids go. A threat
- * with no STIX form any more loses its objects.
+ * relationships (all written again by this import): the objects under the old ids are revoked.
+ * A threat with no STIX form any more has all of its objects revoked.
  */
-async function removeReplacedThreats(db: Kysely<Database>, tids: number[], current: Map<number, string>, importStart: number): Promise<void> {
+async function revokeReplacedThreats(db: Kysely<Database>, writer: VersionWriter, tids: number[], current: Map<number, string>): Promise<void> {
   for (let i = 0; i < tids.length; i += CHUNK) {
-    const rows = await db.selectFrom('stix_objects').select(['id', 'tid']).where('tid', 'in', tids.slice(i, i + CHUNK)).where('iid', 'is', null).execute();
-    for (const row of rows) {
-      const tid = Number(row.tid);
-      if (current.get(tid) === row.id) continue;
-      await db.deleteFrom('stix_objects').where('id', '=', row.id).execute();
-      let relationships = db.deleteFrom('stix_objects').where('tid', '=', tid).where('type', '=', 'relationship');
-      if (current.has(tid)) relationships = relationships.where('date_added', '<', importStart);
-      await relationships.execute();
+    const chunk = tids.slice(i, i + CHUNK);
+    const gone: StoredObject[] = [];
+    for (const object of await liveObjects(db, sql`s.tid in (${sql.join(chunk)}) and s.iid is null`)) {
+      if (current.get(object.tid!) !== object.id) gone.push(object);
     }
+    const replaced = new Set(gone.map((o) => o.tid!));
+    if (replaced.size > 0) {
+      // A relationship stays when its id names the threat's current SDO type.
+      const relationships = await liveObjects(db, sql`s.tid in (${sql.join([...replaced])}) and s.type = 'relationship'`);
+      for (const r of relationships) {
+        const now = current.get(r.tid!);
+        if (now === undefined || stixIdForIndicatorLink(r.iid!, r.tid!, stixIdType(now)) !== r.id) gone.push(r);
+      }
+    }
+    await writer.revoke(gone);
   }
 }
 
@@ -256,7 +271,6 @@ async function syncObjects(
   dialect: Dialect,
   changes: ImportChanges,
   writer: VersionWriter,
-  importStart: number,
   options: StixSyncOptions,
 ): Promise<void> {
   if (changes.feeds > 0 || changes.threats > 0) await writer.write(await renderIdentities(db));
@@ -272,7 +286,7 @@ async function syncObjects(
   await syncIndicators(db, writer);
   await stageLinks(db, dialect);
   await syncRelationships(db, writer);
-  await removeReplacedThreats(db, tids, new Map(threats.map((t) => [t.tid!, t.id])), importStart);
+  await revokeReplacedThreats(db, writer, tids, new Map(threats.map((t) => [t.tid!, t.id])));
   await dropRenderTables(db);
 }
 
@@ -290,7 +304,7 @@ export function createStixSync(collections: readonly CollectionConfig[], options
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
-    const sync = () => syncObjects(db, dialect, changes, writer, dates.importStart, options);
+    const sync = () => syncObjects(db, dialect, changes, writer, options);
     await (changes.fresh && dialect === 'sqlite' ? deferObjectIndexes(db, sync) : sync());
     await refreshCollections(db, collections, dates);
     await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));

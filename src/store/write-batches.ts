@@ -54,7 +54,7 @@ function pushFeed(params: unknown[], f: Feed): void {
   );
 }
 
-const INDICATOR_COLUMNS = [
+export const INDICATOR_COLUMNS = [
   'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
 ] as const;
 

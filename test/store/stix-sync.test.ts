@@ -184,7 +184,11 @@ describe('STIX sync: stale objects', () => {
   });
   after(() => ctx.close());
 
-  it('a threat whose category changes its STIX type is replaced, with its relationships, in every view', async () => {
+  /** The list without the objects that left the export (a retired threat is revoked too, and stays). */
+  const live = (list: Member[], gone: Iterable<string>) => list.filter((m) => !new Set(gone).has(m.id));
+  const revokedIds = (list: Member[]) => new Set(list.filter((m) => m.object.revoked === (true as unknown as string)).map((m) => m.id));
+
+  it('a threat whose category changes its STIX type is a new object; the old one and its relationships are revoked in every view', async () => {
     const zeus = buildFixture().threats[0]!;
     const oldId = stixIdForThreat(zeus);
     const group: Threat = { ...zeus, category: 'apt' };
@@ -194,26 +198,29 @@ describe('STIX sync: stale objects', () => {
     assert.equal(oldRelationships.length, 12);
     await importDataset(ctx.store, only({ threats: [group] }), minute(1));
     const data = { ...ctx.data, threats: ctx.data.threats.map((t) => (t.tid === 1 ? group : t)) };
-    for (const [collection, iids] of [
-      [ALL, ctx.data.indicators.map((i) => i.iid)],
-      [SAMPLE, [1, 2, 3, 4, 5]],
+    for (const [collection, iids, relationships] of [
+      [ALL, ctx.data.indicators.map((i) => i.iid), 12],
+      [SAMPLE, [1, 2, 3, 4, 5], 5],
     ] as const) {
       const list = await members(ctx.store, collection);
-      const ids = new Set(list.map((m) => m.id));
-      assert.ok(!ids.has(oldId), 'the malware object is gone');
-      for (const r of oldRelationships) assert.ok(!ids.has(r), 'its relationships are gone');
+      const revoked = revokedIds(list);
+      assert.ok(revoked.has(oldId), 'the malware object is revoked');
+      assert.equal(oldRelationships.filter((r) => revoked.has(r)).length, relationships, 'its relationships are revoked');
       assert.equal(list.find((m) => m.id === newId)?.object.name, 'Zeus');
-      assert.deepEqual(actualView(list), expectedView(data, [...iids], undefined, collection === ALL));
+      assert.deepEqual(actualView(live(list, [oldId, ...oldRelationships])), expectedView(data, [...iids], undefined, collection === ALL));
     }
   });
 
-  it('an indicator whose type loses its STIX pattern is withdrawn, with its relationships', async () => {
-    const three = { ...buildFixture().indicators[2]!, type: 'mutex', indicator: 'Global\\zeus-mutex' };
+  it('an indicator whose value no pattern of its new type holds is revoked, with its relationships', async () => {
+    const three = { ...buildFixture().indicators[2]!, type: 'md5', indicator: 'Global\\zeus-mutex' };
     await importDataset(ctx.store, only({ indicators: [three] }), minute(2));
     for (const collection of [ALL, SAMPLE, THREAT_2]) {
       const list = await members(ctx.store, collection);
-      assert.ok(!list.some((m) => m.id === stixIdForIndicator(3)), `${collection}: indicator 3 still listed`);
-      assert.ok(!list.some((m) => m.object.source_ref === stixIdForIndicator(3)), `${collection}: a relationship of indicator 3 is still listed`);
+      const revoked = revokedIds(list);
+      assert.ok(revoked.has(stixIdForIndicator(3)), `${collection}: indicator 3 is not revoked`);
+      const relationships = list.filter((m) => m.object.source_ref === stixIdForIndicator(3));
+      assert.ok(relationships.length > 0 && relationships.every((m) => revoked.has(m.id)), `${collection}: a relationship of indicator 3 is not revoked`);
+      assert.ok(!live(list, revoked).some((m) => m.object.source_ref === stixIdForIndicator(3) || m.id === stixIdForIndicator(3)));
     }
   });
 });

@@ -1,0 +1,138 @@
+// Final, revoked versions of the objects that leave the export, written inside the import's transaction.
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import {
+  laterStixTime,
+  StixMappingError,
+  stixIdForIndicator,
+  stixIdForIndicatorLink,
+  stixIdForThreatRecord,
+  stixTimeAfter,
+  THREAT_SDO_TYPES,
+  THREATGATE_IDENTITY,
+  toRevokedVersion,
+  toStixRelationship,
+  type StixObject,
+} from '../stix/index.js';
+import type { DateAddedClock } from './date-added-clock.js';
+import type { Dialect } from './migrations.js';
+import type { Database } from './schema.js';
+import { indicatorSources, versionHash, type IndicatorWithOrganization } from './stix-render.js';
+import { INDICATOR_COLUMNS } from './write-batches.js';
+
+/**
+ * An import that changes an indicator's type or value may leave it without a STIX form (a value
+ * that is no address of its new type). Its object is then revoked, and the revoked version must
+ * repeat what clients hold, which only the indicator's earlier row can render: the rows of such
+ * changes are kept here, in the import's transaction, before the import overwrites them.
+ */
+export async function createReplacedIndicators(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
+  await sql`drop table if exists replaced_indicators`.execute(trx);
+  await sql`create temporary table replaced_indicators (
+    iid bigint primary key, value text not null, type text not null, risk text not null,
+    stamp_added text, retired integer, attributes text not null) ${dialect === 'postgres' ? sql`on commit drop` : sql``}`.execute(trx);
+}
+
+export async function dropReplacedIndicators(trx: Kysely<Database>): Promise<void> {
+  await sql`drop table if exists replaced_indicators`.execute(trx);
+}
+
+const IID_AT = INDICATOR_COLUMNS.indexOf('iid');
+const VALUE_AT = INDICATOR_COLUMNS.indexOf('value');
+const TYPE_AT = INDICATOR_COLUMNS.indexOf('type');
+
+/**
+ * Keeps the current rows of the indicators in an upsert batch (write-batches.ts: `count` rows of
+ * INDICATOR_COLUMNS) whose type or value the batch changes. Only those can lose their pattern.
+ */
+export async function keepReplacedIndicators(trx: Transaction<Database>, params: readonly unknown[], count: number): Promise<void> {
+  const width = INDICATOR_COLUMNS.length;
+  const incoming = new Map<number, string>();
+  for (let at = 0; at < count * width; at += width) incoming.set(Number(params[at + IID_AT]), `${params[at + TYPE_AT]}\u0000${params[at + VALUE_AT]}`);
+  if (incoming.size === 0) return;
+  const { rows } = await sql<{ iid: number; type: string; value: string }>`
+    select iid, type, value from indicators where iid in (${sql.join([...incoming.keys()])})`.execute(trx);
+  const replaced = rows.filter((r) => incoming.get(Number(r.iid)) !== `${r.type}\u0000${r.value}`).map((r) => Number(r.iid));
+  if (replaced.length === 0) return;
+  // The first row kept is the one from before the import, should the file change it twice.
+  await sql`insert into replaced_indicators (iid, value, type, risk, stamp_added, retired, attributes)
+    select iid, value, type, risk, stamp_added, retired, attributes from indicators where iid in (${sql.join(replaced)})
+    on conflict (iid) do nothing`.execute(trx);
+}
+
+/** A stored object about to be revoked. */
+export interface StoredObject {
+  id: string;
+  type: string;
+  modified: string;
+  body: string;
+  iid: number | null;
+  tid: number | null;
+}
+
+/** Reads the stored objects, not yet revoked, that `where` selects (conditions on the alias `s`). */
+export async function liveObjects(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<StoredObject[]> {
+  const { rows } = await sql<StoredObject>`
+    select s.id, s.type, s.modified, s.body, s.iid, s.tid from stix_objects s where s.revoked = 0 and ${where} order by s.id`.execute(db);
+  return rows.map((r) => ({ ...r, iid: r.iid === null ? null : Number(r.iid), tid: r.tid === null ? null : Number(r.tid) }));
+}
+
+/**
+ * Publishes the final version of each object: the version clients hold, `revoked`, with a later
+ * `modified` and a new date_added, so a poller sees it after its cursor. Its body is stored, since
+ * its records no longer render it. An object whose last version cannot be rendered any more (its
+ * records are gone) is removed, as it could not be served either.
+ */
+export async function revokeObjects(db: Kysely<Database>, objects: readonly StoredObject[], now: string, dates: DateAddedClock): Promise<void> {
+  for (const object of objects) {
+    const last = await lastVersion(db, object);
+    if (last === undefined) {
+      await db.deleteFrom('stix_objects').where('id', '=', object.id).execute();
+      continue;
+    }
+    const body = JSON.stringify(toRevokedVersion(last, laterStixTime(now, stixTimeAfter(object.modified))));
+    const revoked = JSON.parse(body) as StixObject;
+    await db
+      .updateTable('stix_objects')
+      .set({ modified: revoked.modified, date_added: dates.next(), body, source_hash: versionHash(object.type, body), revoked: 1 })
+      .where('id', '=', object.id)
+      .execute();
+  }
+}
+
+/** The object as its stored version shows it: the stored body, or rendered from the records it came from. */
+async function lastVersion(db: Kysely<Database>, object: StoredObject): Promise<StixObject | undefined> {
+  if (object.body !== '') return JSON.parse(object.body) as StixObject;
+  try {
+    if (object.type === 'indicator' && object.iid !== null) return await lastIndicatorVersion(db, object.iid, object.modified);
+    if (object.type === 'relationship' && object.iid !== null && object.tid !== null) return await lastRelationshipVersion(db, object);
+  } catch (error) {
+    if (!(error instanceof StixMappingError)) throw error;
+  }
+  return undefined;
+}
+
+/** The indicator's row from before this import changed it (else its current row), rendered as stored. */
+async function lastIndicatorVersion(db: Kysely<Database>, iid: number, modified: string): Promise<StixObject | undefined> {
+  const organization = sql`(select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = ${iid})) as organization`;
+  const kept = await sql<IndicatorWithOrganization>`
+    select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from replaced_indicators where iid = ${iid}`.execute(db);
+  const { rows } = kept.rows.length > 0 ? kept : await sql<IndicatorWithOrganization>`
+    select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from indicators where iid = ${iid}`.execute(db);
+  return indicatorSources(rows)[0]?.render(modified);
+}
+
+/**
+ * A relationship's id names its threat's SDO type (stixIdForIndicatorLink), which the threat's
+ * category may no longer give: the type is found again by trying each one a threat can map to.
+ */
+async function lastRelationshipVersion(db: Kysely<Database>, object: StoredObject): Promise<StixObject | undefined> {
+  const iid = object.iid!;
+  const tid = object.tid!;
+  const link = await db.selectFrom('threat_links').select('stamp_linked').where('tid', '=', tid).where('iid', '=', iid).executeTakeFirst();
+  const targetType = THREAT_SDO_TYPES.find((type) => stixIdForIndicatorLink(iid, tid, type) === object.id);
+  if (link === undefined || targetType === undefined) return undefined;
+  return toStixRelationship(
+    { iid, tid, stamp_linked: link.stamp_linked },
+    { modified: object.modified, sourceRef: stixIdForIndicator(iid), targetRef: stixIdForThreatRecord(tid, targetType), createdByRef: THREATGATE_IDENTITY.id },
+  );
+}
