@@ -181,7 +181,10 @@ export function resolveRuntimeSettings(
   }
   if (!db.value) throw new ConfigError(`${db.setting}: the database path or URL is empty`);
   const redisUrl = env.REDIS_URL && env.REDIS_URL !== '' ? env.REDIS_URL : undefined;
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError(`REDIS_URL: "${redisUrl}" must start with redis:// or rediss://`);
+  // The value is not echoed: a URL may carry a password.
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL: must start with redis:// or rediss:// (it starts with "${redisUrl.split(':')[0]!.slice(0, 20)}:")`);
+  }
   return {
     db: db.value,
     dbSetting: db.setting,

@@ -118,6 +118,9 @@ export async function openStore(location: string, options: { importHooks?: reado
       }
     }
   } else {
+    // Any other URL is a mistake (`postgre://…`, say), not a file name; it is not echoed, as it may carry a password.
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1];
+    if (scheme !== undefined) throw new ConfigError(`${setting}: "${scheme}://" is not a database URL scheme (use a file path, sqlite:PATH or postgres://)`);
     dialect = 'sqlite';
     shown = location.replace(/^sqlite:/, '');
     try {
