@@ -37,7 +37,7 @@ const collectionSchema = z.strictObject({
   title: z.string().min(1),
   description: z.string().optional(),
   alias: z.string().regex(/^[a-z0-9-]+$/).optional(),
-  /** Readable by plans whose `taxii` is `test` (the free test collection). */
+  /** Readable by every valid key, whatever its plan's `taxii` (the free test collection). */
   free: z.boolean().default(false),
   filter: collectionFilterSchema,
 });
