@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { ImportError } from '../errors.js';
 import { JsonDocumentScanner } from './json-document-scanner.js';
+import { looksLikeNdjson } from './looks-like-ndjson.js';
 import type { RecordKind } from './record-schemas.js';
 
 export interface RawRecord {
@@ -13,26 +14,6 @@ export interface RawRecord {
 }
 
 const TAGS: Record<string, RecordKind> = { threat: 'threat', feed: 'feed', indicator: 'indicator', link: 'link' };
-
-/** NDJSON when the first non-blank line is a whole JSON object carrying a `record` tag. */
-async function looksLikeNdjson(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
-    const firstLine = head.split(/\r\n|\r|\n/).find((line) => line.trim() !== '');
-    if (firstLine === undefined) return false;
-    try {
-      const parsed: unknown = JSON.parse(firstLine);
-      return typeof parsed === 'object' && parsed !== null && 'record' in parsed;
-    } catch {
-      return false;
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * The lines of a file, split on LF, CRLF or a lone CR as readline does, read in 1 MiB chunks and
