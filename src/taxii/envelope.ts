@@ -18,15 +18,20 @@ export function dateAddedHeaders(items: ListedObject[]): Record<string, string> 
   return { 'X-TAXII-Date-Added-First': formatMicros(first.dateAdded), 'X-TAXII-Date-Added-Last': formatMicros(last.dateAdded) };
 }
 
+/** `more` and `next` of every body: `more: true` only with a `next` to follow (DESIGN 5, one rule for all). */
+function continuation(page: PageResult): { more: boolean; next?: string } {
+  return page.more && page.next !== null ? { more: true, next: page.next } : { more: false };
+}
+
 function head(page: PageResult): string {
-  return page.more && page.next !== null ? `{"more":true,"next":${JSON.stringify(page.next)}` : '{"more":false';
+  const { more, next } = continuation(page);
+  return more ? `{"more":true,"next":${JSON.stringify(next)}` : '{"more":false';
 }
 
 /** The objects' serialized bodies (stored, or rendered by the listing) are spliced in as they are. */
 export function envelopeJson(page: PageResult, pretty: boolean): string {
   if (pretty) {
-    const body: Record<string, unknown> = { more: page.more };
-    if (page.more && page.next !== null) body.next = page.next;
+    const body: Record<string, unknown> = continuation(page);
     if (page.items.length > 0) body.objects = page.items.map((item) => JSON.parse(item.body!));
     return JSON.stringify(body, null, 2);
   }
@@ -35,8 +40,7 @@ export function envelopeJson(page: PageResult, pretty: boolean): string {
 }
 
 export function manifestJson(page: PageResult, pretty: boolean): string {
-  const body: Record<string, unknown> = { more: page.more };
-  if (page.more && page.next !== null) body.next = page.next;
+  const body: Record<string, unknown> = continuation(page);
   if (page.items.length > 0) {
     body.objects = page.items.map((item) => ({
       id: item.id,
@@ -49,8 +53,7 @@ export function manifestJson(page: PageResult, pretty: boolean): string {
 }
 
 export function versionsJson(page: PageResult, pretty: boolean): string {
-  const body: Record<string, unknown> = { more: page.more };
-  if (page.more && page.next !== null) body.next = page.next;
+  const body: Record<string, unknown> = continuation(page);
   if (page.items.length > 0) body.versions = page.items.map((item) => item.modified);
   return serialize(body, pretty);
 }

@@ -112,3 +112,15 @@ describe('dateAddedHeaders', () => {
     assert.deepEqual(dateAddedHeaders(items), { 'X-TAXII-Date-Added-First': manifest.objects[0]!.date_added, 'X-TAXII-Date-Added-Last': manifest.objects[2]!.date_added });
   });
 });
+
+describe('every body › a page marked more without a next token', () => {
+  const item = { id: 'indicator--1', type: 'indicator', modified: '2026-01-01T00:00:00.000Z', dateAdded: 1, body: '{"id":"indicator--1"}' };
+  const orphan = { items: [item], more: true, next: null };
+  for (const [name, render] of [['envelopeJson', envelopeJson], ['manifestJson', manifestJson], ['versionsJson', versionsJson]] as const) {
+    for (const pretty of [false, true]) {
+      it(`${name} (pretty ${pretty}) says more: false, never more: true without next`, () => {
+        assert.equal(JSON.parse(render(orphan, pretty)).more, false);
+      });
+    }
+  }
+});
