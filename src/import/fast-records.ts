@@ -1,10 +1,8 @@
 // Quick acceptance of well-formed link and indicator records, the bulk of any import. Whatever this
 // does not accept goes to the zod schemas, which decide and word the error.
 import { RISK_LEVELS, type Indicator, type IndicatorAttributes, type Link } from '../domain.js';
+import { indicatorTypeOf } from '../indicator-types.js';
 import { isValidStamp } from '../stix/stix-time.js';
-
-/** The indicator `type` rule of the zod schema (record-schemas.ts uses this same pattern). */
-export const INDICATOR_TYPE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 const RISKS: ReadonlySet<string> = new Set(RISK_LEVELS);
 const INDICATOR_FIELDS: ReadonlySet<string> = new Set([
@@ -43,8 +41,9 @@ function attributesOf(value: unknown): IndicatorAttributes | typeof NOT_ACCEPTED
     const values: string[] = new Array(list.length);
     for (let i = 0; i < list.length; i++) {
       const item: unknown = list[i];
+      // Whole numbers become their decimal string, as in record-schemas.ts (which says why).
       if (typeof item === 'string') values[i] = item;
-      else if (typeof item === 'number' && Number.isFinite(item)) values[i] = String(item);
+      else if (Number.isSafeInteger(item)) values[i] = String(item);
       else return NOT_ACCEPTED;
     }
     out[key] = values;
@@ -68,9 +67,10 @@ export function acceptLink(raw: unknown): Link | undefined {
 export function acceptIndicator(raw: unknown): Indicator | undefined {
   if (!isPlainObject(raw)) return undefined;
   for (const key in raw) if (!INDICATOR_FIELDS.has(key)) return undefined;
-  const { iid, indicator, type, risk, properties } = raw;
+  const { iid, indicator, risk, properties } = raw;
   if (!isId(iid) || typeof indicator !== 'string' || indicator.length < 1 || indicator.length > 8192) return undefined;
-  if (typeof type !== 'string' || !INDICATOR_TYPE.test(type) || typeof risk !== 'string' || !RISKS.has(risk)) return undefined;
+  const type = typeof raw.type === 'string' ? indicatorTypeOf(raw.type) : undefined;
+  if (type === undefined || typeof risk !== 'string' || !RISKS.has(risk)) return undefined;
   const stamp_added = optionalStamp(raw.stamp_added);
   const stamp_updated = optionalStamp(raw.stamp_updated);
   const stamp_seen = optionalStamp(raw.stamp_seen);

@@ -1,8 +1,9 @@
 // Validation of import records (DESIGN section 3): one zod schema per record kind, defaults filled in.
 import { z } from 'zod';
 import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
+import { INDICATOR_TYPES, indicatorTypeOf } from '../indicator-types.js';
 import { isValidStamp } from '../stix/stix-time.js';
-import { acceptIndicator, acceptLink, INDICATOR_TYPE } from './fast-records.js';
+import { acceptIndicator, acceptLink } from './fast-records.js';
 
 const stamp = z.string().refine(isValidStamp, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
 
@@ -73,12 +74,29 @@ export const feedSchema = z.strictObject({
   accesslink: text.default(''),
 }) satisfies z.ZodType<Feed, any>;
 
-const attributeValues = z.array(z.union([z.string(), z.number().transform(String)]));
+/**
+ * Attribute values are strings (`{"port": ["443"]}`). A whole number is taken as its decimal
+ * string (`443` is `"443"`): lossless, and what a port written as a number means. Other numbers
+ * are refused: a fraction is no port, protocol or name, and an integer beyond 2^53 has already
+ * lost digits when the JSON was parsed, so storing it would keep a value the file never held.
+ */
+const attributeValues = z.array(
+  z.union([z.string(), z.int().transform(String)], { error: 'must be a string, or a whole number (stored as its decimal string)' }),
+);
+
+/** The vocabulary's name for the type (indicator-types.ts: case and surrounding blanks ignored). */
+const indicatorType = z.string().transform((name, ctx) => {
+  const type = indicatorTypeOf(name);
+  if (type !== undefined) return type;
+  const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+  ctx.addIssue({ code: 'custom', message: `${JSON.stringify(shown)} is unknown; the indicator types are ${INDICATOR_TYPES.join(', ')}` });
+  return z.NEVER;
+});
 
 export const indicatorSchema = z.strictObject({
   iid: id,
   indicator: z.string().min(1).max(8192),
-  type: z.string().regex(INDICATOR_TYPE, 'must be a lower-case type name such as ip, ipv6, domain or url'),
+  type: indicatorType,
   risk,
   stamp_added: stamp.nullable().default(null),
   stamp_updated: stamp.nullable().default(null),

@@ -1,6 +1,7 @@
 // STIX 2.1 patterns (STIX 2.1 §9, STIX Patterning) for the indicator types threatgate stores.
 
 import { isIP } from 'node:net';
+import { INDICATOR_TYPES, indicatorTypeOf, isIndicatorType, type IndicatorType } from '../indicator-types.js';
 import { StixMappingError } from './stix-mapping-error.js';
 
 type PatternBuilder = (value: string) => string;
@@ -17,28 +18,38 @@ const HASHES: ReadonlyMap<string, { name: string; hexLength: number }> = new Map
   ['sha512', { name: 'SHA-512', hexLength: 128 }],
 ]);
 
-const BUILDERS: ReadonlyMap<string, PatternBuilder> = new Map<string, PatternBuilder>([
+/**
+ * One builder per type of the vocabulary (indicator-types.ts): a Record over it, so the vocabulary
+ * cannot gain a type that has no pattern.
+ */
+const BUILDERS: Readonly<Record<IndicatorType, PatternBuilder>> = {
   // The address family follows the value, not the label: an IPv6 literal stored as `ip` is an
   // ipv6-addr. The value may be a CIDR block, which ipv4-addr/ipv6-addr values allow (§6.8, §6.9).
-  ['ip', addressPattern],
-  ['ipv4', addressPattern],
-  ['ipv6', addressPattern],
-  ['cidr', addressPattern],
-  ['domain', (value) => comparison('domain-name:value', value)],
-  ['hostname', (value) => comparison('domain-name:value', value)],
-  ['url', (value) => comparison('url:value', value)],
-  ['uri', (value) => comparison('url:value', value)],
-  ['email', (value) => comparison('email-addr:value', value)],
-  ['asn', asnPattern],
-  ...[...HASHES.keys()].map((type): [string, PatternBuilder] => [type, (value) => hashPattern(type, value)]),
-]);
+  ip: addressPattern,
+  ipv4: addressPattern,
+  ipv6: addressPattern,
+  cidr: addressPattern,
+  domain: (value) => comparison('domain-name:value', value),
+  hostname: (value) => comparison('domain-name:value', value),
+  url: (value) => comparison('url:value', value),
+  uri: (value) => comparison('url:value', value),
+  email: (value) => comparison('email-addr:value', value),
+  asn: asnPattern,
+  md5: (value) => hashPattern('md5', value),
+  sha1: (value) => hashPattern('sha1', value),
+  sha256: (value) => hashPattern('sha256', value),
+  sha512: (value) => hashPattern('sha512', value),
+};
 
-/** The indicator types (lowercase) that `stixPattern` maps; other types throw. */
-export const PATTERNED_INDICATOR_TYPES: readonly string[] = Object.freeze([...BUILDERS.keys()]);
+/** The indicator types that `stixPattern` maps: the whole vocabulary; other types throw. */
+export const PATTERNED_INDICATOR_TYPES: readonly string[] = INDICATOR_TYPES;
 
-/** Whether `stixPattern` has a pattern for this indicator type (case-insensitive). */
+/**
+ * Whether `stixPattern` has a pattern for this indicator type (case-insensitive). Stores may still
+ * hold types from before imports checked the vocabulary: the export skips those.
+ */
 export function isPatternedIndicatorType(type: string): boolean {
-  return BUILDERS.has(type.trim().toLowerCase());
+  return isIndicatorType(type);
 }
 
 /**
@@ -48,14 +59,14 @@ export function isPatternedIndicatorType(type: string): boolean {
  * observable cannot hold (an IP type whose value is not an address, a hash of the wrong length).
  */
 export function stixPattern(type: string, value: string): string {
-  const build = BUILDERS.get(type.trim().toLowerCase());
-  if (build === undefined) {
+  const known = indicatorTypeOf(type);
+  if (known === undefined) {
     throw new StixMappingError('unsupported-indicator-type', `indicator type "${type}" has no STIX pattern`);
   }
   if (value.trim() === '') {
     throw new StixMappingError('invalid-indicator-value', `a ${type} indicator has an empty value`);
   }
-  return build(value);
+  return BUILDERS[known](value);
 }
 
 /**

@@ -12,6 +12,8 @@ const SAMPLES: unknown[] = [
   '', 'x', 'high', 'ip', 'Domain', 'a'.repeat(8192), 'a'.repeat(8193), STAMP, '2026-02-30 00:00:00', '2026-03-04T05:06:07Z',
   [], ['a'], [1, 'b'], [null], {}, { port: ['443', 80] }, { port: 'x' }, { port: [true] }, { port: [NaN] }, [1, 2],
   JSON.parse('{"__proto__": ["x"]}'), { nested: { deep: 1 } },
+  // Types outside the vocabulary or spelled otherwise; attribute numbers that are not whole or not safe.
+  'ja3', ' IP ', 'SHA256', { port: [1.5] }, { port: [2 ** 60] }, { port: [-0, -1] },
 ];
 
 function agree(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, accept: (v: unknown) => unknown, value: unknown): void {

@@ -24,7 +24,7 @@ const VIEWS: CollectionConfig[] = [
 /**
  * The demo data (several feeds and organizations, indicators in more than one feed, threats of
  * every SDO type), plus what the bulk path must treat as the general one does: indicators without
- * a STIX form (a type with no pattern, a malformed value) that threats link to, records given twice
+ * a STIX form (values their type's pattern cannot hold) that threats link to, records given twice
  * (the later one wins), and links given out of order.
  */
 function dataset() {
@@ -33,7 +33,7 @@ function dataset() {
   const template = demo.indicators[0]!;
   const odd: Indicator[] = [
     { ...template, iid: base + 1, indicator: 'AS-not-a-number', type: 'asn' },
-    { ...template, iid: base + 2, indicator: 'some-registry-key', type: 'registry' },
+    { ...template, iid: base + 2, indicator: 'some-registry-key', type: 'md5' },
     { ...template, iid: base + 3, indicator: '203.0.113.77', type: 'ip', risk: 'critical' },
   ];
   const tid = demo.threats[0]!.tid;
@@ -124,7 +124,7 @@ for (const backend of storeBackends()) {
       const base = Math.max(...generateDemo({ indicators: 1500 }).indicators.map((i) => i.iid));
       const objectIids = new Set(objects.map((o) => o.iid));
       assert.equal(objectIids.has(base + 1), false, 'a malformed ASN has no object, nor its relationship');
-      assert.equal(objectIids.has(base + 2), false, 'a type without a pattern has no object');
+      assert.equal(objectIids.has(base + 2), false, 'a value that is no MD5 hash has no object');
       assert.equal(objects.filter((o) => o.iid === base + 3).length, 2, 'the critical IP: its indicator and one relationship');
     });
 

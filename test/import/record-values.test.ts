@@ -1,0 +1,132 @@
+// Import (DESIGN section 3): an indicator's type is one of the vocabulary, and its attributes hold strings.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generateDemo } from '../../src/demo/generate-demo.js';
+import { ImportError } from '../../src/errors.js';
+import { importFile } from '../../src/import/import-file.js';
+import { INDICATOR_TYPES, isIndicatorType } from '../../src/indicator-types.js';
+import { isPatternedIndicatorType, stixPattern } from '../../src/stix/stix-pattern.js';
+import type { Store } from '../../src/store/store.js';
+import { buildFixture, toNdjson } from '../helpers/fixture.js';
+import { storeBackends } from '../helpers/store-backends.js';
+import { fixedClock } from '../helpers/test-app.js';
+
+const VOCABULARY = 'ip, ipv4, ipv6, cidr, domain, hostname, url, uri, email, md5, sha1, sha256, sha512, asn';
+
+/** The fixture as NDJSON with indicator `iid` changed by `change`; threats and feeds take lines 1-6, so iid N is on line 6 + N. */
+function withIndicator(iid: number, change: (indicator: Record<string, unknown>) => void): string {
+  const data = buildFixture();
+  change(data.indicators[iid - 1] as unknown as Record<string, unknown>);
+  return toNdjson(data);
+}
+
+describe('the indicator type vocabulary', () => {
+  it('holds every type the demo data and the fixture use', () => {
+    const used = new Set([...generateDemo({ indicators: 3000 }).indicators, ...buildFixture().indicators].map((i) => i.type));
+    for (const type of used) assert.ok(isIndicatorType(type), type);
+  });
+
+  it('is what the STIX mapping gives a pattern, no more and no less', () => {
+    assert.equal(INDICATOR_TYPES.join(', '), VOCABULARY);
+    for (const type of INDICATOR_TYPES) assert.equal(isPatternedIndicatorType(type), true, type);
+    for (const type of ['ja3', 'mutex', 'registry', 'filename', '']) assert.equal(isPatternedIndicatorType(type), false, type);
+    assert.doesNotThrow(() => stixPattern('SHA256', 'a'.repeat(64)));
+  });
+});
+
+for (const backend of storeBackends()) {
+  describe(`import (${backend.name})`, () => {
+    let dir: string;
+    const stores: Store[] = [];
+    let n = 0;
+    /** Imports `text` as a file into a fresh store. */
+    async function importText(text: string) {
+      const { store } = await backend.create();
+      stores.push(store);
+      const path = join(dir, `file-${++n}.ndjson`);
+      writeFileSync(path, text);
+      return { store, summary: await importFile(store, path, fixedClock) };
+    }
+    /** The import of `text` fails with `message`, keeping nothing. */
+    async function refused(text: string, message: string | RegExp) {
+      const { store } = await backend.create();
+      stores.push(store);
+      const path = join(dir, `file-${++n}.ndjson`);
+      writeFileSync(path, text);
+      await assert.rejects(importFile(store, path, fixedClock), (error: unknown) => {
+        assert.ok(error instanceof ImportError, String(error));
+        if (typeof message === 'string') assert.equal(error.message, message);
+        else assert.match(error.message, message);
+        return true;
+      });
+      assert.equal(await store.isEmpty(), true);
+    }
+    const indicator = async (store: Store, iid: number) =>
+      (await store.db.selectFrom('indicators').select(['type', 'attributes']).where('iid', '=', iid).executeTakeFirstOrThrow()) as { type: string; attributes: string };
+
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'threatgate-values-'));
+    });
+    after(async () => {
+      for (const store of stores) await store.close();
+      await backend.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    describe('an indicator whose type is not in the vocabulary', () => {
+      it('is refused with its line, naming the type and listing the vocabulary', async () => {
+        await refused(
+          withIndicator(5, (i) => (i.type = 'ja3')),
+          `line 11: indicator type: "ja3" is unknown; the indicator types are ${VOCABULARY}`,
+        );
+      });
+    });
+
+    describe('an indicator type written in capitals or with blanks around it', () => {
+      it('is taken as the vocabulary type, and stored under its lower-case name', async () => {
+        const text = withIndicator(5, (i) => (i.type = 'IP')).replace('"type":"domain"', '"type":" Domain "');
+        const { store } = await importText(text);
+        assert.equal((await indicator(store, 5)).type, 'ip');
+        assert.equal((await indicator(store, 3)).type, 'domain');
+      });
+    });
+
+    describe('an attribute value given as a whole number', () => {
+      it('is stored as its decimal string', async () => {
+        const { store } = await importText(withIndicator(5, (i) => (i.attributes = { port: [443, '8443', -1, 0] })));
+        assert.deepEqual(JSON.parse((await indicator(store, 5)).attributes), { port: ['443', '8443', '-1', '0'] });
+      });
+    });
+
+    describe('an attribute value given as a number with a fraction', () => {
+      it('is refused with its line and the attribute', async () => {
+        await refused(
+          withIndicator(5, (i) => (i.attributes = { port: ['80', 443.5] })),
+          'line 11: indicator attributes.port.1: must be a string, or a whole number (stored as its decimal string)',
+        );
+      });
+    });
+
+    describe('an attribute value given as an integer beyond 2^53, which JSON parsing has already rounded', () => {
+      it('is refused rather than stored with other digits', async () => {
+        const text = withIndicator(5, (i) => (i.attributes = { port: ['PORT'] })).replace('"PORT"', '12345678901234567891');
+        await refused(text, /^line 11: indicator attributes\.port\.0: must be a string, or a whole number/);
+      });
+    });
+
+    describe('an attribute value with a fraction in a JSON document', () => {
+      it('is refused naming its array index', async () => {
+        const data = buildFixture();
+        (data.indicators[7] as unknown as { attributes: unknown }).attributes = { port: [2.5] };
+        const path = join(dir, 'document.json');
+        writeFileSync(path, JSON.stringify(data));
+        const { store } = await backend.create();
+        stores.push(store);
+        await assert.rejects(importFile(store, path, fixedClock), /^ImportError: indicators\[7\]: indicator attributes\.port\.0: must be a string/);
+      });
+    });
+  });
+}
