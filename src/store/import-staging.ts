@@ -1,7 +1,7 @@
 // What an import stages and records in temporary tables of its transaction: the links (whose targets
-// may come later in the file), and the keys of the records it inserted or changed. Later steps (page
-// ranks, aggregates, STIX objects) read these tables in pages, so an import of any size holds none
-// of it in memory.
+// may come later in the file), the keys of every record read (record-keys.ts), and the keys of the
+// records it inserted or changed. Later steps (page ranks, aggregates, STIX objects) read these
+// tables in pages, so an import of any size holds none of it in memory.
 import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
 import { ImportError } from '../errors.js';
 import type { Dialect } from './migrations.js';
@@ -15,6 +15,10 @@ export { LINK_KIND };
 export interface StagingDatabase {
   /** Every link of the file; `changed` is 1 for those that were new or had another stamp_linked. */
   import_links: { kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string; changed: Generated<number> };
+  /** Every tid, fid and iid of the file, at its first position; a conflicting repeat marks it (record-keys.ts). */
+  import_keys: {
+    kind: number; id: number; content: number; ordinal: number; position: string; conflict_ordinal: number | null; conflict_position: string | null;
+  };
   changed_threats: { id: number };
   changed_feeds: { id: number };
   changed_indicators: { id: number };
@@ -22,6 +26,7 @@ export interface StagingDatabase {
 
 export type ChangedTable = 'changed_threats' | 'changed_feeds' | 'changed_indicators';
 const CHANGED_TABLES: readonly ChangedTable[] = ['changed_threats', 'changed_feeds', 'changed_indicators'];
+const STAGING_TABLES = ['import_links', 'import_keys', ...CHANGED_TABLES];
 
 /** The staging tables seen through Kysely, in the import's transaction. */
 export function staged(trx: Kysely<Database>): Kysely<StagingDatabase> {
@@ -31,7 +36,7 @@ export function staged(trx: Kysely<Database>): Kysely<StagingDatabase> {
 /** `fresh`: the store holds no data (ImportChanges.fresh), so every staged link is new. */
 export async function createStaging(trx: Transaction<Database>, dialect: Dialect, fresh: boolean): Promise<void> {
   // SQLite keeps temporary tables for the connection's life: a failed import may have left them.
-  for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+  for (const table of STAGING_TABLES) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
   const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
   // SQLite keeps the staged links in their key's B-tree alone (no rowid table beside it): each
   // link is written once, and moveLinks reads them in key order without a lookup per row.
@@ -40,6 +45,10 @@ export async function createStaging(trx: Transaction<Database>, dialect: Dialect
     kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
     ordinal bigint not null, position text not null, changed integer not null default ${sql.lit(fresh ? 1 : 0)},
     primary key (kind, owner, iid)) ${withoutRowid} ${onCommit}`.execute(trx);
+  await sql`create temporary table import_keys (
+    kind integer not null, id bigint not null, content bigint not null, ordinal bigint not null, position text not null,
+    conflict_ordinal bigint, conflict_position text,
+    primary key (kind, id)) ${withoutRowid} ${onCommit}`.execute(trx);
   for (const table of CHANGED_TABLES) {
     await sql`create temporary table ${sql.table(table)} (id bigint primary key) ${onCommit}`.execute(trx);
   }
@@ -47,7 +56,7 @@ export async function createStaging(trx: Transaction<Database>, dialect: Dialect
 }
 
 export async function dropStaging(trx: Transaction<Database>): Promise<void> {
-  for (const table of ['import_links', ...CHANGED_TABLES]) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+  for (const table of STAGING_TABLES) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
   await dropReplacedIndicators(trx);
 }
 

@@ -1,10 +1,12 @@
 // Writes the batches of an import (write-batches.ts) inside one transaction; unchanged records are not touched.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './migrations.js';
-import type { ImportCounts, ImportSummary } from './records.js';
+import type { ImportSummary } from './records.js';
 import type { Database } from './schema.js';
 import { bulkInsertRows } from './bulk-insert.js';
 import { LINK_STAGING, UPSERTS, type WriteBatch } from './write-batches.js';
+import { checkKeyConflicts, checkRelatedTargets } from './import-checks.js';
+import { KEY_STAGING } from './record-keys.js';
 import { keepReplacedIndicators } from './stix-revocation.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
@@ -53,8 +55,11 @@ async function upsert(trx: Transaction<Database>, dialect: Dialect, table: keyof
   return result.map((r) => Number(r[key]));
 }
 
-/** Writes one batch; returns the read counts when it is the end of the records. */
-async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean): Promise<ImportCounts | undefined> {
+type EndBatch = Extract<WriteBatch, { kind: 'end' }>;
+
+/** Writes one batch; returns it when it is the end of the records. */
+async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean): Promise<EndBatch | undefined> {
+  if (batch.kind !== 'links' && batch.kind !== 'end') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
   switch (batch.kind) {
     case 'threats': {
       const changed = await upsert(trx, dialect, 'threats', batch);
@@ -79,7 +84,7 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
       await bulkInsertRows(trx, dialect, LINK_STAGING, batch.params, batch.count);
       return undefined;
     case 'end':
-      return batch.read;
+      return batch;
   }
 }
 
@@ -129,10 +134,13 @@ async function writeInTransaction(
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
     const fresh = (options.bulkWhenEmpty ?? true) && (await holdsNoData(trx));
     await createStaging(trx, dialect, fresh);
-    let read: ImportCounts | undefined;
-    for await (const batch of batches) read = (await writeBatch(trx, dialect, batch, fresh)) ?? read;
+    let end: EndBatch | undefined;
+    for await (const batch of batches) end = (await writeBatch(trx, dialect, batch, fresh)) ?? end;
     // The batches end with the counts; without them the records were cut short.
-    if (read === undefined) throw new Error('the import records ended without their counts');
+    if (end === undefined) throw new Error('the import records ended without their counts');
+    const { read } = end;
+    await checkKeyConflicts(trx);
+    await checkRelatedTargets(trx, end.related);
     await checkLinkTargets(trx);
     const changes: ImportChanges = {
       threats: await countChanged(trx, 'changed_threats'),

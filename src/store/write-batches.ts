@@ -5,6 +5,7 @@ import { hash } from 'node:crypto';
 import type { Feed, Indicator, Link, Threat } from '../domain.js';
 import type { ImportRecord } from '../import/record-schemas.js';
 import type { BulkInsert } from './bulk-insert.js';
+import { PendingRows } from './record-keys.js';
 import type { ImportCounts } from './records.js';
 
 /** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
@@ -15,14 +16,23 @@ export interface PositionedRecord {
   record: ImportRecord;
 }
 
+/** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
+export interface RelatedReference {
+  tid: number;
+  ordinal: number;
+  position: string;
+}
+
 /**
- * One INSERT's worth of rows (`params` holds `count` rows of the table's columns, in order), or the
- * end of the records with how many of each kind were read. `records` counts the records read so far.
+ * One INSERT's worth of rows (`params` holds `count` rows of the table's columns, in order; `keys`
+ * their rows of record-keys.ts KEY_STAGING), or the end of the records with how many of each kind
+ * were read and the related tids named. `records` counts the records read so far.
  */
 export type WriteBatch =
-  | { kind: 'threats'; params: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
-  | { kind: 'feeds' | 'indicators' | 'links'; params: unknown[]; count: number; records: number }
-  | { kind: 'end'; records: number; read: ImportCounts };
+  | { kind: 'threats'; params: unknown[]; keys: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
+  | { kind: 'feeds' | 'indicators'; params: unknown[]; keys: unknown[]; count: number; records: number }
+  | { kind: 'links'; params: unknown[]; count: number; records: number }
+  | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[] };
 
 const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
 
@@ -33,12 +43,15 @@ const THREAT_COLUMNS = [
   'updated_last_domain',
 ] as const;
 
-function pushThreat(params: unknown[], t: Threat): void {
+/** Pushes a threat's row; returns its content hash (as do pushFeed and pushIndicator). */
+function pushThreat(params: unknown[], t: Threat): string {
+  const hashed = contentHash(t);
   params.push(
     t.tid, t.threat, t.category, t.risk, t.description, t.notes, t.wikisummary, t.wikireference, flagToInt(t.retired), t.stamp_added,
     t.stamp_updated, t.stamp_seen, t.stamp_retired, JSON.stringify(t.othernames), JSON.stringify(t.attributes), JSON.stringify(t.ttps),
-    JSON.stringify(t.news), JSON.stringify(t.comments), JSON.stringify(t.related), contentHash(t), '{}', null,
+    JSON.stringify(t.news), JSON.stringify(t.comments), JSON.stringify(t.related), hashed, '{}', null,
   );
+  return hashed;
 }
 
 const FEED_COLUMNS = [
@@ -46,25 +59,26 @@ const FEED_COLUMNS = [
   'stamp_updated', 'stamp_pulled', 'stamp_modified', 'description', 'accesslink', 'content_hash', 'indicators', 'summary',
 ] as const;
 
-function pushFeed(params: unknown[], f: Feed): void {
+function pushFeed(params: unknown[], f: Feed): string {
+  const hashed = contentHash(f);
   params.push(
     f.fid, f.feed, f.organization, f.feed.toLowerCase(), f.organization.toLowerCase(), f.category, f.pricing, JSON.stringify(f.contact),
-    f.website, f.schedule, f.stamp_added, f.stamp_updated, f.stamp_pulled, f.stamp_modified, f.description, f.accesslink, contentHash(f),
+    f.website, f.schedule, f.stamp_added, f.stamp_updated, f.stamp_pulled, f.stamp_modified, f.description, f.accesslink, hashed,
     '{}', '{}',
   );
+  return hashed;
 }
 
 export const INDICATOR_COLUMNS = [
   'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
 ] as const;
 
-function pushIndicator(params: unknown[], i: Indicator): void {
+function pushIndicator(params: unknown[], i: Indicator): string {
   const attributes = JSON.stringify(i.attributes);
   const properties = JSON.stringify(i.properties);
-  params.push(
-    i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), attributes, properties,
-    indicatorHash(i, attributes, properties),
-  );
+  const hashed = indicatorHash(i, attributes, properties);
+  params.push(i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), attributes, properties, hashed);
+  return hashed;
 }
 
 /** The keys of a validated indicator, in the order both validators give them. */
@@ -132,57 +146,55 @@ function nameKeys(t: Threat): string[] {
 }
 
 /**
- * Batches the records by kind, in file order within each kind. A batch never holds one key twice
- * (PostgreSQL refuses a statement that touches a row twice): a later record of the same key
- * replaces the earlier one, as a later batch does.
+ * Batches the records by kind, in file order within each kind. A tid, fid or iid given again must
+ * come with the same content (record-keys.ts): the same record is written once, another one is
+ * refused. Links are keyed by owner and iid, and a later stamp_linked replaces an earlier one.
  */
 export async function* prepareBatches(records: AsyncIterable<readonly PositionedRecord[]>): AsyncGenerator<WriteBatch> {
   const read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
   let ordinal = 0;
-  const threats = new Map<number, Threat>();
-  const feeds = new Map<number, Feed>();
-  const indicators = new Map<number, Indicator>();
+  const threats = new PendingRows<Threat>('threat');
+  const feeds = new PendingRows<Feed>('feed');
+  const indicators = new PendingRows<Indicator>('indicator');
   const links = new Map<string, { link: Link; ordinal: number; position: string }>();
+  // Each related tid once, at its first mention: as many as there are threats named, a few thousand.
+  const related = new Map<number, RelatedReference>();
 
   function threatBatch(): WriteBatch {
-    const params: unknown[] = [];
     const names: [number, string[]][] = [];
-    for (const t of threats.values()) {
-      pushThreat(params, t);
+    const rows = threats.take((params, t) => {
       names.push([t.tid, nameKeys(t)]);
-    }
-    const batch: WriteBatch = { kind: 'threats', params, count: threats.size, records: ordinal, names };
-    threats.clear();
-    return batch;
+      return pushThreat(params, t);
+    });
+    return { kind: 'threats', ...rows, records: ordinal, names };
   }
-  /** The pending rows of one kind as a batch; they are cleared. */
-  function rowBatch<T>(kind: 'feeds' | 'indicators' | 'links', pending: Map<unknown, T>, push: (params: unknown[], value: T) => void): WriteBatch {
+  const feedBatch = (): WriteBatch => ({ kind: 'feeds', ...feeds.take(pushFeed), records: ordinal });
+  const indicatorBatch = (): WriteBatch => ({ kind: 'indicators', ...indicators.take(pushIndicator), records: ordinal });
+  function linkBatch(): WriteBatch {
     const params: unknown[] = [];
-    for (const value of pending.values()) push(params, value);
-    const batch: WriteBatch = { kind, params, count: pending.size, records: ordinal };
-    pending.clear();
+    for (const value of links.values()) pushLink(params, value);
+    const batch: WriteBatch = { kind: 'links', params, count: links.size, records: ordinal };
+    links.clear();
     return batch;
   }
-  const feedBatch = () => rowBatch('feeds', feeds, pushFeed);
-  const indicatorBatch = () => rowBatch('indicators', indicators, pushIndicator);
-  const linkBatch = () => rowBatch('links', links, pushLink);
 
   for await (const list of records) for (const { position, record } of list) {
     ordinal++;
     switch (record.kind) {
       case 'threat':
         read.threats++;
-        threats.set(record.value.tid, record.value);
+        threats.add(record.value.tid, record.value, ordinal, position);
+        for (const tid of record.value.related) if (!related.has(tid)) related.set(tid, { tid, ordinal, position });
         if (threats.size >= BATCH_ROWS / 2) yield threatBatch();
         break;
       case 'feed':
         read.feeds++;
-        feeds.set(record.value.fid, record.value);
+        feeds.add(record.value.fid, record.value, ordinal, position);
         if (feeds.size >= BATCH_ROWS) yield feedBatch();
         break;
       case 'indicator':
         read.indicators++;
-        indicators.set(record.value.iid, record.value);
+        indicators.add(record.value.iid, record.value, ordinal, position);
         if (indicators.size >= BATCH_ROWS) yield indicatorBatch();
         break;
       case 'link': {
@@ -199,5 +211,5 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   if (feeds.size > 0) yield feedBatch();
   if (indicators.size > 0) yield indicatorBatch();
   if (links.size > 0) yield linkBatch();
-  yield { kind: 'end', records: ordinal, read };
+  yield { kind: 'end', records: ordinal, read, related: [...related.values()] };
 }

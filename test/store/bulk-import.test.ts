@@ -25,7 +25,7 @@ const VIEWS: CollectionConfig[] = [
  * The demo data (several feeds and organizations, indicators in more than one feed, threats of
  * every SDO type), plus what the bulk path must treat as the general one does: indicators without
  * a STIX form (values their type's pattern cannot hold) that threats link to, records given twice
- * (the later one wins), and links given out of order.
+ * (written once), and links given out of order.
  */
 function dataset() {
   const demo = generateDemo({ indicators: 1500 });
@@ -47,11 +47,11 @@ function dataset() {
     { iid: base + 3, fid, stamp_linked: '2025-07-01 00:00:00' },
     { iid: base + 3, tid, stamp_linked: '2025-07-02 00:00:00' },
   ];
-  const changedAgain = { ...demo.indicators[10]!, risk: 'low' as const, indicator: '192.0.2.200', type: 'ip' };
+  const givenAgain = { ...demo.indicators[10]! };
   return {
-    threats: [...demo.threats, { ...demo.threats[1]!, description: 'given twice; this one wins' }],
+    threats: [...demo.threats, { ...demo.threats[1]! }],
     feeds: demo.feeds,
-    indicators: [...demo.indicators, ...odd, changedAgain],
+    indicators: [...demo.indicators, ...odd, givenAgain],
     links: [...extraLinks.slice(0, 2), ...demo.links, ...extraLinks.slice(2)],
   };
 }
