@@ -87,7 +87,7 @@ export interface IndicatorAttributes {
 export interface Indicator {
   iid: number;
   indicator: string;
-  /** ip, ipv6, domain, url, and other kinds (email, md5, sha1, sha256, ...). */
+  /** One of INDICATOR_TYPES (src/indicator-types.ts), stored in lower case. */
   type: string;
   risk: Risk;
   stamp_added: Stamp | null;
