@@ -4,8 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import type { Config } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { ImportHook, Store } from '../../src/store/store.js';
+import { storeImportHooks } from '../../src/taxii-wiring.js';
 
 export interface Backend {
   name: string;
@@ -54,4 +56,12 @@ function postgresBackend(baseUrl: string): Backend {
 export function storeBackends(): Backend[] {
   const url = process.env.TEST_DATABASE_URL;
   return url ? [sqliteBackend(), postgresBackend(url)] : [sqliteBackend()];
+}
+
+/**
+ * A new, empty store from `backend` opened as `serve` opens it for `config`: every import keeps the
+ * STIX objects and the configured collections' memberships in sync.
+ */
+export function createConfiguredStore(backend: Backend, config: Config): Promise<{ store: Store; location: string }> {
+  return backend.create(storeImportHooks(config));
 }
