@@ -1,17 +1,12 @@
 // Renders every error of the lookup API as `{"error": "..."}` (DESIGN section 4); 5xx bodies never carry internals.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
+import { clientStatusOf } from '../http/client-status.js';
 import type { Logger } from '../http/logger.js';
 import { sendJson } from '../http/send-json.js';
 import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 
 export const notFoundRoute: RequestHandler = (_req, _res, next) => next(new NotFoundError('Not found.'));
-
-/** Express reports malformed URLs and the like with a numeric `status`; those stay client errors. */
-export function clientStatusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
-}
 
 export function createApiErrorRenderer(logger: Logger): ErrorRequestHandler {
   const storeUnavailable = createStoreUnavailableMapper(logger);

@@ -3,13 +3,14 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { prettyParam, singleParam } from '../http/query-params.js';
+import { ResponseCache } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed, type Client } from '../plans/plan-rules.js';
 import type { LinkOwner } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { toFeedBody, toLinksBody, toThreatBody } from './lookup-views.js';
-import { idParam, pageParam, prettyParam, requiredParam, singleParam } from './query-params.js';
-import { ResponseCache } from './response-cache.js';
+import { idParam, pageParam, requiredParam } from './lookup-params.js';
 
 const THREAT_NOT_FOUND = 'Threat not found.';
 const FEED_NOT_FOUND = 'Feed not found.';

@@ -5,7 +5,7 @@ import { planNamed, type Client } from '../plans/plan-rules.js';
 import type { Store } from '../store/store.js';
 import type { ApiKeyRecord } from '../store/records.js';
 import type { Clock } from '../clock.js';
-import { ResponseCache } from '../api/response-cache.js';
+import { ResponseCache } from '../http/response-cache.js';
 import { hashesEqual, hashKey, isWellFormedKey } from './key-secret.js';
 
 export const UNKNOWN_KEY_MESSAGE = 'Unknown or revoked API key.';

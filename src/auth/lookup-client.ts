@@ -1,7 +1,7 @@
 // Resolves the lookup API's optional `key` query parameter into res.locals.client.
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
-import { singleParam } from '../api/query-params.js';
+import { singleParam } from '../http/query-params.js';
 import { anonymousClient } from '../plans/plan-rules.js';
 import type { KeyAuthenticator } from './authenticate-key.js';
 

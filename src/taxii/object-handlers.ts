@@ -4,13 +4,13 @@ import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../clock.js';
-import { ResponseCache } from '../api/response-cache.js';
+import { ResponseCache } from '../http/response-cache.js';
 import { normalizeStixTime } from '../stix/index.js';
 import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from './envelope.js';
 import { decodeNext, encodeNext, type ObjectFilters } from './next-token.js';
 import { parseListingQuery, type MatchField } from './query-filters.js';
-import { sendTaxii } from './taxii-errors.js';
-import { prettyParam as prettyOf } from '../api/query-params.js';
+import { sendTaxii } from './send-taxii.js';
+import { prettyParam as prettyOf } from '../http/query-params.js';
 
 type Kind = 'objects' | 'manifest' | 'object' | 'versions';
 

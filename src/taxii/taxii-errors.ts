@@ -1,11 +1,10 @@
-// TAXII responses and errors: the exact TAXII media type and the error resource (TAXII 2.1 section 3.6.1).
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { clientStatusOf } from '../api/api-errors.js';
+// Renders every error of the TAXII gateway as the TAXII error resource (TAXII 2.1 section 3.6.1), with the TAXII media type.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
+import { clientStatusOf } from '../http/client-status.js';
 import type { Logger } from '../http/logger.js';
-import { sendBytes } from '../http/send-json.js';
 import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
-import { TAXII_MEDIA_TYPE } from './media-type.js';
+import { sendTaxii } from './send-taxii.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad request',
@@ -18,15 +17,6 @@ const TITLES: Record<number, string> = {
   500: 'Internal server error',
   503: 'Service unavailable',
 };
-
-/**
- * Sends a TAXII body with the media type exactly as written (no `; charset=utf-8` appended):
- * some TAXII clients compare the Content-Type with the media type verbatim.
- */
-export function sendTaxii(res: Response, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
-  for (const name in headers) res.setHeader(name, headers[name]!);
-  sendBytes(res, status, TAXII_MEDIA_TYPE, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
-}
 
 function errorBody(status: number, code: string, description: string) {
   return { title: TITLES[status] ?? 'Error', description, error_code: code, http_status: String(status) };

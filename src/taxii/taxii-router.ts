@@ -1,11 +1,11 @@
 // The TAXII 2.1 gateway's route table: auth, rate limits, plan gate and media type first, then resources.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { prettyParam } from '../api/query-params.js';
 import type { CollectionConfig, Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
+import { prettyParam } from '../http/query-params.js';
 import type { Store } from '../store/store.js';
 import { rememberingAcceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
 import { createObjectHandlers } from './object-handlers.js';
@@ -13,7 +13,8 @@ import { createPlanGate } from './plan-gate.js';
 import { createTaxiiAuthenticator } from './taxii-auth.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { serialize } from '../http/send-json.js';
-import { createTaxiiErrorRenderer, sendTaxii, taxiiNotFoundRoute } from './taxii-errors.js';
+import { sendTaxii } from './send-taxii.js';
+import { createTaxiiErrorRenderer, taxiiNotFoundRoute } from './taxii-errors.js';
 import { apiRootResource, collectionResource, collectionsResource, discoveryResource } from './taxii-resources.js';
 
 export interface TaxiiDeps {

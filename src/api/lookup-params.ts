@@ -1,14 +1,7 @@
-// Parsing of lookup API query parameters: each bad value is a 400 naming the parameter.
+// Parsing of the lookup API's own query parameters: each bad value is a 400 naming the parameter.
 import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';
-
-/** A parameter given once, or undefined; a repeated parameter is ambiguous and refused. */
-export function singleParam(req: Request, name: string): string | undefined {
-  const value = (req.query as Record<string, unknown>)[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new BadRequestError(`Parameter "${name}" must be given once.`);
-  return value;
-}
+import { singleParam } from '../http/query-params.js';
 
 export function requiredParam(req: Request, name: string): string {
   const value = singleParam(req, name);
@@ -33,12 +26,4 @@ export function pageParam(req: Request): number {
   if (value === undefined) return 0;
   if (!/^(0|[1-9][0-9]{0,8})$/.test(value.trim())) throw new BadRequestError('Parameter "page" must be a non-negative integer.');
   return Number(value.trim());
-}
-
-/** `pretty` (spec 4.1): 0 or 1; anything else is a 400 (DESIGN section 4). */
-export function prettyParam(req: Request): boolean {
-  const value = singleParam(req, 'pretty');
-  if (value === undefined || value === '0') return false;
-  if (value === '1') return true;
-  throw new BadRequestError('Parameter "pretty" must be 0 or 1.');
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { ResponseCache } from '../../src/api/response-cache.js';
+import { ResponseCache } from '../../src/http/response-cache.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
 
