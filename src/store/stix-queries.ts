@@ -3,7 +3,8 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { CollectionConfig } from '../config.js';
 import { isUnfiltered } from './collection-views.js';
 import type { Database } from './schema.js';
-import { indicatorSources, linkSources, type IndicatorWithOrganization, type ObjectSource } from './stix-render.js';
+import { indicatorSources, linkSources, type IndicatorRecord, type ObjectSource } from '../stix/project-records.js';
+import { organizationOf } from './stix-rows.js';
 
 /** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
 export type CollectionRef = Pick<CollectionConfig, 'id' | 'filter'>;
@@ -83,8 +84,7 @@ function sourcesOf(s: 'c' | 's'): RawBuilder<unknown> {
 
 const SOURCE_COLUMNS = sql`
   i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.retired as i_retired, i.attributes as i_attributes,
-  case when i.iid is not null then
-    (select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = i.iid)) end as i_organization,
+  case when i.iid is not null then ${organizationOf(sql.ref('i.iid'))} end as i_organization,
   tl.stamp_linked as l_stamp_linked, t.category as l_category`;
 
 function listAllWithBodies(q: ObjectListing) {
@@ -108,7 +108,7 @@ function bodyOf(row: RowWithBody): string {
   if (row.body !== '') return row.body;
   let source: ObjectSource | undefined;
   if (row.type === 'indicator' && row.i_value !== null) {
-    const indicator: IndicatorWithOrganization = {
+    const indicator: IndicatorRecord = {
       iid: Number(row.iid),
       value: row.i_value,
       type: row.i_type!,

@@ -16,7 +16,8 @@ import {
 import type { DateAddedClock } from './date-added-clock.js';
 import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
-import { indicatorSources, versionHash, type IndicatorWithOrganization } from './stix-render.js';
+import { indicatorSources, versionHash, type IndicatorRecord } from '../stix/project-records.js';
+import { organizationOf } from './stix-rows.js';
 import { INDICATOR_COLUMNS } from './write-batches.js';
 
 /**
@@ -113,10 +114,10 @@ async function lastVersion(db: Kysely<Database>, object: StoredObject): Promise<
 
 /** The indicator's row from before this import changed it (else its current row), rendered as stored. */
 async function lastIndicatorVersion(db: Kysely<Database>, iid: number, modified: string): Promise<StixObject | undefined> {
-  const organization = sql`(select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = ${iid})) as organization`;
-  const kept = await sql<IndicatorWithOrganization>`
+  const organization = sql`${organizationOf(sql`${iid}`)} as organization`;
+  const kept = await sql<IndicatorRecord>`
     select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from replaced_indicators where iid = ${iid}`.execute(db);
-  const { rows } = kept.rows.length > 0 ? kept : await sql<IndicatorWithOrganization>`
+  const { rows } = kept.rows.length > 0 ? kept : await sql<IndicatorRecord>`
     select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from indicators where iid = ${iid}`.execute(db);
   return indicatorSources(rows)[0]?.render(modified);
 }

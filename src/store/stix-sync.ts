@@ -9,24 +9,18 @@ import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
 import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
+import { identitySources, indicatorSources, linkSources, threatSource, type ObjectSource } from '../stix/project-records.js';
+import { CHUNK, readIndicators, readIndicatorsAfter, readLinksAfter, readOrganizations, readStagedLinks, readThreats } from './stix-rows.js';
 import {
-  CHUNK,
-  readIndicatorsAfter,
-  readLinksAfter,
-  renderIdentities,
-  renderIndicators,
-  renderLinkPage,
-  renderThreats,
+  dateVersionRows,
   renderVersion,
   VERSION_COLUMNS,
   versionRowIids,
   versionRows,
-  dateVersionRows,
-  type ObjectSource,
   type RenderedVersion,
   type RenderJob,
   type VersionRows,
-} from './stix-render.js';
+} from './version-rows.js';
 import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
 import { LINK_KIND, staged } from './import-staging.js';
 import { bulkInsertRows, type BulkInsert } from './bulk-insert.js';
@@ -138,7 +132,7 @@ async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Prom
     if (rows.length === 0) return;
     const iids = rows.map((r) => Number(r.iid));
     after = iids.at(-1)!;
-    const kept = new Set((await writer.write(await renderIndicators(db, iids))).map((s) => s.iid));
+    const kept = new Set((await writer.write(indicatorSources(await readIndicators(db, iids)))).map((s) => s.iid));
     // An indicator that lost its STIX form (a value that is no address of its new type) leaves
     // the export: its object is revoked, and its relationships with it.
     const withdrawn = iids.filter((iid) => !kept.has(iid));
@@ -150,8 +144,8 @@ async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Prom
 
 async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
   for (let after = { tid: 0, iid: 0 }; ; ) {
-    const page = await renderLinkPage(db, after, CHUNK);
-    await writer.write(page.sources);
+    const page = await readStagedLinks(db, after, CHUNK);
+    await writer.write(linkSources(page.rows));
     if (page.last === null) return;
     after = page.last;
   }
@@ -273,9 +267,9 @@ async function syncObjects(
   writer: VersionWriter,
   options: StixSyncOptions,
 ): Promise<void> {
-  if (changes.feeds > 0 || changes.threats > 0) await writer.write(await renderIdentities(db));
+  if (changes.feeds > 0 || changes.threats > 0) await writer.write(identitySources(await readOrganizations(db)));
   const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
-  const threats = await writer.write(await renderThreats(db, tids));
+  const threats = await writer.write((await readThreats(db, tids)).map(threatSource));
   if (changes.fresh) {
     // Nothing was there before: no earlier object to replace or withdraw.
     const onThread = changes.indicators >= (options.renderThreadFrom ?? RENDER_THREAD_FROM);

@@ -7,7 +7,7 @@ import type { CollectionConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Indicator, Link } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { versionHash } from '../../src/store/stix-render.js';
+import { versionHash } from '../../src/stix/project-records.js';
 import { createStixSync } from '../../src/store/stix-sync.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { inThreadRenderer, RenderThread } from '../../src/store/render-thread.js';
-import { VERSION_COLUMNS, versionRowIids, type IndicatorWithOrganization, type RenderJob } from '../../src/store/stix-render.js';
+import type { IndicatorRecord } from '../../src/stix/project-records.js';
+import { VERSION_COLUMNS, versionRowIids, type RenderJob } from '../../src/store/version-rows.js';
 
-function indicatorRow(iid: number, overrides: Partial<IndicatorWithOrganization> = {}): IndicatorWithOrganization {
+function indicatorRow(iid: number, overrides: Partial<IndicatorRecord> = {}): IndicatorRecord {
   return {
     iid,
     value: `198.51.100.${iid}`,

@@ -1,7 +1,7 @@
 // The version hash of a serialized STIX object: blind to when a version was made, to nothing else.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { versionHash } from '../../src/store/stix-render.js';
+import { versionHash } from '../../src/stix/project-records.js';
 import { THREATGATE_IDENTITY, toStixIndicator, toStixThreat } from '../../src/stix/index.js';
 import type { Indicator, Threat } from '../../src/domain.js';
 

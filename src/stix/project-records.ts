@@ -1,0 +1,138 @@
+// The STIX projection of the store's records: each record's object, named before it is built, and the hash of a version.
+import { hash } from 'node:crypto';
+import type { Risk, Threat } from '../domain.js';
+import { isPatternedIndicatorType } from './stix-pattern.js';
+import { stixIdForIdentity, stixIdForIndicator, stixIdForIndicatorLink, stixIdForThreatRecord } from './stix-id.js';
+import type { StixObject } from './stix-types.js';
+import { stixIdForThreat, threatSdoType } from './threat-sdo-type.js';
+import { THREATGATE_IDENTITY, toStixIdentity } from './to-stix-identity.js';
+import { toStixIndicator, type ExportedIndicator } from './to-stix-indicator.js';
+import { toStixRelationship } from './to-stix-relationship.js';
+import { toStixThreat } from './to-stix-threat.js';
+
+/** A record's STIX object, identified before it is built: `render(modified)` builds one version. */
+export interface ObjectSource {
+  id: string;
+  iid: number | null;
+  tid: number | null;
+  /** Throws a StixMappingError when the record has no STIX form (a malformed value, say). */
+  render(modified: string): StixObject;
+}
+
+/** An indicator as the projection reads it: attributes as stored JSON text, and the organization of its lowest-numbered feed. */
+export interface IndicatorRecord {
+  iid: number;
+  value: string;
+  type: string;
+  risk: string;
+  stamp_added: string | null;
+  retired: number | null;
+  attributes: string;
+  organization: string | null;
+}
+
+/** An indicator-to-threat link with its threat's category, which names the SDO type it points at. */
+export interface ThreatLinkRecord {
+  iid: number;
+  tid: number;
+  stamp_linked: string;
+  category: string;
+}
+
+/** threatgate's own identity, then one per feed organization (created_by_ref of their indicators). */
+export function identitySources(organizations: readonly string[]): ObjectSource[] {
+  return [
+    { id: THREATGATE_IDENTITY.id, iid: null, tid: null, render: () => ({ ...THREATGATE_IDENTITY }) },
+    ...organizations.map((organization) => ({
+      id: stixIdForIdentity(organization),
+      iid: null,
+      tid: null,
+      render: (modified: string) => toStixIdentity(organization, { modified }),
+    })),
+  ];
+}
+
+export function threatSource(threat: Threat): ObjectSource {
+  return { id: stixIdForThreat(threat), iid: null, tid: threat.tid, render: (modified) => toStixThreat(threat, { modified }) };
+}
+
+/**
+ * Makes indicator sources one row at a time; undefined for a type without a STIX pattern. Few
+ * organizations, many indicators: each identity id is made once per projector.
+ */
+export function indicatorProjector(): (row: IndicatorRecord) => ObjectSource | undefined {
+  const identities = new Map<string, string>();
+  const identityOf = (organization: string) => {
+    let id = identities.get(organization);
+    if (id === undefined) identities.set(organization, (id = stixIdForIdentity(organization)));
+    return id;
+  };
+  return (row) => {
+    if (!isPatternedIndicatorType(row.type)) return undefined;
+    const iid = Number(row.iid);
+    const indicator: ExportedIndicator = {
+      iid,
+      indicator: row.value,
+      type: row.type,
+      risk: row.risk as Risk,
+      stamp_added: row.stamp_added,
+      retired: row.retired === null ? null : Number(row.retired) === 1,
+      attributes: JSON.parse(row.attributes),
+    };
+    const createdByRef = row.organization === null ? THREATGATE_IDENTITY.id : identityOf(row.organization);
+    return { id: stixIdForIndicator(iid), iid, tid: null, render: (modified) => toStixIndicator(indicator, { modified, createdByRef }) };
+  };
+}
+
+/** Makes relationship sources one link at a time. Few threats per page: each threat's type and id are made once. */
+export function linkProjector(): (row: ThreatLinkRecord) => ObjectSource {
+  const targets = new Map<number, { type: string; ref: string }>();
+  return (row) => {
+    const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked };
+    let target = targets.get(link.tid);
+    if (target === undefined) {
+      const type = threatSdoType(row.category).type;
+      targets.set(link.tid, (target = { type, ref: stixIdForThreatRecord(link.tid, type) }));
+    }
+    const { type: targetType, ref: targetRef } = target;
+    const sourceRef = stixIdForIndicator(link.iid);
+    const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
+    return { id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render };
+  };
+}
+
+/** The sources of indicators with a STIX pattern type, in row order. */
+export function indicatorSources(rows: readonly IndicatorRecord[]): ObjectSource[] {
+  const project = indicatorProjector();
+  const out: ObjectSource[] = [];
+  for (const row of rows) {
+    const source = project(row);
+    if (source !== undefined) out.push(source);
+  }
+  return out;
+}
+
+export function linkSources(rows: readonly ThreatLinkRecord[]): ObjectSource[] {
+  return rows.map(linkProjector());
+}
+
+/** `json` without its first `,"key":"…"` member (timestamps hold no quote or escape). */
+function withoutMember(json: string, key: string): string {
+  const marker = `,"${key}":"`;
+  const at = json.indexOf(marker);
+  if (at === -1) return json;
+  const end = json.indexOf('"', at + marker.length);
+  return json.slice(0, at) + json.slice(end + 1);
+}
+
+/**
+ * SHA-256 of a serialized object without the members that only record when a version was made:
+ * `modified`, and an indicator's `valid_until`, which follows `modified` when it is retired. Two
+ * serializations with equal hashes are one version. Every mapper writes `modified` before any
+ * member that holds imported text, so the first match is the object's own.
+ */
+export function versionHash(type: string, json: string): string {
+  let rest = withoutMember(json, 'modified');
+  if (type === 'indicator') rest = withoutMember(rest, 'valid_until');
+  return hash('sha256', rest);
+}

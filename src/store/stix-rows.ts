@@ -1,0 +1,82 @@
+// The rows the STIX projection reads (src/stix/project-records.ts), in bounded chunks, for the STIX sync of an import.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Threat } from '../domain.js';
+import type { IndicatorRecord, ThreatLinkRecord } from '../stix/project-records.js';
+import { toThreatRecord } from './lookup-queries.js';
+import type { Database } from './schema.js';
+
+export const CHUNK = 1000;
+
+/**
+ * The organization of the indicator's lowest-numbered feed, which becomes its created_by_ref: the
+ * one place this rule is written, for the import's rendering and for TAXII reads alike.
+ */
+export function organizationOf(iid: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`(select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = ${iid}))`;
+}
+
+const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.retired, i.attributes, ${organizationOf(sql.ref('i.iid'))} as organization`;
+
+export async function readOrganizations(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('feeds').select('organization').distinct().orderBy('organization').execute();
+  return rows.map((r) => r.organization);
+}
+
+export async function readThreats(db: Kysely<Database>, tids: readonly number[]): Promise<Threat[]> {
+  const out: Threat[] = [];
+  for (let i = 0; i < tids.length; i += CHUNK) {
+    const rows = await db.selectFrom('threats').selectAll().where('tid', 'in', tids.slice(i, i + CHUNK)).orderBy('tid').execute();
+    out.push(...rows.map(toThreatRecord));
+  }
+  return out;
+}
+
+/** The indicators with these iids, in iid order. */
+export async function readIndicators(db: Kysely<Database>, iids: readonly number[]): Promise<IndicatorRecord[]> {
+  if (iids.length === 0) return [];
+  const { rows } = await sql<IndicatorRecord>`select ${INDICATOR_COLUMNS} from indicators i where i.iid in (${sql.join(iids)}) order by i.iid`.execute(db);
+  return rows;
+}
+
+/** The indicators after iid `after`, `limit` at most, in iid order; `last` is null after the last page. */
+export async function readIndicatorsAfter(db: Kysely<Database>, after: number, limit: number): Promise<{ rows: IndicatorRecord[]; last: number | null }> {
+  const { rows } = await sql<IndicatorRecord>`
+    select ${INDICATOR_COLUMNS} from indicators i where i.iid > ${after} order by i.iid limit ${limit}`.execute(db);
+  return { rows, last: rows.length < limit ? null : Number(rows.at(-1)!.iid) };
+}
+
+type LinkKey = { tid: number; iid: number };
+
+/**
+ * Every threat link after `after`, `limit` at most, in (tid, iid) order, with its threat's category
+ * (an import into a fresh store renders them all); `last` is null after the last page.
+ */
+export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
+  const { rows } = await sql<ThreatLinkRecord>`
+    select tl.iid, tl.tid, tl.stamp_linked, t.category
+    from threat_links tl join threats t on t.tid = tl.tid
+    where (tl.tid, tl.iid) > (${after.tid}, ${after.iid})
+    order by tl.tid, tl.iid limit ${limit}`.execute(db);
+  return { rows, last: lastKey(rows, limit) };
+}
+
+/**
+ * The staged threat links (table render_links) after `after`, in (tid, iid) order: those of
+ * indicators with a live STIX object; `last` is null after the last page.
+ */
+export async function readStagedLinks(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
+  const { rows } = await sql<ThreatLinkRecord>`
+    select r.iid, r.tid, tl.stamp_linked, t.category
+    from render_links r
+    join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
+    join threats t on t.tid = r.tid
+    where (r.tid, r.iid) > (${after.tid}, ${after.iid})
+      and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator' and s.revoked = 0)
+    order by r.tid, r.iid limit ${limit}`.execute(db);
+  return { rows, last: lastKey(rows, limit) };
+}
+
+function lastKey(rows: readonly ThreatLinkRecord[], limit: number): LinkKey | null {
+  const last = rows.length < limit ? undefined : rows.at(-1);
+  return last ? { tid: Number(last.tid), iid: Number(last.iid) } : null;
+}
