@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { batchesOfFile } from '../src/import/file-batches.js';
-import type { WriteBatch } from '../src/store/write-batches.js';
+import type { WriteBatch } from '../src/store/write-batch.js';
 import { openStore } from '../src/store/open-store.js';
 import type { ImportHook } from '../src/store/store.js';
 import { storeImportHooks } from '../src/taxii-wiring.js';
@@ -173,7 +173,7 @@ export async function profileImport(file: string, db: string, options: ProfileOp
     yield* batches;
     recorder.begin('link checks + moveLinks + renumberLinks + aggregates (refreshLookupData)');
   }
-  const summary = await store.importBatches(marked(batchesOfFile(file)), systemClock);
+  const summary = await store.applyImport(marked(batchesOfFile(file)), systemClock);
   recorder.begin('close');
   await store.close();
   recorder.end();

@@ -1,10 +1,11 @@
-// Imports one file into the store: read, validate, write, all in one transaction.
+// The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyImport).
 import type { Clock } from '../clock.js';
 import type { ImportOptions } from '../store/import-writer.js';
 import type { ImportSummary } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { WriteBatch } from '../store/write-batches.js';
+import type { WriteBatch } from '../store/write-batch.js';
 import { batchesOfFile } from './file-batches.js';
+import { prepareBatches } from './prepare-batches.js';
 import type { RawRecord } from './read-records.js';
 import { validateRecords } from './validate-records.js';
 
@@ -25,7 +26,7 @@ export async function importFile(
       yield batch;
     }
   }
-  return store.importBatches(reported(batchesOfFile(path)), clock, options);
+  return store.applyImport(reported(batchesOfFile(path)), clock, options);
 }
 
 /** Imports records already in memory (the demo data set, tests), through the same validation. */
@@ -53,5 +54,5 @@ export async function importDataset(
       }
     }
   }
-  return store.importRecords(validateRecords(raw()), clock, options);
+  return store.applyImport(prepareBatches(validateRecords(raw())), clock, options);
 }

@@ -1,8 +1,9 @@
 // Entry of the worker thread that reads an import file: it parses, validates and batches the
-// records (write-batches.ts) while the import's thread writes the batches before.
+// records (prepare-batches.ts) while the import's thread writes the batches before.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ImportError } from '../errors.js';
-import { prepareBatches, type WriteBatch } from '../store/write-batches.js';
+import type { WriteBatch } from '../store/write-batch.js';
+import { prepareBatches } from './prepare-batches.js';
 import { readRecords } from './read-records.js';
 import { validateRecords } from './validate-records.js';
 

@@ -1,6 +1,6 @@
 // Validates raw import records as they stream by; the first bad one aborts the whole import.
 import { ImportError } from '../errors.js';
-import type { PositionedRecord } from '../store/write-batches.js';
+import type { PositionedRecord } from './prepare-batches.js';
 import type { RawRecord } from './read-records.js';
 import { parseRecord } from './record-schemas.js';
 

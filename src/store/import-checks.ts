@@ -3,11 +3,11 @@
 import type { Transaction } from 'kysely';
 import { ImportError } from '../errors.js';
 import { staged } from './import-staging.js';
-import { conflictReason } from './record-keys.js';
+import { conflictReason } from './write-batch.js';
 import type { Database } from './schema.js';
-import type { RelatedReference } from './write-batches.js';
+import type { RelatedReference } from './write-batch.js';
 
-/** A tid, fid or iid staged twice with other content (record-keys.ts): the earliest such repeat in the file. */
+/** A tid, fid or iid staged twice with other content (KEY_STAGING, write-batch.ts): the earliest such repeat in the file. */
 export async function checkKeyConflicts(trx: Transaction<Database>): Promise<void> {
   const conflict = await staged(trx)
     .selectFrom('import_keys')

@@ -1,12 +1,12 @@
 // What an import stages and records in temporary tables of its transaction: the links (whose targets
-// may come later in the file), the keys of every record read (record-keys.ts), and the keys of the
+// may come later in the file), the keys of every record read (KEY_STAGING, write-batch.ts), and the keys of the
 // records it inserted or changed. Later steps (page ranks, aggregates, STIX objects) read these
 // tables in pages, so an import of any size holds none of it in memory.
 import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
 import { ImportError } from '../errors.js';
 import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
-import { LINK_KIND } from './write-batches.js';
+import { LINK_KIND } from './write-batch.js';
 import { createReplacedIndicators, dropReplacedIndicators } from './stix-revocation.js';
 
 export { LINK_KIND };
@@ -15,7 +15,7 @@ export { LINK_KIND };
 export interface StagingDatabase {
   /** Every link of the file; `changed` is 1 for those that were new or had another stamp_linked. */
   import_links: { kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string; changed: Generated<number> };
-  /** Every tid, fid and iid of the file, at its first position; a conflicting repeat marks it (record-keys.ts). */
+  /** Every tid, fid and iid of the file, at its first position; a conflicting repeat marks it (KEY_STAGING, write-batch.ts). */
   import_keys: {
     kind: number; id: number; content: number; ordinal: number; position: string; conflict_ordinal: number | null; conflict_position: string | null;
   };

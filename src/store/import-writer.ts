@@ -1,12 +1,11 @@
-// Writes the batches of an import (write-batches.ts) inside one transaction; unchanged records are not touched.
+// Writes the batches of an import (write-batch.ts) inside one transaction; unchanged records are not touched.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './migrations.js';
 import type { ImportSummary } from './records.js';
 import type { Database } from './schema.js';
 import { bulkInsertRows } from './bulk-insert.js';
-import { LINK_STAGING, UPSERTS, type WriteBatch } from './write-batches.js';
+import { KEY_STAGING, LINK_STAGING, UPSERTS, type WriteBatch } from './write-batch.js';
 import { checkKeyConflicts, checkRelatedTargets } from './import-checks.js';
-import { KEY_STAGING } from './record-keys.js';
 import { keepReplacedIndicators } from './stix-revocation.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 

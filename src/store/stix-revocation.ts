@@ -18,7 +18,7 @@ import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { indicatorSources, versionHash, type IndicatorRecord } from '../stix/project-records.js';
 import { organizationOf } from './stix-rows.js';
-import { INDICATOR_COLUMNS } from './write-batches.js';
+import { INDICATOR_COLUMNS } from './write-batch.js';
 
 /**
  * An import that changes an indicator's type or value may leave it without a STIX form (a value
@@ -42,7 +42,7 @@ const VALUE_AT = INDICATOR_COLUMNS.indexOf('value');
 const TYPE_AT = INDICATOR_COLUMNS.indexOf('type');
 
 /**
- * Keeps the current rows of the indicators in an upsert batch (write-batches.ts: `count` rows of
+ * Keeps the current rows of the indicators in an upsert batch (write-batch.ts: `count` rows of
  * INDICATOR_COLUMNS) whose type or value the batch changes. Only those can lose their pattern.
  */
 export async function keepReplacedIndicators(trx: Transaction<Database>, params: readonly unknown[], count: number): Promise<void> {

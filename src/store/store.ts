@@ -5,7 +5,7 @@ import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat
 import { randomBytes } from 'node:crypto';
 import { anyChange, refreshLookupData } from './derived-data.js';
 import { writeImport, type ImportChanges, type ImportOptions } from './import-writer.js';
-import { prepareBatches, type PositionedRecord, type WriteBatch } from './write-batches.js';
+import type { WriteBatch } from './write-batch.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
 import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
@@ -47,10 +47,12 @@ export interface Store {
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
-  /** Imports validated records (given a list at a time): batched here, then written as importBatches writes. */
-  importRecords(records: AsyncIterable<readonly PositionedRecord[]>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
-  /** Imports write batches (write-batches.ts), in one transaction. */
-  importBatches(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
+  /**
+   * The one way data gets in: write batches (write-batch.ts, built by src/import from a file, a
+   * data set or a feed pull) are written, then what derives from them (link ranks, aggregates, STIX
+   * objects and collections) follows, all in one transaction.
+   */
+  applyImport(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
@@ -79,10 +81,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
-    importRecords(records, clock, options) {
-      return this.importBatches(prepareBatches(records), clock, options);
-    },
-    importBatches: (batches, clock, options) =>
+    applyImport: (batches, clock, options) =>
       writeImport(
         db,
         dialect,

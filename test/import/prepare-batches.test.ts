@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Indicator } from '../../src/domain.js';
 import { indicatorSchema, parseRecord } from '../../src/import/record-schemas.js';
-import { contentHash, indicatorHash } from '../../src/store/write-batches.js';
+import { contentHash, indicatorHash } from '../../src/import/prepare-batches.js';
 import { buildFixture } from '../helpers/fixture.js';
 
 const KEYS = 'iid,indicator,type,risk,stamp_added,stamp_updated,stamp_seen,retired,attributes,properties';

@@ -1,12 +1,12 @@
-// Turns validated import records into write batches: rows already flattened into the parameters of
-// one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can run it while
-// the import's thread writes the batches before (import/file-batches.ts).
+// Turns validated import records into write batches (store/write-batch.ts): rows already flattened into
+// the parameters of one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can
+// run it while the import's thread writes the batches before (file-batches.ts).
 import { hash } from 'node:crypto';
 import type { Feed, Indicator, Link, Threat } from '../domain.js';
-import type { ImportRecord } from '../import/record-schemas.js';
-import type { BulkInsert } from './bulk-insert.js';
-import { PendingRows } from './record-keys.js';
-import type { ImportCounts } from './records.js';
+import type { ImportCounts } from '../store/records.js';
+import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/write-batch.js';
+import { PendingRows } from './pending-rows.js';
+import type { ImportRecord } from './record-schemas.js';
 
 /** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
 const BATCH_ROWS = 400;
@@ -16,32 +16,10 @@ export interface PositionedRecord {
   record: ImportRecord;
 }
 
-/** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
-export interface RelatedReference {
-  tid: number;
-  ordinal: number;
-  position: string;
-}
-
-/**
- * One INSERT's worth of rows (`params` holds `count` rows of the table's columns, in order; `keys`
- * their rows of record-keys.ts KEY_STAGING), or the end of the records with how many of each kind
- * were read and the related tids named. `records` counts the records read so far.
- */
-export type WriteBatch =
-  | { kind: 'threats'; params: unknown[]; keys: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
-  | { kind: 'feeds' | 'indicators'; params: unknown[]; keys: unknown[]; count: number; records: number }
-  | { kind: 'links'; params: unknown[]; count: number; records: number }
-  | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[] };
-
 const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
 
-/** Columns of each table as an import writes them; computed aggregates start empty. */
-const THREAT_COLUMNS = [
-  'tid', 'name', 'category', 'risk', 'description', 'notes', 'wikisummary', 'wikireference', 'retired', 'stamp_added', 'stamp_updated',
-  'stamp_seen', 'stamp_retired', 'othernames', 'attributes', 'ttps', 'news', 'comments', 'related', 'content_hash', 'summary',
-  'updated_last_domain',
-] as const;
+// Each push writes a row in the column order of the store's table (THREAT_COLUMNS, FEED_COLUMNS,
+// INDICATOR_COLUMNS in store/write-batch.ts) and returns the record's content hash.
 
 /** Pushes a threat's row; returns its content hash (as do pushFeed and pushIndicator). */
 function pushThreat(params: unknown[], t: Threat): string {
@@ -54,11 +32,6 @@ function pushThreat(params: unknown[], t: Threat): string {
   return hashed;
 }
 
-const FEED_COLUMNS = [
-  'fid', 'name', 'organization', 'name_key', 'organization_key', 'category', 'pricing', 'contact', 'website', 'schedule', 'stamp_added',
-  'stamp_updated', 'stamp_pulled', 'stamp_modified', 'description', 'accesslink', 'content_hash', 'indicators', 'summary',
-] as const;
-
 function pushFeed(params: unknown[], f: Feed): string {
   const hashed = contentHash(f);
   params.push(
@@ -68,10 +41,6 @@ function pushFeed(params: unknown[], f: Feed): string {
   );
   return hashed;
 }
-
-export const INDICATOR_COLUMNS = [
-  'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
-] as const;
 
 function pushIndicator(params: unknown[], i: Indicator): string {
   const attributes = JSON.stringify(i.attributes);
@@ -105,35 +74,6 @@ export function contentHash(value: unknown): string {
   return hash('sha256', JSON.stringify(value));
 }
 
-/** Columns an upsert leaves alone: the key and the aggregates computed after the import. */
-const COMPUTED = new Set(['summary', 'indicators', 'updated_last_domain']);
-
-/** The upsert of one table: rows whose content hash is unchanged are left alone; changed keys are returned. */
-function upsertSpec(table: 'threats' | 'feeds' | 'indicators', key: string, columns: readonly string[]): BulkInsert {
-  const updates = columns.filter((c) => c !== key && !COMPUTED.has(c)).map((c) => `${c} = excluded.${c}`);
-  return {
-    table,
-    columns,
-    tail: `on conflict (${key}) do update set ${updates.join(', ')} where ${table}.content_hash <> excluded.content_hash returning ${key}`,
-  };
-}
-
-export const UPSERTS = {
-  threats: { spec: upsertSpec('threats', 'tid', THREAT_COLUMNS), key: 'tid' },
-  feeds: { spec: upsertSpec('feeds', 'fid', FEED_COLUMNS), key: 'fid' },
-  indicators: { spec: upsertSpec('indicators', 'iid', INDICATOR_COLUMNS), key: 'iid' },
-} as const;
-
-/** Links go to a staging table first: their targets may come later in the file (import-staging.ts). */
-export const LINK_STAGING: BulkInsert = {
-  table: 'import_links',
-  columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
-  tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
-};
-
-/** The `kind` of a staged link (import-staging.ts). */
-export const LINK_KIND = { feed: 0, threat: 1 } as const;
-
 /** A staged link: its kind, owner, iid, stamp, ordinal in the file and position. */
 function pushLink(params: unknown[], { link, ordinal, position }: { link: Link; ordinal: number; position: string }): void {
   if ('fid' in link) params.push(LINK_KIND.feed, link.fid, link.iid, link.stamp_linked, ordinal, position);
@@ -147,7 +87,7 @@ function nameKeys(t: Threat): string[] {
 
 /**
  * Batches the records by kind, in file order within each kind. A tid, fid or iid given again must
- * come with the same content (record-keys.ts): the same record is written once, another one is
+ * come with the same content (pending-rows.ts, and import_keys in the store): the same record is written once, another one is
  * refused. Links are keyed by owner and iid, and a later stamp_linked replaces an earlier one.
  */
 export async function* prepareBatches(records: AsyncIterable<readonly PositionedRecord[]>): AsyncGenerator<WriteBatch> {
