@@ -56,11 +56,6 @@ export class JobThread<J, R> {
     this.worker.on('exit', (code) => this.fail(new Error(`the thread ${this.what} stopped (exit code ${code})`)));
   }
 
-  /** Jobs given and not yet answered. */
-  get pending(): number {
-    return this.waiting.length;
-  }
-
   run(job: J): Promise<R> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {

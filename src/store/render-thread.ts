@@ -13,32 +13,16 @@ export function inThreadRenderer(): Renderer {
   return { render: async (job) => renderJobRows(job), close: async () => undefined };
 }
 
-const WHAT = 'rendering STIX objects';
-
-/**
- * Renders on a worker thread, and on the calling thread too whenever the worker already has
- * `workerAhead` jobs waiting: the import's thread, between its reads and writes, renders the pages
- * the worker has no time for, so both cores render when the database is not the slower side.
- * A job rendered here is answered at once; jobs answer in order only when the caller awaits them
- * in order (renderAndStore does).
- */
+/** Renders on a worker thread, one job after another, answering in order. */
 export class RenderThread implements Renderer {
   // Its live data is one page of rows at a time: a small heap keeps the garbage of millions of
   // rendered objects from growing the process (an import keeps under 500 MB at a million indicators).
-  private readonly jobs = new JobThread<RenderJob, VersionRows>(import.meta.url, 'render-worker', WHAT, {
+  private readonly jobs = new JobThread<RenderJob, VersionRows>(import.meta.url, 'render-worker', 'rendering STIX objects', {
     maxOldGenerationSizeMb: 64,
   });
 
-  constructor(private readonly workerAhead = 6) {}
-
   render(job: RenderJob): Promise<VersionRows> {
-    if (this.jobs.pending < this.workerAhead) return this.jobs.run(job);
-    try {
-      return Promise.resolve(renderJobRows(job));
-    } catch (error) {
-      // Failing as the worker's jobs fail: as a rejection, in the same words.
-      return Promise.reject(new Error(`${WHAT} failed: ${error instanceof Error ? error.message : String(error)}`));
-    }
+    return this.jobs.run(job);
   }
 
   close(): Promise<void> {

@@ -151,11 +151,11 @@ async function syncRelationships(db: Kysely<Database>, writer: VersionWriter): P
   }
 }
 
-/** Pages rendered and not yet stored, at most: the worker's and those rendered here meanwhile. */
+/** Pages given to the renderer and not yet stored, at most: bounds the rendered rows held in memory. */
 const IN_FLIGHT = 8;
 
 /**
- * Renders the jobs (on the worker, and here when it is behind: RenderThread) while the pages before
+ * Renders the jobs (on the worker: RenderThread) while the pages before
  * are stored, in job order. `stored` runs after each page is written, with its job and the versions
  * it gave.
  */

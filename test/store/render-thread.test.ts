@@ -46,28 +46,6 @@ describe('render thread', () => {
     assert.equal(next.count, 1);
   });
 
-  it('renders on the calling thread the jobs beyond those the worker has waiting, with the same versions in job order', async () => {
-    const shared = new RenderThread(1);
-    try {
-      const jobs: RenderJob[] = [1, 2, 3, 4, 5].map((n) => ({ kind: 'indicators', rows: [indicatorRow(2 * n), indicatorRow(2 * n + 1)], modified: MODIFIED }));
-      const answers = jobs.map((job) => shared.render(job));
-      // The first goes to the worker; the rest, given while it waits, are answered at once.
-      const waiting = Symbol('waiting');
-      const settled = await Promise.all(
-        answers.map(async (answer) => ((await Promise.race([answer, Promise.resolve(waiting)])) === waiting ? 'waiting' : 'answered')),
-      );
-      assert.deepEqual(settled, ['waiting', 'answered', 'answered', 'answered', 'answered']);
-      const local = inThreadRenderer();
-      for (const [i, job] of jobs.entries()) assert.deepEqual(await answers[i], await local.render(job));
-      const broken: RenderJob = { kind: 'indicators', rows: [indicatorRow(20, { attributes: '{not json' })], modified: MODIFIED };
-      const busy = shared.render(jobs[0]!);
-      await assert.rejects(shared.render(broken), /rendering STIX objects failed/);
-      await busy;
-    } finally {
-      await shared.close();
-    }
-  });
-
   it('rejects jobs once closed', async () => {
     const closed = new RenderThread();
     await closed.close();
