@@ -10,6 +10,7 @@ import { createHealthRoutes } from './http/health-routes.js';
 import { silentLogger, type Logger } from './http/logger.js';
 import { createRequestLog } from './http/request-log.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
+import { findClient } from './plans/request-client.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -90,7 +91,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.disable('x-powered-by');
   parseQueryOnce(app);
-  app.use(createRequestLog(logger), securityHeaders, hstsOverHttps());
+  app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? null), securityHeaders, hstsOverHttps());
 
   app.use(createHealthRoutes(deps.store));
   app.use('/api', createApiRouter(shared));

@@ -6,7 +6,8 @@ import { BadRequestError, NotFoundError } from '../errors.js';
 import { prettyParam, singleParam } from '../http/query-params.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
-import { assertPageAllowed, type Client } from '../plans/plan-rules.js';
+import { assertPageAllowed } from '../plans/plan-rules.js';
+import { getClient } from '../plans/request-client.js';
 import type { LinkOwner } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { toFeedBody, toLinksBody, toThreatBody } from './lookup-views.js';
@@ -41,7 +42,7 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock)
     const page = pageParam(req);
     const pretty = prettyParam(req);
     // The plan check comes before the cache: a cached page is never a way around the limit.
-    assertPageAllowed(res.locals.client as Client, page);
+    assertPageAllowed(getClient(res), page);
     const id = owner.kind === 'feed' ? owner.fid : owner.tid;
     await send(res, `links|${owner.kind}|${id}|${page}|${pretty ? 1 : 0}`, notFound, async () => {
       const links = await store.findLinksPage(owner, page, config.linksPageSize);

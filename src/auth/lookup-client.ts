@@ -1,8 +1,9 @@
-// Resolves the lookup API's optional `key` query parameter into res.locals.client.
+// Resolves the lookup API's optional `key` query parameter into the request's client.
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { singleParam } from '../http/query-params.js';
 import { anonymousClient } from '../plans/plan-rules.js';
+import { setClient } from '../plans/request-client.js';
 import type { KeyAuthenticator } from './authenticate-key.js';
 
 /** No key: the anonymous plan, limited by client IP (spec 5.2). A key that is given must be valid. */
@@ -10,7 +11,7 @@ export function createLookupClientResolver(authenticate: KeyAuthenticator, confi
   const anonymous = anonymousClient(config);
   return async (req, res, next) => {
     const key = singleParam(req, 'key');
-    res.locals.client = key === undefined ? anonymous : await authenticate(key);
+    setClient(res, key === undefined ? anonymous : await authenticate(key));
     next();
   };
 }

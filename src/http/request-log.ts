@@ -1,5 +1,5 @@
 // Request logging, with the API key redacted from the logged URL (DESIGN section 4).
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from './logger.js';
 
 /** Query parameters whose values are secrets, matched case-insensitively. */
@@ -26,8 +26,12 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 
-/** Logs one line per finished request; headers (Authorization among them) are never logged. */
-export function createRequestLog(logger: Logger): RequestHandler {
+/**
+ * Logs one line per finished request; headers (Authorization among them) are never logged.
+ * `keyIdOf` names the API key the request was served for (null without one): who the client is
+ * belongs to the surfaces' authentication, which builds on this folder, not the other way round.
+ */
+export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -36,7 +40,7 @@ export function createRequestLog(logger: Logger): RequestHandler {
         url: redactUrl(req.originalUrl),
         status: res.statusCode,
         ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-        client: res.locals.client?.keyId ?? null,
+        client: keyIdOf(res),
         ip: req.ip,
       });
     });

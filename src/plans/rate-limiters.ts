@@ -6,6 +6,7 @@ import type { Plan } from '../config.js';
 import { RateLimitError } from '../errors.js';
 import { FixedWindowStore } from './fixed-window-store.js';
 import type { Client } from './plan-rules.js';
+import { getClient } from './request-client.js';
 
 const DAY_MS = 86_400_000;
 
@@ -20,15 +21,9 @@ export type RateWindow = (typeof RATE_WINDOWS)[number];
 /** Gives each window its counter store (in-process when undefined; Redis when shared). */
 export type RateLimitStoreFactory = (window: RateWindow) => RateLimitStore | undefined;
 
-function clientOf(res: Response): Client {
-  const client = res.locals.client as Client | undefined;
-  if (!client) throw new Error('rate limiter mounted before the client was resolved');
-  return client;
-}
-
 /** Counters are per key id, or per client address (IPv6 grouped by /56) without a key. */
 function counterKey(req: Request, res: Response): string {
-  const client = clientOf(res);
+  const client = getClient(res);
   return client.keyId ? `key:${client.keyId}` : `ip:${ipKeyGenerator(req.ip ?? '0.0.0.0')}`;
 }
 
@@ -87,7 +82,7 @@ export function createRateLimiter(storeFor: RateLimitStoreFactory = () => undefi
   const limiters = RATE_WINDOWS.map((window, index) =>
     rateLimit({
       windowMs: window.ms,
-      limit: (_req, res) => window.limitOf(clientOf(res).plan),
+      limit: (_req, res) => window.limitOf(getClient(res).plan),
       standardHeaders: false,
       legacyHeaders: false,
       requestPropertyName: `rateLimit_${window.name}`,
@@ -99,7 +94,7 @@ export function createRateLimiter(storeFor: RateLimitStoreFactory = () => undefi
         const info = infoOf(req, window);
         setHeaders(req, res, index + 1);
         const retryAfter = info?.resetTime ? (info.resetTime.getTime() - Date.now()) / 1000 : window.ms / 1000;
-        next(new RateLimitError(describe(clientOf(res), window), retryAfter));
+        next(new RateLimitError(describe(getClient(res), window), retryAfter));
       },
     }),
   );

@@ -1,6 +1,6 @@
 // Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
 import type { Request, RequestHandler, Response } from 'express';
-import type { CollectionConfig, Config } from '../config.js';
+import type { Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../clock.js';
@@ -9,6 +9,7 @@ import { normalizeStixTime } from '../stix/index.js';
 import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from './envelope.js';
 import { decodeNext, encodeNext, type ObjectFilters } from './next-token.js';
 import { parseListingQuery, type MatchField } from './query-filters.js';
+import { getCollection } from './collection-resolver.js';
 import { sendTaxii } from './send-taxii.js';
 import { prettyParam as prettyOf } from '../http/query-params.js';
 
@@ -46,7 +47,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   const pages = new ResponseCache<RenderedPage>(() => store.dataVersion(), deps.clock, config.cache, (page) => page.body.length);
 
   async function respond(req: Request, res: Response, kind: Kind, render: (result: PageResult, pretty: boolean) => string, objectId?: string): Promise<void> {
-    const collection = collectionOf(res);
+    const collection = getCollection(res);
     const params = Object.entries(req.query as Record<string, unknown>)
       .filter(([name]) => !NOT_SHAPING.has(name))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -58,12 +59,8 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     sendTaxii(res, 200, page!.body, page!.headers);
   }
 
-  function collectionOf(res: Response): CollectionConfig {
-    return res.locals.collection as CollectionConfig;
-  }
-
   async function listPage(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
-    const collection = collectionOf(res);
+    const collection = getCollection(res);
     // The resource is checked before the parameters (DESIGN section 5: 404 comes before 400).
     if (objectId !== undefined && !(await store.collectionHasObject(collection, objectId))) {
       throw new NotFoundError(`No object ${objectId} in collection ${collection.id}.`);

@@ -2,7 +2,8 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { ForbiddenError } from '../errors.js';
-import { taxiiPlanNames, type Client } from '../plans/plan-rules.js';
+import { taxiiPlanNames } from '../plans/plan-rules.js';
+import { getClient } from '../plans/request-client.js';
 
 const COLLECTION_PATH = /^\/api\/collections\/([^/]+)(?:\/|$)/;
 
@@ -13,7 +14,7 @@ export function createPlanGate(config: Config): RequestHandler {
   const planList = taxiiPlanNames(config).map(titleCase).join(' or ');
   const included = `TAXII access is included in the ${planList} plan${taxiiPlanNames(config).length === 1 ? '' : 's'}`;
   return (req, res, next) => {
-    const client = res.locals.client as Client;
+    const client = getClient(res);
     const access = client.plan.taxii;
     if (access === 'all') return next();
     const collection = COLLECTION_PATH.exec(req.path)?.[1];

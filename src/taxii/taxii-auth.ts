@@ -1,7 +1,8 @@
 // TAXII authentication (spec 5.1): HTTP Basic `taxii2:<KEY>`, or `?key=<KEY>` with `accept` in the query.
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
+import { setClient } from '../plans/request-client.js';
 
 export const TAXII_USERNAME = 'taxii2';
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate"' };
@@ -29,7 +30,15 @@ export function restorePlus(accept: string): string {
   return accept.replace(/\b(taxii|stix) (json)\b/gi, '$1+$2');
 }
 
-/** Resolves res.locals.client and res.locals.accept (from the header, or the `accept` query value). */
+/** The Accept value a request negotiates with: its header, or the `accept` query value. */
+const accepts = new WeakMap<Response, string | undefined>();
+
+/** The Accept value of a request the authenticator passed (undefined when it sent none). */
+export function getAccept(res: Response): string | undefined {
+  return accepts.get(res);
+}
+
+/** Resolves the request's client and its Accept value (from the header, or the `accept` query value). */
 export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): RequestHandler {
   return async (req, res, next) => {
     const query = req.query as Record<string, unknown>;
@@ -43,9 +52,9 @@ export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): Reques
     } else {
       throw unauthorized('Authentication is required: HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>.');
     }
-    res.locals.client = await authenticate(key, CHALLENGE);
+    setClient(res, await authenticate(key, CHALLENGE));
     if (query.accept !== undefined && typeof query.accept !== 'string') throw new BadRequestError('Parameter "accept" must be given once.');
-    res.locals.accept = typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept;
+    accepts.set(res, typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept);
     next();
   };
 }

@@ -1,16 +1,17 @@
 // The TAXII 2.1 gateway's route table: auth, rate limits, plan gate and media type first, then resources.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { CollectionConfig, Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { prettyParam } from '../http/query-params.js';
 import type { Store } from '../store/store.js';
+import { createCollectionResolver, getCollection } from './collection-resolver.js';
 import { rememberingAcceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
 import { createObjectHandlers } from './object-handlers.js';
 import { createPlanGate } from './plan-gate.js';
-import { createTaxiiAuthenticator } from './taxii-auth.js';
+import { createTaxiiAuthenticator, getAccept } from './taxii-auth.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { serialize } from '../http/send-json.js';
 import { sendTaxii } from './send-taxii.js';
@@ -32,7 +33,7 @@ const acceptsTaxii = rememberingAcceptsTaxii();
 
 /** Media type after auth and plan (DESIGN section 5): 406 when nothing acceptable is asked for. */
 const requireTaxiiMediaType: RequestHandler = (_req, res, next) => {
-  if (!acceptsTaxii(res.locals.accept as string | undefined)) {
+  if (!acceptsTaxii(getAccept(res))) {
     throw new NotAcceptableError(`This server answers only with ${TAXII_MEDIA_TYPE}; send it in the Accept header (or in the accept parameter with query-string authentication).`);
   }
   next();
@@ -57,7 +58,6 @@ const readOnly: RequestHandler = () => {
 export function createTaxiiRouter(deps: TaxiiDeps): Router {
   const { config } = deps;
   const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, secret: deps.nextSecret });
-  const byId = new Map(config.collections.map((c) => [c.id, c]));
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
   const rendered = (body: unknown) => ({ compact: Buffer.from(serialize(body, false), 'utf8'), pretty: Buffer.from(serialize(body, true), 'utf8') });
   const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);
@@ -67,13 +67,6 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
   };
   const collectionBodies = new Map(config.collections.map((c) => [c.id, rendered(collectionResource(c))]));
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
-
-  const resolveCollection: RequestHandler = (req, res, next) => {
-    const collection = byId.get(String(req.params.collectionId));
-    if (!collection) throw new NotFoundError(`No collection ${String(req.params.collectionId)} on this API root.`);
-    res.locals.collection = collection;
-    next();
-  };
 
   const router = Router();
   router.use(taxiiContentType, createTaxiiAuthenticator(deps.authenticate), deps.rateLimit, createPlanGate(config), requireTaxiiMediaType);
@@ -85,10 +78,10 @@ export function createTaxiiRouter(deps: TaxiiDeps): Router {
     throw new NotFoundError(`No status ${String(req.params.statusId)}: this server accepts no writes.`);
   });
   router.route('/api/collections').get(json(collectionsResource(config))).all(onlyGet); // 5.1 Get Collections
-  router.use('/api/collections/:collectionId', resolveCollection);
+  router.use('/api/collections/:collectionId', createCollectionResolver(config));
   router
     .route('/api/collections/:collectionId')
-    .get((req, res) => sendRendered(req, res, collectionBodies.get((res.locals.collection as CollectionConfig).id)!)) // 5.2 Get a Collection
+    .get((req, res) => sendRendered(req, res, collectionBodies.get(getCollection(res).id)!)) // 5.2 Get a Collection
     .all(onlyGet);
   router.route('/api/collections/:collectionId/manifest').get(objects.getManifest).all(onlyGet); // 5.3 Get Object Manifests
   router

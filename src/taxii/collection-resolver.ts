@@ -1,0 +1,24 @@
+// Resolves the `collectionId` path parameter to a configured collection (TAXII 2.1 section 5), for the handlers after it.
+import type { RequestHandler, Response } from 'express';
+import type { CollectionConfig, Config } from '../config.js';
+import { NotFoundError } from '../errors.js';
+
+const collections = new WeakMap<Response, CollectionConfig>();
+
+/** 404 for an id that names no collection on the API root. */
+export function createCollectionResolver(config: Config): RequestHandler {
+  const byId = new Map(config.collections.map((c) => [c.id, c]));
+  return (req, res, next) => {
+    const collection = byId.get(String(req.params.collectionId));
+    if (!collection) throw new NotFoundError(`No collection ${String(req.params.collectionId)} on this API root.`);
+    collections.set(res, collection);
+    next();
+  };
+}
+
+/** The collection of a request that passed the resolver; reading it elsewhere is a mistake in the route table. */
+export function getCollection(res: Response): CollectionConfig {
+  const collection = collections.get(res);
+  if (!collection) throw new Error('the collection was read before the collection resolver ran');
+  return collection;
+}
