@@ -11,7 +11,7 @@ import { decodeNext, encodeNext, type ObjectFilters } from './next-token.js';
 import { parseListingQuery, type MatchField } from './query-filters.js';
 import { getCollection } from './collection-resolver.js';
 import { sendTaxii } from './send-taxii.js';
-import { prettyParam as prettyOf } from '../http/query-params.js';
+import { prettyParam } from '../http/query-params.js';
 
 type Kind = 'objects' | 'manifest' | 'object' | 'versions';
 
@@ -54,7 +54,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     const key = JSON.stringify([kind, collection.id, objectId ?? null, params]);
     const page = await pages.get(key, async () => {
       const result = await listPage(req, res, kind, objectId);
-      return { body: Buffer.from(render(result, prettyOf(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
+      return { body: Buffer.from(render(result, prettyParam(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
     });
     sendTaxii(res, 200, page!.body, page!.headers);
   }
