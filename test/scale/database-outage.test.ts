@@ -98,7 +98,7 @@ describe('PostgreSQL going away mid-run', { skip: needsPostgres }, () => {
       proxy.pause();
       try {
         await request(instance.app).get('/readyz').expect(503);
-        // Not the driver giving up (its query timeout would have settled the check): the probe's own bound.
+        // Not the driver giving up (its connection or query timeout would have settled the check): the probe's own bound.
         assert.equal(checks.mock.callCount(), 1);
         assert.equal(await settledYet(checks.mock.calls[0]!.result!), false, 'the check had settled before /readyz answered');
       } finally {
