@@ -10,6 +10,8 @@ export interface TcpProxy {
   /** Holds bytes in both directions (connections stay up) until resume(). */
   pause(): void;
   resume(): void;
+  /** Resolves once the paused proxy holds bytes: a request has reached it and waits there. */
+  holding(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<Socket>();
   let paused = false;
   const held: (() => void)[] = [];
+  const waiters: (() => void)[] = [];
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     for (const socket of [client, upstream]) {
@@ -41,8 +44,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     }
     const forward = (from: Socket, to: Socket) =>
       from.on('data', (chunk: Buffer) => {
-        if (paused) held.push(() => to.write(chunk));
-        else to.write(chunk);
+        if (paused) {
+          held.push(() => to.write(chunk));
+          for (const wake of waiters.splice(0)) wake();
+        } else to.write(chunk);
       });
     forward(client, upstream);
     forward(upstream, client);
@@ -65,6 +70,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pause() {
       paused = true;
     },
+    holding: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     resume() {
       paused = false;
       for (const send of held.splice(0)) send();

@@ -125,7 +125,8 @@ describe('threatgate serve (built) on SIGTERM with a request in flight', { skip:
       proxy.pause();
       const response = fetch(`${url}/api/threat.php?tid=1`);
       const inFlight = () => server.stderr().includes('"inFlight":1');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Signalled once the request's query is held by the paused proxy, so it is surely in flight.
+      await proxy.holding();
       server.child.kill('SIGTERM');
       for (let i = 0; i < 50 && !inFlight(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.ok(inFlight(), `a worker reported the request in flight when the signal came:\n${server.stderr()}`);
