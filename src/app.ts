@@ -2,7 +2,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { createApiRouter } from './api/api-router.js';
-import { createKeyAuthenticator, type KeyAuthenticator } from './auth/authenticate-key.js';
+import { createKeyAuthenticator } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -12,25 +12,17 @@ import { createRequestLog } from './http/request-log.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { findClient } from './plans/request-client.js';
 import type { Store } from './store/store.js';
+import { createTaxiiRouter } from './taxii/taxii-router.js';
 
+/** The app's collaborators; `config` is the first argument of createApp. */
 export interface AppDeps {
-  config: Config;
   store: Store;
   clock?: Clock;
   logger?: Logger;
   /** Counter stores for the rate limiters (memory when absent, Redis when shared). */
   rateLimitStores?: RateLimitStoreFactory;
-  /** Surfaces mounted beside the lookup API (the TAXII gateway), given the shared pieces. */
-  extraRouters?: ((shared: SharedDeps) => { path: string; router: RequestHandler })[];
-}
-
-export interface SharedDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  rateLimit: RequestHandler;
-  authenticate: KeyAuthenticator;
+  /** Signs TAXII `next` tokens instead of the secret every instance shares in the store (tests). */
+  nextTokenSecret?: string;
 }
 
 /** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
@@ -75,30 +67,27 @@ function parseQueryOnce(app: Express): void {
   });
 }
 
-export function createApp(deps: AppDeps): Express {
+/**
+ * Both surfaces, always: the lookup API at /api and the TAXII 2.1 gateway at /taxii2, sharing one
+ * key authenticator and one set of rate limits, with the health probes beside them.
+ */
+export function createApp(config: Config, deps: AppDeps): Express {
+  const { store } = deps;
+  const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
-  const shared: SharedDeps = {
-    config: deps.config,
-    store: deps.store,
-    clock: deps.clock ?? systemClock,
-    logger,
-    rateLimit: createRateLimiter(deps.rateLimitStores),
-    authenticate: createKeyAuthenticator(deps.store, deps.config, deps.clock ?? systemClock),
-  };
+  const rateLimit = createRateLimiter(deps.rateLimitStores);
+  const authenticate = createKeyAuthenticator(store, config, clock);
 
   const app = express();
-  app.set('trust proxy', deps.config.trustProxy);
+  app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');
   parseQueryOnce(app);
   app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? null), securityHeaders, hstsOverHttps());
 
-  app.use(createHealthRoutes(deps.store));
-  app.use('/api', createApiRouter(shared));
-  for (const mount of deps.extraRouters ?? []) {
-    const { path, router } = mount(shared);
-    app.use(path, router);
-  }
+  app.use(createHealthRoutes(store));
+  app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate }));
+  app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));

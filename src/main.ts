@@ -2,6 +2,7 @@
 // The composition root and command line: reads the environment, opens the store, runs one command.
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
 import { ConfigError, ImportError } from './errors.js';
@@ -11,6 +12,7 @@ import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
 import { serve } from './cli/serve-command.js';
+import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { DEFAULT_DB_PATH, openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { storeImportHooks } from './taxii-wiring.js';
@@ -119,7 +121,8 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
-        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, out, err });
+        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined) => createApp(config, { store, logger, rateLimitStores });
+        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err });
         return;
       }
       default:

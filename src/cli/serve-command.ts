@@ -1,7 +1,7 @@
 // `threatgate serve`: one process, or a cluster of workers; prints the ready line and drains on SIGTERM/SIGINT.
 import cluster from 'node:cluster';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createApp } from '../app.js';
+import type { Express } from 'express';
 import { systemClock } from '../clock.js';
 import type { Config, RuntimeSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
@@ -11,7 +11,6 @@ import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
 import { connectRedisRateLimits, type RedisRateLimits } from '../plans/redis-rate-limit-store.js';
 import type { Store } from '../store/store.js';
-import { taxiiRouters } from '../taxii-wiring.js';
 import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
 
@@ -26,6 +25,8 @@ export interface ServeOptions {
   demoIfEmpty: boolean;
   /** Processes to serve with; 1 serves in this process, more fork a node:cluster. */
   workers: number;
+  /** The app over this process's store (from the composition root), given its rate-limit counters. */
+  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined) => Express;
   out: (line: string) => void;
   err: (line: string) => void;
 }
@@ -102,7 +103,7 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void)
   } else if (cluster.isWorker) {
     rateLimitStores = createPrimaryCounterStores(process);
   }
-  const app = createApp({ config, store, logger, rateLimitStores, extraRouters: taxiiRouters() });
+  const app = options.buildApp(rateLimitStores);
   const { server, drain, inFlight } = createDrainableServer(app, expressMessageClasses(app));
   // Longer than common load balancer idle timeouts (60 s), so the balancer closes first.
   server.keepAliveTimeout = 65_000;

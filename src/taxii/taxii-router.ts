@@ -9,6 +9,7 @@ import { prettyParam } from '../http/query-params.js';
 import type { Store } from '../store/store.js';
 import { createCollectionResolver, getCollection } from './collection-resolver.js';
 import { rememberingAcceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
+import { createNextSecretReader } from './next-secret.js';
 import { createObjectHandlers } from './object-handlers.js';
 import { createPlanGate } from './plan-gate.js';
 import { createTaxiiAuthenticator, getAccept } from './taxii-auth.js';
@@ -25,8 +26,8 @@ export interface TaxiiDeps {
   rateLimit: RequestHandler;
   authenticate: KeyAuthenticator;
   clock: Clock;
-  /** The `next` signing secret, shared by every instance (kept in the store). */
-  nextSecret: () => Promise<string>;
+  /** Signs `next` tokens instead of the secret every instance shares in the store (tests). */
+  nextTokenSecret?: string;
 }
 
 const acceptsTaxii = rememberingAcceptsTaxii();
@@ -57,7 +58,7 @@ const readOnly: RequestHandler = () => {
 
 export function createTaxiiRouter(deps: TaxiiDeps): Router {
   const { config } = deps;
-  const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, secret: deps.nextSecret });
+  const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, logger: deps.logger, secret: createNextSecretReader(deps.store, deps.nextTokenSecret) });
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
   const rendered = (body: unknown) => ({ compact: Buffer.from(serialize(body, false), 'utf8'), pretty: Buffer.from(serialize(body, true), 'utf8') });
   const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);

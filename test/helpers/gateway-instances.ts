@@ -8,7 +8,7 @@ import { importDataset } from '../../src/import/import-file.js';
 import type { RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { storeImportHooks, taxiiRouters } from '../../src/taxii-wiring.js';
+import { storeImportHooks } from '../../src/taxii-wiring.js';
 import { buildFixture } from './fixture.js';
 import { fixedClock } from './test-app.js';
 import type { Backend } from './store-backends.js';
@@ -50,6 +50,6 @@ export async function openInstance(location: string, config: Config, options: { 
   const store = await openStore(location, { importHooks: storeImportHooks(config) });
   const logLines: string[] = [];
   const logger = createLogger('info', (line) => logLines.push(line));
-  const app = createApp({ config, store, clock: fixedClock, logger, rateLimitStores: options.rateLimitStores, extraRouters: taxiiRouters() });
+  const app = createApp(config, { store, clock: fixedClock, logger, rateLimitStores: options.rateLimitStores });
   return { app, store, logLines, close: () => store.close() };
 }

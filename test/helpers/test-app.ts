@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { createApp, type AppDeps } from '../../src/app.js';
+import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import type { Clock } from '../../src/clock.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
@@ -11,7 +11,7 @@ import { createLogger } from '../../src/http/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { ImportHook, Store } from '../../src/store/store.js';
-import { storeImportHooks, taxiiRouters } from '../../src/taxii-wiring.js';
+import { storeImportHooks } from '../../src/taxii-wiring.js';
 import { buildFixture, type Dataset } from './fixture.js';
 
 /** Signs TAXII `next` tokens in tests; production keeps a random one in the store. */
@@ -31,7 +31,7 @@ export interface TestContext {
 }
 
 export async function createTestContext(
-  options: { overrides?: unknown; data?: Dataset; importHooks?: ImportHook[]; extraRouters?: AppDeps['extraRouters'] } = {},
+  options: { overrides?: unknown; data?: Dataset; importHooks?: ImportHook[] } = {},
 ): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'threatgate-test-'));
   const dbFile = join(dir, 'test.sqlite');
@@ -46,7 +46,7 @@ export async function createTestContext(
   }
   const logLines: string[] = [];
   const logger = createLogger('info', (line) => logLines.push(line));
-  const app = createApp({ config, store, clock: fixedClock, logger, extraRouters: options.extraRouters ?? taxiiRouters({ nextSecret: TEST_NEXT_SECRET }) });
+  const app = createApp(config, { store, clock: fixedClock, logger, nextTokenSecret: TEST_NEXT_SECRET });
   return {
     app,
     store,

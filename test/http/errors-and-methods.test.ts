@@ -55,7 +55,7 @@ describe('the HTTP surface of the lookup API', () => {
   it('hides internal errors behind a plain 500', async () => {
     const broken = { ...ctx.store, findThreat: async () => { throw new Error('SQLITE_CORRUPT: secret detail'); } };
     const { createApp } = await import('../../src/app.js');
-    const app = createApp({ config: ctx.config, store: broken });
+    const app = createApp(ctx.config, { store: broken });
     const res = await request(app).get('/api/threat.php?tid=1').expect(500);
     assert.deepEqual(res.body, { error: 'Internal server error.' });
   });
