@@ -1,0 +1,72 @@
+// Folders point one way (STYLE section 1): no import cycle between the folders of src, and no folder imports the composition root.
+//
+// Rules, as checked here:
+// - A folder is a top-level directory of src (api, auth, http, plans, store, taxii, ...). The shared
+//   root files (config.ts, errors.ts, domain.ts, clock.ts, indicator-types.ts, threads.ts) count
+//   together as one more folder, ".": every folder imports them, so they can import no folder.
+// - The composition root (main.ts, app.ts, taxii-wiring.ts: COMPOSITION_ROOT) may import any
+//   folder; no other file may import it.
+// - Imports are the relative ones of every src/**/*.ts: import and import type, export ... from,
+//   bare import '...' and import('...'). Cycles between files of one folder are the folder's own
+//   business (store.ts and stix-sync.ts import each other).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { describeCycle, folderCycles, folderGraph, folderOf, importEdges, relativeImports, type ImportEdge } from './folder-graph.js';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+
+const edges = importEdges(SRC);
+const graph = folderGraph(edges);
+
+describe('src folders', () => {
+  describe('relativeImports', () => {
+    const cases: [string, string, string[]][] = [
+      ['a named import', "import { a } from './a.js';", ['./a.js']],
+      ['a type-only import', "import type { A } from '../x/a.js';", ['../x/a.js']],
+      ['a re-export', "export { b } from './b.js';\nexport * from './c.js';", ['./b.js', './c.js']],
+      ['an import over several lines', "import {\n  a,\n  b,\n} from './ab.js';", ['./ab.js']],
+      ['a bare import', "import './side-effect.js';", ['./side-effect.js']],
+      ['a dynamic import', "const m = await import('../lazy.js');", ['../lazy.js']],
+      ['a package import (not relative)', "import express from 'express';\nimport { join } from 'node:path';", []],
+      ['an import in a comment or a string', "// import { x } from './x.js';\nconst s = \"import('./y.js')\";", []],
+    ];
+    for (const [what, source, expected] of cases) {
+      it(`finds ${what}: ${JSON.stringify(expected)}`, () => assert.deepEqual(relativeImports(source), expected));
+    }
+  });
+
+  describe('folderCycles', () => {
+    const edge = (from: string, to: string): ImportEdge => ({ from, to });
+    it('names a cycle through three folders with the import behind each step', () => {
+      const g = folderGraph([edge('a/one.ts', 'b/two.ts'), edge('b/two.ts', 'c/three.ts'), edge('c/three.ts', 'a/four.ts'), edge('c/three.ts', 'config.ts')]);
+      assert.deepEqual(folderCycles(g), [['a', 'b', 'c']]);
+      assert.equal(
+        describeCycle(g, ['a', 'b', 'c']),
+        'a -> b (a/one.ts imports b/two.ts) -> c (b/two.ts imports c/three.ts) -> a (c/three.ts imports a/four.ts)',
+      );
+    });
+    it('counts shared root files as the folder "." and leaves the composition root out', () => {
+      assert.equal(folderOf('config.ts'), '.');
+      assert.equal(folderOf('main.ts'), undefined);
+      const g = folderGraph([edge('config.ts', 'store/store.ts'), edge('store/store.ts', 'errors.ts'), edge('main.ts', 'store/store.ts'), edge('store/x.ts', 'app.ts')]);
+      assert.deepEqual(folderCycles(g), [['.', 'store']]);
+    });
+    it('finds no cycle in a graph that points one way', () => {
+      assert.deepEqual(folderCycles(folderGraph([edge('a/x.ts', 'b/y.ts'), edge('b/y.ts', 'config.ts'), edge('a/x.ts', 'config.ts')])), []);
+    });
+  });
+
+  it('are read: every folder of src takes part in the graph', () => {
+    for (const folder of ['api', 'auth', 'http', 'plans', 'store', 'taxii']) assert.ok(graph.has(folder), `no imports found from src/${folder}`);
+  });
+
+  it('never import the composition root (main.ts, app.ts, taxii-wiring.ts), nor do the shared root files', () => {
+    const offending = edges.filter((e) => folderOf(e.from) !== undefined && folderOf(e.to) === undefined);
+    assert.deepEqual(offending.map((e) => `${e.from} imports ${e.to}`), []);
+  });
+
+  it('import one another without a cycle', () => {
+    assert.deepEqual(folderCycles(graph).map((component) => describeCycle(graph, component)), []);
+  });
+});
