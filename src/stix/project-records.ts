@@ -3,6 +3,7 @@ import { hash } from 'node:crypto';
 import type { Risk, Threat } from '../domain.js';
 import { isPatternedIndicatorType } from './stix-pattern.js';
 import { stixIdForIdentity, stixIdForIndicator, stixIdForIndicatorLink, stixIdForThreatRecord } from './stix-id.js';
+import { StixMappingError } from './stix-mapping-error.js';
 import type { StixObject } from './stix-types.js';
 import { stixIdForThreat, threatSdoType } from './threat-sdo-type.js';
 import { THREATGATE_IDENTITY, toStixIdentity } from './to-stix-identity.js';
@@ -135,4 +136,24 @@ export function versionHash(type: string, json: string): string {
   let rest = withoutMember(json, 'modified');
   if (type === 'indicator') rest = withoutMember(rest, 'valid_until');
   return hash('sha256', rest);
+}
+
+/** The records a stored version without a body is rendered from, as a listing reads them. */
+export type VersionRecord = { kind: 'indicator'; row: IndicatorRecord } | { kind: 'link'; row: ThreatLinkRecord };
+
+/**
+ * The serialized version `id` at `modified`, rendered from its records: the bytes the import
+ * hashed. Undefined when the records no longer give that object (another id, or no STIX form):
+ * the reader leaves it out rather than serve something else under its id.
+ */
+export function renderStoredVersion(id: string, modified: string, record: VersionRecord | undefined): string | undefined {
+  if (record === undefined) return undefined;
+  const source = record.kind === 'indicator' ? indicatorProjector()(record.row) : linkProjector()(record.row);
+  if (source === undefined || source.id !== id) return undefined;
+  try {
+    return JSON.stringify(source.render(modified));
+  } catch (error) {
+    if (error instanceof StixMappingError) return undefined;
+    throw error;
+  }
 }

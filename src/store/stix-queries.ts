@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { CollectionConfig } from '../config.js';
 import { isUnfiltered } from './collection-views.js';
 import type { Database } from './schema.js';
-import { indicatorSources, linkSources, type IndicatorRecord, type ObjectSource } from '../stix/project-records.js';
+import type { VersionRecord } from '../stix/project-records.js';
 import { organizationOf } from './stix-rows.js';
 
 /** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
@@ -29,7 +29,14 @@ export interface ListedObject {
   type: string;
   modified: string;
   dateAdded: number;
+  /** The stored body (identities, threats, revoked versions); null for a listing without bodies, or one rendered on read. */
   body: string | null;
+  /**
+   * For a version rendered on read (body null): its `modified` and the records it is rendered from,
+   * read by the same statement as the page, or undefined when they are gone. The reader projects it
+   * (src/stix/project-records.ts renderStoredVersion); the store only reads.
+   */
+  rendered?: { modified: string; record: VersionRecord | undefined };
 }
 
 /**
@@ -39,7 +46,7 @@ export interface ListedObject {
 export async function listCollectionObjects(db: Kysely<Database>, q: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }> {
   if (q.withBody) {
     const { rows } = await (isUnfiltered(q.collection.filter) ? listAllWithBodies(q) : listViewWithBodies(q)).execute(db);
-    const items = rows.slice(0, q.limit).map((r) => ({ id: r.id, type: r.type, modified: r.modified, dateAdded: Number(r.date_added), body: bodyOf(r) }));
+    const items = rows.slice(0, q.limit).map(withBodyOrRecord);
     return { items, more: rows.length > q.limit };
   }
   const rows = await (isUnfiltered(q.collection.filter) ? listAll(db, q) : listView(db, q)).execute();
@@ -103,28 +110,29 @@ function listViewWithBodies(q: ObjectListing) {
     order by c.date_added, c.id limit ${q.limit + 1}`;
 }
 
-/** The stored body, or the object rendered again from its records: the bytes the import hashed. */
-function bodyOf(row: RowWithBody): string {
-  if (row.body !== '') return row.body;
-  let source: ObjectSource | undefined;
+/** The listed object with its stored body, or with the records to render it from. */
+function withBodyOrRecord(row: RowWithBody): ListedObject {
+  const listed = { id: row.id, type: row.type, modified: row.modified, dateAdded: Number(row.date_added) };
+  if (row.body !== '') return { ...listed, body: row.body };
+  let record: VersionRecord | undefined;
   if (row.type === 'indicator' && row.i_value !== null) {
-    const indicator: IndicatorRecord = {
-      iid: Number(row.iid),
-      value: row.i_value,
-      type: row.i_type!,
-      risk: row.i_risk!,
-      stamp_added: row.i_stamp_added,
-      retired: row.i_retired,
-      attributes: row.i_attributes!,
-      organization: row.i_organization,
+    record = {
+      kind: 'indicator',
+      row: {
+        iid: Number(row.iid),
+        value: row.i_value,
+        type: row.i_type!,
+        risk: row.i_risk!,
+        stamp_added: row.i_stamp_added,
+        retired: row.i_retired,
+        attributes: row.i_attributes!,
+        organization: row.i_organization,
+      },
     };
-    source = indicatorSources([indicator])[0];
   } else if (row.type === 'relationship' && row.l_stamp_linked !== null) {
-    source = linkSources([{ iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.l_stamp_linked, category: row.l_category! }])[0];
+    record = { kind: 'link', row: { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.l_stamp_linked, category: row.l_category! } };
   }
-  // Imports keep objects and records in step; a mismatch is a fault of the store, not of the request.
-  if (source === undefined || source.id !== row.id) throw new Error(`STIX object ${row.id} no longer matches its records`);
-  return JSON.stringify(source.render(row.body_modified));
+  return { ...listed, body: null, rendered: { modified: row.body_modified, record } };
 }
 
 /** The listing's conditions on the rows aliased `c` (either table has the same columns). */

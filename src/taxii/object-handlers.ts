@@ -1,4 +1,6 @@
 // Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
+import type { Logger } from '../http/logger.js';
+import { withBodies } from './object-bodies.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
@@ -40,8 +42,14 @@ interface RenderedPage {
 /** Query parameters that do not shape a listing: the credentials of query-string authentication. */
 const NOT_SHAPING = new Set(['key', 'accept']);
 
-export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; secret: () => Promise<string> }) {
+export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string> }) {
   const { store, config } = deps;
+  /** Objects left out of pages because their records no longer give them (object-bodies.ts), since start-up. */
+  const stats = { skippedObjects: 0 };
+  const skipped = (id: string) => {
+    stats.skippedObjects++;
+    deps.logger.warn('STIX object left out of a page: its records no longer give it', { id, skippedObjects: stats.skippedObjects });
+  };
   // Pages depend only on the data (and the request): SIEMs polling the same tail, or walking the same
   // collection, are served from memory until the next import.
   const pages = new ResponseCache<RenderedPage>(() => store.dataVersion(), deps.clock, config.cache, (page) => page.body.length);
@@ -91,7 +99,8 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     });
     const last = items.at(-1);
     const next = more && last ? encodeNext(secret, { scope, dateAdded: last.dateAdded, id: last.id, filters, limit }) : null;
-    return { items, more, next };
+    // The position comes from the listed rows, so an object left out cannot move the walk.
+    return { items: withBodies(items, skipped), more, next };
   }
 
   /** GET .../collections/{id}/objects/ (TAXII 2.1 section 5.4) */
@@ -106,5 +115,5 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   /** GET .../collections/{id}/objects/{object_id}/versions/ (TAXII 2.1 section 5.8) */
   const getVersions: RequestHandler = (req, res) => respond(req, res, 'versions', versionsJson, String(req.params.objectId));
 
-  return { getObjects, getManifest, getObject, getVersions };
+  return { getObjects, getManifest, getObject, getVersions, stats };
 }
