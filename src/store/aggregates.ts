@@ -138,12 +138,71 @@ export class Aggregates {
     }
   }
 
+  /** The indicators of one owner, read by its links: each is added to that owner alone. */
+  addOwned(kind: 'feed' | 'threat', owner: number, rows: readonly IndicatorAggregateRow[]): void {
+    const builder = kind === 'feed' ? this.feeds : this.threats;
+    for (const row of rows) builder.add(owner, indicatorFacts(row));
+  }
+
   results(fids: readonly number[], tids: readonly number[]): AggregateResults {
     return {
       feeds: new Map(fids.map((fid) => [fid, this.feeds.result(fid)])),
       threats: new Map(tids.map((tid) => [tid, this.threats.result(tid)])),
     };
   }
+}
+
+/** An item of a feed summary's `threats` (spec 2.2), in the spec's key order. */
+export interface ThreatListItem {
+  indicators: number;
+  tid: number;
+  category: string;
+  stamp_updated: string | null;
+  risk: string;
+  name: string;
+}
+
+/** An item of a threat summary's `feeds` (spec 2.1), in the spec's key order. */
+export interface FeedListItem {
+  fid: number;
+  organization: string;
+  name: string;
+  pricing: string;
+  category: string;
+  indicators: number;
+}
+
+/** A feed's computed columns as stored: `indicators` (its risk counts) and `summary`, JSON text. */
+export interface FeedSummaryRow {
+  indicators: string;
+  summary: string;
+}
+
+/** A threat's computed columns as stored. */
+export interface ThreatSummaryRow {
+  summary: string;
+  updated_last_domain: string | null;
+}
+
+export function feedSummaryRow(agg: OwnerAggregate, threats: ThreatListItem[]): FeedSummaryRow {
+  const summary = { properties: agg.properties, attributes: agg.attributes, threats, risk: agg.risk };
+  return { indicators: JSON.stringify(agg.risk), summary: JSON.stringify(summary) };
+}
+
+export function threatSummaryRow(agg: OwnerAggregate, feeds: FeedListItem[]): ThreatSummaryRow {
+  const summary = { updated_last_domain: agg.lastDomainUpdate, attributes: agg.attributes, properties: agg.properties, feeds, risk: agg.risk };
+  return { summary: JSON.stringify(summary), updated_last_domain: agg.lastDomainUpdate };
+}
+
+/**
+ * The owner's aggregates as its stored summary holds them, or undefined when none were computed yet
+ * (a record new to the store). Parsing JSON that JSON.stringify wrote gives objects whose keys come
+ * in the same order, so a summary composed again from them is the same text.
+ */
+export function aggregateOfSummary(summary: string): OwnerAggregate | undefined {
+  const parsed = JSON.parse(summary) as { risk?: RiskCounts; attributes?: AttributeCounts; properties?: JsonObject; updated_last_domain?: string | null };
+  if (parsed.risk === undefined || parsed.attributes === undefined || parsed.properties === undefined) return undefined;
+  return { risk: parsed.risk, attributes: parsed.attributes, properties: parsed.properties, lastDomainUpdate: parsed.updated_last_domain ?? null };
 }
 
 /** What an aggregate worker is asked: to add a chunk, or for the results of some owners. */
