@@ -120,7 +120,7 @@ export interface AggregateResults {
   threats: Map<number, OwnerAggregate>;
 }
 
-/** The aggregates of every feed and threat, fed a chunk of indicators at a time (pure: a worker runs it). */
+/** The aggregates of every feed and threat, fed a chunk of indicators at a time. */
 export class Aggregates {
   private readonly feeds = new AggregateBuilder(['technology', 'protocol', 'port']);
   private readonly threats = new AggregateBuilder(['technology', 'hosttype', 'protocol', 'port']);
@@ -204,6 +204,3 @@ export function aggregateOfSummary(summary: string): OwnerAggregate | undefined 
   if (parsed.risk === undefined || parsed.attributes === undefined || parsed.properties === undefined) return undefined;
   return { risk: parsed.risk, attributes: parsed.attributes, properties: parsed.properties, lastDomainUpdate: parsed.updated_last_domain ?? null };
 }
-
-/** What an aggregate worker is asked: to add a chunk, or for the results of some owners. */
-export type AggregateJob = { add: AggregateChunk } | { results: { fids: number[]; tids: number[] } };

@@ -53,9 +53,9 @@ async function linkShare(trx: Kysely<Database>, owners: OwnerIds): Promise<numbe
  * Every feed's and threat's aggregates, from every linked indicator; only rows whose text changes are
  * written. Returns how many were.
  */
-export async function refreshAllAggregates(trx: Kysely<Database>, threadFrom?: number): Promise<number> {
+export async function refreshAllAggregates(trx: Kysely<Database>): Promise<number> {
   const stored = await readStoredSummaries(trx, 'all');
-  const results = await aggregateWholeStore(trx, [...stored.feeds.keys()], [...stored.threats.keys()], threadFrom);
+  const results = await aggregateWholeStore(trx, [...stored.feeds.keys()], [...stored.threats.keys()]);
   return writeSummaries(trx, results, stored, true);
 }
 
@@ -90,7 +90,7 @@ export async function planAggregates(trx: Kysely<Database>, changes: ImportChang
 }
 
 /** The part of the import refresh that the lookup API relies on. */
-export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges, options: { aggregateThreadFrom?: number } = {}): Promise<void> {
+export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<void> {
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
     await renumberLinks(trx, 'feed_links');
@@ -98,5 +98,5 @@ export async function refreshLookupData(trx: Transaction<Database>, changes: Imp
   }
   const plan = await planAggregates(trx, changes);
   if (plan?.whole === false) await refreshOwners(trx, plan.touched);
-  else if (plan?.whole) await refreshAllAggregates(trx, options.aggregateThreadFrom);
+  else if (plan?.whole) await refreshAllAggregates(trx);
 }

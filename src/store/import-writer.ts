@@ -95,8 +95,6 @@ export interface ImportOptions {
    * takes the path of every other import: tests compare the two.
    */
   bulkWhenEmpty?: boolean;
-  /** A store of at least this many indicators accumulates its aggregates on a worker thread (default 20,000; tests lower it). */
-  aggregateThreadFrom?: number;
 }
 
 /**

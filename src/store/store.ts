@@ -87,7 +87,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
         dialect,
         batches,
         async (trx, changes) => {
-          await refreshLookupData(trx, changes, options);
+          await refreshLookupData(trx, changes);
           for (const hook of importHooks) await hook(trx, changes, clock, dialect);
           if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
         },

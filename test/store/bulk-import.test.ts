@@ -92,18 +92,17 @@ for (const backend of storeBackends()) {
     it('leaves every table as the general path does, with worker threads or without, and a re-import changes nothing', async () => {
       const data = dataset();
       const runs = [
-        { name: 'bulk, rendered and aggregated on worker threads', bulkWhenEmpty: true, threadsFrom: 0 },
+        { name: 'bulk, rendered on a worker thread', bulkWhenEmpty: true, threadsFrom: 0 },
         { name: 'bulk, all in the thread', bulkWhenEmpty: true, threadsFrom: Number.POSITIVE_INFINITY },
-        { name: 'general, aggregated on a worker thread', bulkWhenEmpty: false, threadsFrom: 0 },
         { name: 'general', bulkWhenEmpty: false, threadsFrom: Number.POSITIVE_INFINITY },
       ];
       const results: { name: string; summary: unknown; tables: Record<string, unknown[]>; again: unknown }[] = [];
       for (const { name, bulkWhenEmpty, threadsFrom } of runs) {
         const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: threadsFrom })]);
         try {
-          const summary = await importDataset(store, data, fixedClock, { bulkWhenEmpty, aggregateThreadFrom: threadsFrom });
+          const summary = await importDataset(store, data, fixedClock, { bulkWhenEmpty });
           const tables = await dump(store);
-          const again = await importDataset(store, data, { now: () => fixedClock.now() + 60_000 }, { aggregateThreadFrom: threadsFrom });
+          const again = await importDataset(store, data, { now: () => fixedClock.now() + 60_000 });
           assert.deepEqual(await dump(store), tables, `${name}: a re-import of the same data changed nothing`);
           results.push({ name, summary, tables, again });
         } finally {
