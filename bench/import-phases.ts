@@ -11,8 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { batchesOfFile } from '../src/import/file-batches.js';
 import type { WriteBatch } from '../src/store/write-batch.js';
 import { openStore } from '../src/store/open-store.js';
-import type { ImportHook } from '../src/store/store.js';
-import { storeImportHooks } from '../src/taxii-wiring.js';
+import type { ImportPhase } from '../src/store/store.js';
 
 const MB = 1024 * 1024;
 
@@ -157,23 +156,22 @@ export async function profileImport(file: string, db: string, options: ProfileOp
   instrumentSqlite(recorder);
   if (options.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
   const config = loadConfig({});
-  const timedHooks: ImportHook[] = storeImportHooks(config).map((hook, i) => async (trx, changes, clock, dialect) => {
-    recorder.begin(`import hook ${i + 1} (STIX objects and collections)`);
-    await hook(trx, changes, clock, dialect);
-  });
-  // The last hook is followed by nothing but COMMIT; a final no-op hook marks that boundary.
-  timedHooks.push(async () => recorder.begin('commit'));
+  const phaseNames: Record<ImportPhase, string> = {
+    derive: 'link checks + moveLinks + renumberLinks + aggregates (refreshLookupData)',
+    project: 'STIX objects and collections (STIX sync)',
+    commit: 'commit',
+  };
   const started = performance.now();
   recorder.begin('open store + migrations');
-  const store = await openStore(db, { importHooks: timedHooks });
+  const store = await openStore(db, { collections: config.collections });
   for (const pragma of options.pragmas ?? []) await sql.raw(`pragma ${pragma}`).execute(store.db);
 
   recorder.begin('stream: batched upserts + link staging (records read, validated and batched on a worker thread)');
   async function* marked(batches: AsyncIterable<WriteBatch>): AsyncGenerator<WriteBatch> {
     yield* batches;
-    recorder.begin('link checks + moveLinks + renumberLinks + aggregates (refreshLookupData)');
+    recorder.begin('link checks, key and related checks, moveLinks');
   }
-  const summary = await store.applyImport(marked(batchesOfFile(file)), systemClock);
+  const summary = await store.applyImport(marked(batchesOfFile(file)), systemClock, { onPhase: (phase) => recorder.begin(phaseNames[phase]) });
   recorder.begin('close');
   await store.close();
   recorder.end();

@@ -15,7 +15,6 @@ import { serve } from './cli/serve-command.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { DEFAULT_DB_PATH, openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
-import { storeImportHooks } from './taxii-wiring.js';
 
 const USAGE = `Usage: threatgate <command> [options]
 
@@ -93,7 +92,7 @@ function progressPrinter(): ((count: number) => void) | undefined {
 
 async function runCommand(command: string, positionals: string[], values: ReturnType<typeof parseCommandLine>['values'], settings: RuntimeSettings, config: Config): Promise<void> {
   const logger = createLogger(settings.logLevel, log.write);
-  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, importHooks: storeImportHooks(config) });
+  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections });
   let keepOpen = false;
   try {
     switch (command) {

@@ -1,6 +1,6 @@
 // The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyImport).
 import type { Clock } from '../clock.js';
-import type { ImportOptions } from '../store/import-writer.js';
+import type { ImportOptions } from '../store/store.js';
 import type { ImportSummary } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { WriteBatch } from '../store/write-batch.js';

@@ -89,8 +89,8 @@ export async function planAggregates(trx: Kysely<Database>, changes: ImportChang
   return (await linkShare(trx, touched.recompute)) < WHOLE_PASS_FROM_SHARE ? { whole: false, touched } : { whole: true };
 }
 
-/** The part of the import refresh that the lookup API relies on. */
-export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<void> {
+/** The part of the import refresh that the lookup API relies on; returns how the aggregates were refreshed. */
+export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<AggregatePlan | undefined> {
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
     await renumberLinks(trx, 'feed_links');
@@ -99,4 +99,5 @@ export async function refreshLookupData(trx: Transaction<Database>, changes: Imp
   const plan = await planAggregates(trx, changes);
   if (plan?.whole === false) await refreshOwners(trx, plan.touched);
   else if (plan?.whole) await refreshAllAggregates(trx);
+  return plan;
 }

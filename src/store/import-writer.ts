@@ -1,4 +1,5 @@
 // Writes the batches of an import (write-batch.ts) inside one transaction; unchanged records are not touched.
+import type { AggregatePlan } from './derived-data.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './migrations.js';
 import type { ImportSummary } from './records.js';
@@ -87,15 +88,8 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
   }
 }
 
-export type RefreshDerived = (trx: Transaction<Database>, changes: ImportChanges) => Promise<void>;
-
-export interface ImportOptions {
-  /**
-   * Writes an import into an empty store in bulk (see ImportChanges.fresh); on by default. Off, it
-   * takes the path of every other import: tests compare the two.
-   */
-  bulkWhenEmpty?: boolean;
-}
+/** Recomputes what derives from the data; returns how the aggregates were refreshed, for the summary. */
+export type RefreshDerived = (trx: Transaction<Database>, changes: ImportChanges) => Promise<AggregatePlan | undefined>;
 
 /**
  * Runs a whole import in one transaction: any ImportError (or other failure) rolls everything back.
@@ -106,13 +100,14 @@ export async function writeImport(
   dialect: Dialect,
   batches: AsyncIterable<WriteBatch>,
   refresh: RefreshDerived,
-  options: ImportOptions = {},
+  /** Writes an import into an empty store in bulk (ImportChanges.fresh); off, it takes the path of every other import. */
+  bulkWhenEmpty: boolean,
 ): Promise<ImportSummary> {
-  if (dialect !== 'sqlite') return writeInTransaction(db, dialect, batches, refresh, options);
+  if (dialect !== 'sqlite') return writeInTransaction(db, dialect, batches, refresh, bulkWhenEmpty);
   const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
   await sql.raw(`pragma cache_size = -${IMPORT_CACHE_KIB}`).execute(db);
   try {
-    return await writeInTransaction(db, dialect, batches, refresh, options);
+    return await writeInTransaction(db, dialect, batches, refresh, bulkWhenEmpty);
   } finally {
     await sql.raw(`pragma cache_size = ${Number(rows[0]?.cache_size ?? -2000)}`).execute(db);
   }
@@ -123,13 +118,13 @@ async function writeInTransaction(
   dialect: Dialect,
   batches: AsyncIterable<WriteBatch>,
   refresh: RefreshDerived,
-  options: ImportOptions,
+  bulkWhenEmpty: boolean,
 ): Promise<ImportSummary> {
   return db.transaction().execute(async (trx) => {
     // One import at a time: the date_added counter and the aggregates assume it. SQLite's single
     // writer already serializes; PostgreSQL takes a transaction-scoped advisory lock.
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
-    const fresh = (options.bulkWhenEmpty ?? true) && (await holdsNoData(trx));
+    const fresh = bulkWhenEmpty && (await holdsNoData(trx));
     await createStaging(trx, dialect, fresh);
     let end: EndBatch | undefined;
     for await (const batch of batches) end = (await writeBatch(trx, dialect, batch, fresh)) ?? end;
@@ -147,11 +142,12 @@ async function writeInTransaction(
       threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
       fresh,
     };
-    await refresh(trx, changes);
+    const aggregates = await refresh(trx, changes);
     await dropStaging(trx);
     return {
       read,
       changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
+      ...(aggregates === undefined ? {} : { aggregates }),
     };
   });
 }

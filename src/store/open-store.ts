@@ -7,7 +7,7 @@ import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { migrateToLatest, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
-import { createStore, type ImportHook, type Store } from './store.js';
+import { createStore, type Store, type StoreOptions } from './store.js';
 
 export const DEFAULT_DB_PATH = './data/threatgate.sqlite';
 
@@ -94,7 +94,7 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
  * `location` is a file path, `sqlite:PATH`, or `postgres://…`. Migrations run on open, so every
  * command works on a new, empty database.
  */
-export async function openStore(location: string, options: { importHooks?: readonly ImportHook[]; setting?: string } = {}): Promise<Store> {
+export async function openStore(location: string, options: Omit<StoreOptions, 'schema'> & { setting?: string }): Promise<Store> {
   const setting = options.setting ?? '--db';
   let db: Kysely<Database>;
   let dialect: Dialect;
@@ -135,5 +135,5 @@ export async function openStore(location: string, options: { importHooks?: reado
     await db.destroy();
     throw new ConfigError(`${setting}: cannot prepare database ${shown} (${reasonOf((error as Error).cause ?? error)})`);
   }
-  return createStore(db, dialect, options.importHooks ?? [], schema);
+  return createStore(db, dialect, { collections: options.collections, writePaths: options.writePaths, schema });
 }

@@ -1,4 +1,5 @@
 // What the store hands back to the application: domain records with their computed aggregates.
+import type { AggregatePlan } from './derived-data.js';
 import type { Feed, JsonObject, Risk, Stamp, Threat } from '../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
@@ -98,4 +99,6 @@ export interface ImportSummary {
   read: ImportCounts;
   /** Records inserted or changed (0 everywhere on a re-import of the same file). */
   changed: ImportCounts;
+  /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
+  aggregates?: AggregatePlan;
 }

@@ -26,7 +26,6 @@ import { LINK_KIND, staged } from './import-staging.js';
 import { bulkInsertRows, type BulkInsert } from './bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
 import type { Dialect } from './migrations.js';
-import type { ImportHook } from './store.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
@@ -288,12 +287,14 @@ async function syncObjects(
 const RENDER_THREAD_FROM = 20_000;
 
 export interface StixSyncOptions {
-  /** The fewest indicators of a fresh import that are rendered on a worker thread (tests lower it). */
+  /** The fewest indicators of a fresh import that are rendered on a worker thread (WritePaths). */
   renderThreadFrom?: number;
 }
 
-/** The import hook: new object versions, then collection membership, all in the import's transaction. */
-export function createStixSync(collections: readonly CollectionConfig[], options: StixSyncOptions = {}): ImportHook {
+/** The STIX step of every import: new object versions, then collection membership, in the import's transaction. */
+export type StixSync = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock, dialect: Dialect) => Promise<void>;
+
+export function createStixSync(collections: readonly CollectionConfig[], options: StixSyncOptions = {}): StixSync {
   return async (db, changes, clock, dialect) => {
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());

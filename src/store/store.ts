@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './lookup-queries.js';
 import { randomBytes } from 'node:crypto';
 import { anyChange, refreshLookupData } from './derived-data.js';
-import { writeImport, type ImportChanges, type ImportOptions } from './import-writer.js';
+import { writeImport } from './import-writer.js';
 import type { WriteBatch } from './write-batch.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
 import { migrationsCurrent, type Dialect } from './migrations.js';
@@ -13,13 +13,38 @@ import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
 
-/** Changes with every import that changed something: the key of every response cache. */
-const DATA_VERSION_KEY = 'data_version';
-import { syncCollectionsWithConfig } from './stix-sync.js';
+import { createStixSync, syncCollectionsWithConfig } from './stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
-/** A step run inside every import transaction after the lookup data is refreshed (e.g. STIX objects). */
-export type ImportHook = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock, dialect: Dialect) => Promise<void>;
+/** Changes with every import that changed something: the key of every response cache. */
+const DATA_VERSION_KEY = 'data_version';
+
+/** The steps of an import after its records are written, in order: a progress report may name them. */
+export type ImportPhase = 'derive' | 'project' | 'commit';
+
+export interface ImportOptions {
+  /** Hears each step as it starts (a terminal's progress, the import profiler). */
+  onPhase?: (phase: ImportPhase) => void;
+}
+
+/**
+ * Which write paths an import may take. Production leaves the defaults; the differential test
+ * (test/store/bulk-import.test.ts) forces each one on a small data set, to hold them equal.
+ */
+export interface WritePaths {
+  /** Writes an import into an empty store in bulk (default true). */
+  bulkWhenEmpty?: boolean;
+  /** The fewest indicators of a fresh import that are rendered on a worker thread (default 20,000). */
+  renderThreadFrom?: number;
+}
+
+export interface StoreOptions {
+  /** The configured TAXII collections: every import keeps their STIX objects and memberships in step. */
+  collections: readonly CollectionConfig[];
+  /** PostgreSQL schema the store lives in (checked by readiness). */
+  schema?: string;
+  writePaths?: WritePaths;
+}
 
 export interface Store {
   readonly dialect: Dialect;
@@ -62,7 +87,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks: readonly ImportHook[] = [], schema?: string): Store {
+/**
+ * The store. Every import keeps what derives from the data in step, in its own transaction: link
+ * ranks, aggregates, STIX objects and collection memberships. None of it is left to the caller.
+ */
+export function createStore(db: Kysely<Database>, dialect: Dialect, options: StoreOptions): Store {
+  const { schema, writePaths = {} } = options;
+  const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom });
   return {
     dialect,
     db,
@@ -81,17 +112,21 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, importHooks:
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
-    applyImport: (batches, clock, options) =>
+    applyImport: (batches, clock, importOptions = {}) =>
       writeImport(
         db,
         dialect,
         batches,
         async (trx, changes) => {
-          await refreshLookupData(trx, changes);
-          for (const hook of importHooks) await hook(trx, changes, clock, dialect);
+          importOptions.onPhase?.('derive');
+          const aggregates = await refreshLookupData(trx, changes);
+          importOptions.onPhase?.('project');
+          await syncStix(trx, changes, clock, dialect);
           if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
+          importOptions.onPhase?.('commit');
+          return aggregates;
         },
-        options,
+        writePaths.bulkWhenEmpty ?? true,
       ),
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {

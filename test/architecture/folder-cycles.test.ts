@@ -4,7 +4,7 @@
 // - A folder is a top-level directory of src (api, auth, http, plans, store, taxii, ...). The shared
 //   root files (config.ts, errors.ts, domain.ts, clock.ts, indicator-types.ts, threads.ts) count
 //   together as one more folder, ".": every folder imports them, so they can import no folder.
-// - The composition root (main.ts, app.ts, taxii-wiring.ts: COMPOSITION_ROOT) may import any
+// - The composition root (main.ts, app.ts: COMPOSITION_ROOT) may import any
 //   folder; no other file may import it.
 // - Imports are the relative ones of every src/**/*.ts: import and import type, export ... from,
 //   bare import '...' and import('...'). Cycles between files of one folder are the folder's own
@@ -61,7 +61,7 @@ describe('src folders', () => {
     for (const folder of ['api', 'auth', 'http', 'plans', 'store', 'taxii']) assert.ok(graph.has(folder), `no imports found from src/${folder}`);
   });
 
-  it('never import the composition root (main.ts, app.ts, taxii-wiring.ts), nor do the shared root files', () => {
+  it('never import the composition root (main.ts, app.ts), nor do the shared root files', () => {
     const offending = edges.filter((e) => folderOf(e.from) !== undefined && folderOf(e.to) === undefined);
     assert.deepEqual(offending.map((e) => `${e.from} imports ${e.to}`), []);
   });

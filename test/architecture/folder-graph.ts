@@ -5,10 +5,9 @@ import ts from 'typescript';
 
 /**
  * Root files that wire everything together: they may import any folder, and nothing under src may
- * import them. main.ts is the composition root; app.ts is createApp, which mounts every surface;
- * taxii-wiring.ts hands the STIX sync to the store for main.ts (until the store does it itself).
+ * import them. main.ts is the composition root; app.ts is createApp, which mounts every surface.
  */
-export const COMPOSITION_ROOT = new Set(['main.ts', 'app.ts', 'taxii-wiring.ts']);
+export const COMPOSITION_ROOT = new Set(['main.ts', 'app.ts']);
 
 /** The node of the shared root files (config.ts, errors.ts, domain.ts, clock.ts, ...): one folder, ".". */
 export const ROOT_FOLDER = '.';

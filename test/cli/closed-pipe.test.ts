@@ -43,8 +43,8 @@ describe('the threatgate command line (built) › when its output pipe closes ea
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'threatgate-pipe-'));
     db = join(dir, 'keys.sqlite');
-    const store = await openStore(db);
     const config = loadConfig();
+    const store = await openStore(db, { collections: config.collections });
     for (let i = 0; i < 20; i++) await createKey(store, config, fixedClock, 'pro', `key ${i}`);
     await store.close();
     fixtureFile = join(dir, 'fixture.ndjson');

@@ -17,7 +17,7 @@ describe('start-up settings › a URL with a password', () => {
 
   it('--db with a mistyped scheme is refused as a URL, not opened as a file, and not echoed', async () => {
     await assert.rejects(
-      openStore(`postgre://app:${PASSWORD}@db:5432/intel`),
+      openStore(`postgre://app:${PASSWORD}@db:5432/intel`, { collections: [] }),
       (error: unknown) => error instanceof ConfigError && /^--db: "postgre:\/\/" is not a database URL scheme/.test(error.message) && !error.message.includes(PASSWORD),
     );
   });

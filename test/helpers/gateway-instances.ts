@@ -8,7 +8,6 @@ import { importDataset } from '../../src/import/import-file.js';
 import type { RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { storeImportHooks } from '../../src/taxii-wiring.js';
 import { buildFixture } from './fixture.js';
 import { fixedClock } from './test-app.js';
 import type { Backend } from './store-backends.js';
@@ -25,7 +24,7 @@ export async function seedDatabase(
   backend: Backend,
   config: Config,
 ): Promise<{ location: string; keys: Record<string, string>; keyIds: Record<string, string> }> {
-  const { store, location } = await backend.create(storeImportHooks(config));
+  const { store, location } = await backend.create({ collections: config.collections });
   try {
     await importDataset(store, buildFixture(), fixedClock);
     const keys: Record<string, string> = {};
@@ -47,7 +46,7 @@ export async function seedDatabase(
  * store (not a test secret), and the given rate-limit counters.
  */
 export async function openInstance(location: string, config: Config, options: { rateLimitStores?: RateLimitStoreFactory } = {}): Promise<Instance> {
-  const store = await openStore(location, { importHooks: storeImportHooks(config) });
+  const store = await openStore(location, { collections: config.collections });
   const logLines: string[] = [];
   const logger = createLogger('info', (line) => logLines.push(line));
   const app = createApp(config, { store, clock: fixedClock, logger, rateLimitStores: options.rateLimitStores });

@@ -4,15 +4,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { Config } from '../../src/config.js';
+import { loadConfig, type CollectionConfig, type Config } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { ImportHook, Store } from '../../src/store/store.js';
-import { storeImportHooks } from '../../src/taxii-wiring.js';
+import type { Store, WritePaths } from '../../src/store/store.js';
+
+/** What a test store is opened with: the default config's collections unless others are given. */
+export interface StoreSetup {
+  collections?: readonly CollectionConfig[];
+  writePaths?: WritePaths;
+}
+
+export const DEFAULT_COLLECTIONS = loadConfig({}).collections;
+
+/** The options `openStore` takes for a setup. */
+export const storeOptions = (setup: StoreSetup = {}) => ({ collections: setup.collections ?? DEFAULT_COLLECTIONS, writePaths: setup.writePaths });
 
 export interface Backend {
   name: string;
   /** A new, empty store (a fresh file or a fresh schema); `location` reopens the same one. */
-  create(importHooks?: ImportHook[]): Promise<{ store: Store; location: string }>;
+  create(setup?: StoreSetup): Promise<{ store: Store; location: string }>;
   cleanup(): Promise<void>;
 }
 
@@ -21,9 +31,9 @@ function sqliteBackend(): Backend {
   let n = 0;
   return {
     name: 'SQLite',
-    async create(importHooks = []) {
+    async create(setup) {
       const location = join(dir, `store-${++n}.sqlite`);
-      return { store: await openStore(location, { importHooks }), location };
+      return { store: await openStore(location, storeOptions(setup)), location };
     },
     async cleanup() {
       rmSync(dir, { recursive: true, force: true });
@@ -37,12 +47,12 @@ function postgresBackend(baseUrl: string): Backend {
   const run = randomBytes(4).toString('hex');
   return {
     name: 'PostgreSQL',
-    async create(importHooks = []) {
+    async create(setup) {
       const schema = `tg_test_${run}_${schemas.length + 1}`;
       schemas.push(schema);
       const url = new URL(baseUrl);
       url.searchParams.set('schema', schema);
-      return { store: await openStore(url.toString(), { importHooks }), location: url.toString() };
+      return { store: await openStore(url.toString(), storeOptions(setup)), location: url.toString() };
     },
     async cleanup() {
       if (schemas.length === 0) return;
@@ -58,10 +68,7 @@ export function storeBackends(): Backend[] {
   return url ? [sqliteBackend(), postgresBackend(url)] : [sqliteBackend()];
 }
 
-/**
- * A new, empty store from `backend` opened as `serve` opens it for `config`: every import keeps the
- * STIX objects and the configured collections' memberships in sync.
- */
+/** A new, empty store from `backend` opened as `serve` opens it for `config` (its collections). */
 export function createConfiguredStore(backend: Backend, config: Config): Promise<{ store: Store; location: string }> {
-  return backend.create(storeImportHooks(config));
+  return backend.create({ collections: config.collections });
 }

@@ -10,8 +10,7 @@ import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/http/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { ImportHook, Store } from '../../src/store/store.js';
-import { storeImportHooks } from '../../src/taxii-wiring.js';
+import type { Store } from '../../src/store/store.js';
 import { buildFixture, type Dataset } from './fixture.js';
 
 /** Signs TAXII `next` tokens in tests; production keeps a random one in the store. */
@@ -31,13 +30,13 @@ export interface TestContext {
 }
 
 export async function createTestContext(
-  options: { overrides?: unknown; data?: Dataset; importHooks?: ImportHook[] } = {},
+  options: { overrides?: unknown; data?: Dataset } = {},
 ): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'threatgate-test-'));
   const dbFile = join(dir, 'test.sqlite');
   // Responses are cached per data version; tests re-read the version on every request.
   const config = loadConfig({ overrides: deepMerge({ cache: { versionCheckMs: 0 } }, options.overrides ?? {}) });
-  const store = await openStore(dbFile, { importHooks: options.importHooks ?? storeImportHooks(config) });
+  const store = await openStore(dbFile, { collections: config.collections });
   const data = options.data ?? buildFixture();
   await importDataset(store, data, fixedClock);
   const keys: Record<string, string> = {};

@@ -9,6 +9,7 @@ import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { storeOptions } from '../helpers/store-backends.js';
 
 /** More than the 64 KiB the format used to be told from, less than a text field's 100,000 characters. */
 const LONG = 'x'.repeat(90_000);
@@ -19,7 +20,7 @@ describe('import', () => {
   let n = 0;
   /** Imports `text` into a fresh SQLite store. */
   async function importText(text: string) {
-    const store = await openStore(join(dir, `store-${++n}.sqlite`));
+    const store = await openStore(join(dir, `store-${++n}.sqlite`), storeOptions());
     stores.push(store);
     const path = join(dir, `file-${n}`);
     writeFileSync(path, text);

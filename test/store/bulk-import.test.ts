@@ -8,7 +8,6 @@ import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Indicator, Link } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { versionHash } from '../../src/stix/project-records.js';
-import { createStixSync } from '../../src/store/stix-sync.js';
 import type { Store } from '../../src/store/store.js';
 import { withBodies } from '../../src/taxii/object-bodies.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -98,9 +97,9 @@ for (const backend of storeBackends()) {
       ];
       const results: { name: string; summary: unknown; tables: Record<string, unknown[]>; again: unknown }[] = [];
       for (const { name, bulkWhenEmpty, threadsFrom } of runs) {
-        const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: threadsFrom })]);
+        const { store } = await backend.create({ collections: VIEWS, writePaths: { bulkWhenEmpty, renderThreadFrom: threadsFrom } });
         try {
-          const summary = await importDataset(store, data, fixedClock, { bulkWhenEmpty });
+          const summary = await importDataset(store, data, fixedClock);
           const tables = await dump(store);
           const again = await importDataset(store, data, { now: () => fixedClock.now() + 60_000 });
           assert.deepEqual(await dump(store), tables, `${name}: a re-import of the same data changed nothing`);
@@ -129,7 +128,7 @@ for (const backend of storeBackends()) {
     });
 
     it('renders indicators and relationships on read as the versions the import hashed, in every view', async () => {
-      const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: 0 })]);
+      const { store } = await backend.create({ collections: VIEWS, writePaths: { renderThreadFrom: 0 } });
       try {
         await importDataset(store, dataset(), fixedClock);
         const { rows } = await sql<{ id: string; type: string; body: string; source_hash: string }>`select id, type, body, source_hash from stix_objects`.execute(store.db);
@@ -152,7 +151,7 @@ for (const backend of storeBackends()) {
     });
 
     it('lists an object whose records no longer match it without them, for the reader to leave out by name', async () => {
-      const { store } = await backend.create([createStixSync(VIEWS)]);
+      const { store } = await backend.create({ collections: VIEWS });
       try {
         await importDataset(store, dataset(), fixedClock);
         const { rows } = await sql<{ id: string; tid: number; iid: number }>`
@@ -174,17 +173,17 @@ for (const backend of storeBackends()) {
     });
 
     it('is not taken when the store holds data: a second import goes the general way', async () => {
-      const { store } = await backend.create([createStixSync(VIEWS, { renderThreadFrom: 0 })]);
+      const { store } = await backend.create({ collections: VIEWS, writePaths: { renderThreadFrom: 0 } });
       try {
         const data = dataset();
         const half = { ...data, indicators: data.indicators.slice(0, 700), links: data.links.filter((l) => l.iid <= data.indicators[699]!.iid) };
         await importDataset(store, half, fixedClock);
         const later = { now: () => fixedClock.now() + 60_000 };
         await importDataset(store, data, later);
-        const { store: reference } = await backend.create([createStixSync(VIEWS)]);
+        const { store: reference } = await backend.create({ collections: VIEWS, writePaths: { bulkWhenEmpty: false } });
         try {
-          await importDataset(reference, half, fixedClock, { bulkWhenEmpty: false });
-          await importDataset(reference, data, later, { bulkWhenEmpty: false });
+          await importDataset(reference, half, fixedClock);
+          await importDataset(reference, data, later);
           assert.deepEqual(await dump(store), await dump(reference));
         } finally {
           await reference.close();

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Feed, Indicator, Link, Threat } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { planAggregates, refreshAllAggregates, type AggregatePlan } from '../../src/store/derived-data.js';
+import { refreshAllAggregates, type AggregatePlan } from '../../src/store/derived-data.js';
 import type { Database } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -188,17 +188,18 @@ for (const backend of storeBackends()) {
 
     it('leave after every import what the whole-store pass computes, writing only the owners each import touched', async () => {
       const plans: (AggregatePlan | undefined)[] = [];
-      const { store } = await backend.create([async (trx, changes) => void plans.push(await planAggregates(trx, changes))]);
+      const { store } = await backend.create();
       const demo = generateDemo({ indicators: 1500 });
       let data: Dataset = { threats: demo.threats, feeds: demo.feeds, indicators: demo.indicators, links: demo.links };
       try {
-        await importDataset(store, data, fixedClock);
+        plans.push((await importDataset(store, data, fixedClock)).aggregates);
         const writes = await watchWrites(store);
         for (const [n, step] of STEPS.entries()) {
           const delta = step.delta(data);
           const touched = step.touched(data, delta);
           const untouched = step.untouched(data);
-          await importDataset(store, { threats: [], feeds: [], indicators: [], links: [], ...delta }, { now: () => fixedClock.now() + (n + 1) * 60_000 });
+          const summary = await importDataset(store, { threats: [], feeds: [], indicators: [], links: [], ...delta }, { now: () => fixedClock.now() + (n + 1) * 60_000 });
+          plans.push(summary.aggregates);
           data = applied(data, delta);
           const plan = plans.at(-1)!;
           const written = await writes();

@@ -5,11 +5,10 @@ import { importDataset } from '../../src/import/import-file.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { storeImportHooks } from '../../src/taxii-wiring.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { linkedIndicators } from '../helpers/expected-aggregates.js';
-import { storeBackends } from '../helpers/store-backends.js';
+import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 
 const config = loadConfig();
 const ALL = 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37';
@@ -19,7 +18,7 @@ for (const backend of storeBackends()) {
     let store: Store;
     let location: string;
     before(async () => {
-      ({ store, location } = await backend.create(storeImportHooks(config)));
+      ({ store, location } = await backend.create({ collections: config.collections }));
       await importDataset(store, buildFixture(), fixedClock);
     });
     after(async () => {
@@ -107,7 +106,7 @@ for (const backend of storeBackends()) {
     });
 
     it('shares one next-token secret between two instances on the same database', async () => {
-      const other = await openStore(location);
+      const other = await openStore(location, storeOptions());
       try {
         assert.equal(await other.nextTokenSecret(), await store.nextTokenSecret());
       } finally {
