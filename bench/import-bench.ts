@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,6 +165,17 @@ export interface SizeResult {
   profile?: string;
   /** How many runs the figures are the median of. */
   runs?: number;
+  /** The small imports into the store just imported (see smallImports). */
+  small?: SmallImportResult[];
+}
+
+export interface SmallImportResult {
+  fid: number;
+  /** The feed's links before the import. */
+  feedLinks: number;
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMB: number;
 }
 
 export interface BenchOptions {
@@ -197,6 +209,14 @@ export function medianResult(runs: readonly SizeResult[]): SizeResult {
     if (typeof value === 'number' && key !== 'size' && key !== 'records') out[key] = median(runs.map((r) => r[key as keyof SizeResult] as number));
   }
   out.reimportChangedNothing = runs.every((r) => r.reimportChangedNothing);
+  if (first.small) {
+    out.small = first.small.map((s, i) => ({
+      ...s,
+      seconds: median(runs.map((r) => r.small![i]!.seconds)),
+      cpuSeconds: median(runs.map((r) => r.small![i]!.cpuSeconds)),
+      peakRssMB: median(runs.map((r) => r.small![i]!.peakRssMB)),
+    }));
+  }
   return out as unknown as SizeResult;
 }
 
@@ -269,6 +289,7 @@ async function benchSize(size: number, options: BenchOptions, log: (line: string
       result.heapPeakMB = first.probe.peak.heapUsed! / MB;
       result.externalPeakMB = first.probe.peak.external! / MB;
     }
+    result.small = await smallImports(db, size, options, scratch, log);
     if (options.cpuProf) {
       result.profile = join(profileDir, profileName);
       log(`\nCPU profile of the ${size} import (${relative(ROOT, result.profile)}):\n`);
@@ -278,6 +299,60 @@ async function benchSize(size: number, options: BenchOptions, log: (line: string
     if (!options.keepDb) await removeDb(db);
     return result;
   }
+}
+
+/** New links per small import: an hourly pull that finds ten values other feeds already list. */
+const SMALL_LINKS = 10;
+
+/**
+ * Imports of ten new links into one feed of the store just imported, timed end to end with the CLI:
+ * once into its biggest feed and once into a feed of median size. The ten indicators are spread
+ * over the iid range (the first one at or after k/10 of the largest iid that the feed does not
+ * hold yet), so nearly all of the feed's page ranks move: the costly case. The indicators are
+ * picked by reading the store directly (better-sqlite3, read-only), before the CLI runs.
+ */
+async function smallImports(db: string, size: number, options: BenchOptions, scratch: string, log: (line: string) => void): Promise<SmallImportResult[]> {
+  const results: SmallImportResult[] = [];
+  const store = new Database(db, { readonly: true });
+  let cases: { fid: number; feedLinks: number; iids: number[] }[];
+  try {
+    const feeds = store.prepare('select fid, count(*) as n from feed_links group by fid order by n desc, fid').all() as { fid: number; n: number }[];
+    const { last } = store.prepare('select max(iid) as last from indicators').get() as { last: number };
+    const next = store.prepare('select iid from indicators i where iid >= ? and not exists (select 1 from feed_links l where l.fid = ? and l.iid = i.iid) order by iid limit 1');
+    cases = [feeds[0]!, feeds[Math.floor(feeds.length / 2)]!].map(({ fid, n }) => {
+      const iids = new Set<number>();
+      for (let k = 0; iids.size < SMALL_LINKS && k < SMALL_LINKS * 4; k++) {
+        const row = next.get(Math.floor((last * (k % SMALL_LINKS)) / SMALL_LINKS) + Math.floor(k / SMALL_LINKS), fid) as { iid: number } | undefined;
+        if (row && !iids.has(row.iid)) iids.add(row.iid);
+      }
+      return { fid, feedLinks: n, iids: [...iids] };
+    });
+  } finally {
+    store.close();
+  }
+  for (const { fid, feedLinks, iids } of cases) {
+    const file = join(options.outDir, `links-${size}-fid${fid}.ndjson`);
+    await writeFile(file, iids.map((iid) => `${JSON.stringify({ record: 'link', iid, fid, stamp_linked: '2030-01-01 00:00:00' })}\n`).join(''));
+    log(`importing ${iids.length} new links into feed ${fid} (${feedLinks.toLocaleString('en-US')} links) …`);
+    const run = await runCli(['import', file, '--db', db], [], scratch);
+    const line = parseImportLine(run.stdout);
+    if (run.exitCode !== 0 || !line) fail(`import of ${file}`, run);
+    if (line.changed.links !== iids.length) throw new Error(`import of ${file} changed ${line.changed.links} links, not ${iids.length}`);
+    log(`  ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds.toFixed(2)} s), peak RSS ${(run.peakRssKb / 1024).toFixed(0)} MB: ${run.stdout.trim()}`);
+    results.push({ fid, feedLinks, seconds: run.seconds, cpuSeconds: run.cpuSeconds, peakRssMB: run.peakRssKb / 1024 });
+  }
+  return results;
+}
+
+export function formatSmallImports(results: readonly SizeResult[]): string {
+  const header =
+    `| size | runs | feed | its links | ${SMALL_LINKS} new links s | CPU s | peak RSS MB |\n` + '|---:|---:|---:|---:|---:|---:|---:|';
+  const lines = results.flatMap((r) =>
+    (r.small ?? []).map((s) =>
+      [r.size.toLocaleString('en-US'), String(r.runs ?? 1), String(s.fid), s.feedLinks.toLocaleString('en-US'), s.seconds.toFixed(2), s.cpuSeconds.toFixed(2), s.peakRssMB.toFixed(0)].join(' | '),
+    ),
+  );
+  return [header, ...lines.map((l) => `| ${l} |`)].join('\n');
 }
 
 export function formatTable(results: readonly SizeResult[], profiled: boolean): string {
@@ -346,7 +421,7 @@ async function main(argv: string[]): Promise<void> {
   const results = await benchImport(options, log);
   const table = formatTable(results, options.cpuProf);
   await writeFile(join(options.outDir, 'import-bench-results.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2)}\n`);
-  process.stdout.write(`\n${table}\n`);
+  process.stdout.write(`\n${table}\n\nSmall imports into the imported store, end to end:\n\n${formatSmallImports(results)}\n`);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
