@@ -36,6 +36,7 @@ const WHOLE_PASS_FROM_SHARE = 0.5;
 
 /** How many links the owners' own reads would visit, against the store's links. */
 async function linkShare(trx: Kysely<Database>, owners: OwnerIds): Promise<number> {
+  if (owners.feeds.length + owners.threats.length === 0) return 0;
   let touched = 0;
   let total = 0;
   for (const [table, column, ids] of [
