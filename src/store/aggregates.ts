@@ -1,6 +1,6 @@
 // Pure accumulation of per-owner aggregates (risk counts, attribute and property value counts).
 import { RISK_LEVELS, type JsonObject, type Risk } from '../domain.js';
-import type { AttributeCounts, RiskCounts } from './records.js';
+import type { AttributeCounts, FeedThreatSummary, RiskCounts, ThreatFeedSummary } from './records.js';
 
 /** An indicator's columns that the aggregates read, as stored (JSON text for attributes and properties). */
 export interface IndicatorAggregateRow {
@@ -152,25 +152,11 @@ export class Aggregates {
   }
 }
 
-/** An item of a feed summary's `threats` (spec 2.2), in the spec's key order. */
-export interface ThreatListItem {
-  indicators: number;
-  tid: number;
-  category: string;
-  stamp_updated: string | null;
-  risk: string;
-  name: string;
-}
+/** An item of a feed summary's `threats` (spec 2.2), its risk as read from the threat's row. */
+export type ThreatListItem = Omit<FeedThreatSummary, 'risk'> & { risk: string };
 
-/** An item of a threat summary's `feeds` (spec 2.1), in the spec's key order. */
-export interface FeedListItem {
-  fid: number;
-  organization: string;
-  name: string;
-  pricing: string;
-  category: string;
-  indicators: number;
-}
+/** An item of a threat summary's `feeds` (spec 2.1). */
+export type FeedListItem = ThreatFeedSummary;
 
 /** A feed's computed columns as stored: `indicators` (its risk counts) and `summary`, JSON text. */
 export interface FeedSummaryRow {
