@@ -15,8 +15,10 @@ export function isUnfiltered(filter: CollectionFilter): boolean {
 function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
   const conditions: RawBuilder<unknown>[] = [sql`1 = 1`];
   if (filter.sample !== undefined) conditions.push(sql`i.iid in (select iid from indicators order by iid limit ${filter.sample})`);
-  if (filter.fid !== undefined) conditions.push(sql`exists (select 1 from feed_links fl where fl.iid = i.iid and fl.fid = ${filter.fid})`);
-  if (filter.tid !== undefined) conditions.push(sql`exists (select 1 from threat_links tl where tl.iid = i.iid and tl.tid = ${filter.tid})`);
+  // As IN lists, so that the owner's links (read by their page index) drive the lookup rather
+  // than every indicator being tested against them.
+  if (filter.fid !== undefined) conditions.push(sql`i.iid in (select fl.iid from feed_links fl where fl.fid = ${filter.fid})`);
+  if (filter.tid !== undefined) conditions.push(sql`i.iid in (select tl.iid from threat_links tl where tl.tid = ${filter.tid})`);
   if (filter.minRisk !== undefined) {
     const from = RANKED_RISKS.indexOf(filter.minRisk as (typeof RANKED_RISKS)[number]);
     const levels = from === -1 ? [] : RANKED_RISKS.slice(from);
@@ -39,6 +41,24 @@ function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
     or (s.iid is null and s.tid is not null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}))`;
 }
 
+/**
+ * The objects a filtered view holds (the rows viewCondition selects), reached through the
+ * indexes from the view's indicators: the cost follows the view's size, not the store's. Identities
+ * and threats have no iid; identities no tid either.
+ */
+function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
+  const set = indicatorSet(filter);
+  const onlyThreat = filter.tid !== undefined ? sql` and s.tid = ${filter.tid}` : sql``;
+  return sql`
+    select s.id, s.type, s.modified, s.date_added from stix_objects s where s.iid is null and s.tid is null and s.type = 'identity'
+    union all
+    select s.id, s.type, s.modified, s.date_added from (${set}) v join stix_objects s on s.iid = v.iid
+      where (s.type = 'indicator' or (s.type = 'relationship'${onlyThreat}))
+    union all
+    select s.id, s.type, s.modified, s.date_added from stix_objects s
+      where s.iid is null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}`;
+}
+
 const JOIN_BATCH = 2000;
 
 /**
@@ -52,16 +72,17 @@ async function refreshView(db: Kysely<Database>, collection: CollectionConfig, c
   const c = collection.id;
   const cond = viewCondition(collection.filter);
   await sql`delete from collection_objects where collection = ${c}
-    and id not in (select s.id from stix_objects s where s.revoked = 1 or ${cond})`.execute(db);
+    and id not in (select o.id from (${viewObjects(collection.filter)}) o)
+    and not exists (select 1 from stix_objects s where s.id = collection_objects.id and s.revoked = 1)`.execute(db);
   await sql`insert into collection_objects (collection, id, type, modified, date_added)
     select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart}
       and (${cond} or (s.revoked = 1 and exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)))
     on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
   for (;;) {
     const { rows } = await sql<{ id: string; type: string; modified: string }>`
-      select s.id, s.type, s.modified from stix_objects s where ${cond}
-      and not exists (select 1 from collection_objects c where c.collection = ${c} and c.id = s.id)
-      order by s.date_added, s.id limit ${JOIN_BATCH}`.execute(db);
+      select o.id, o.type, o.modified from (${viewObjects(collection.filter)}) o
+      where not exists (select 1 from collection_objects c where c.collection = ${c} and c.id = o.id)
+      order by o.date_added, o.id limit ${JOIN_BATCH}`.execute(db);
     if (rows.length === 0) break;
     await db
       .insertInto('collection_objects')
