@@ -58,7 +58,10 @@ export function createAllowlist(entries: readonly string[] | undefined): Allowli
     }
   }
 
-  const coversBlock = (block: IpBlock): boolean => blocks.some((range) => contains(range, block));
+  // A block that overlaps an allowlisted range is kept out too, not only one inside it: a feed's
+  // 0.0.0.0/0 or 192.168.0.0/15, exported to a firewall's block list, would block the private
+  // networks the allowlist exists to protect.
+  const coversBlock = (block: IpBlock): boolean => blocks.some((range) => contains(range, block) || contains(block, range));
   const coversDomain = (name: string): boolean => {
     // Walk up the labels: a.b.example.com, b.example.com, example.com, com.
     for (let rest = name.toLowerCase(); rest !== ''; rest = rest.slice(rest.indexOf('.') + 1 || rest.length)) {
@@ -98,6 +101,7 @@ export function createAllowlist(entries: readonly string[] | undefined): Allowli
  */
 function contains(range: IpBlock, block: IpBlock): boolean {
   const candidate = asMappedIpv4(block) ?? block;
+  range = asMappedIpv4(range) ?? range;
   if (range.family !== candidate.family || candidate.prefix < range.prefix) return false;
   const width = range.family === 4 ? 32 : 128;
   const shift = BigInt(width - range.prefix);
