@@ -219,6 +219,32 @@ const revokedObjects: Migration = {
   },
 };
 
+/**
+ * Source definitions live in the store, so every instance sees the same ones (DESIGN section 7).
+ * The definition is the source object as configured: `${env:NAME}` placeholders are kept, resolved
+ * values never written. The pull-state columns are for `feeds pull` and the scheduler: the previous
+ * pull's validators, the last error and its time, the consecutive failures that set the backoff,
+ * and when the feed is next due (milliseconds since the epoch; null: at once). `feeds remove`
+ * deletes the row; the feed and its links stay.
+ */
+const feedSources = (dialect: Dialect): Migration => ({
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('feed_sources')
+      .addColumn('fid', dialect === 'sqlite' ? 'integer' : 'bigint', (c) => c.primaryKey())
+      .addColumn('definition', 'text', (c) => c.notNull())
+      .addColumn('stamp_added', 'text', (c) => c.notNull())
+      .addColumn('stamp_updated', 'text', (c) => c.notNull())
+      .addColumn('etag', 'text')
+      .addColumn('last_modified', 'text')
+      .addColumn('last_error', 'text')
+      .addColumn('last_error_at', 'text')
+      .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('next_due', 'bigint')
+      .execute();
+  },
+});
+
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
@@ -226,6 +252,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0003-covering-link-indexes': coveringLinkIndexes,
     '0004-stix-id-index': stixIdIndex(dialect),
     '0005-revoked-objects': revokedObjects,
+    '0006-feed-sources': feedSources(dialect),
   };
 }
 

@@ -128,6 +128,24 @@ export interface CollectionObjectTable {
   date_added: number;
 }
 
+/** A feed's source definition (DESIGN section 7) and the state of its pulls; the feed row holds stamp_pulled. */
+export interface FeedSourceTable {
+  fid: number;
+  /** The source object as configured (`${env:NAME}` kept), JSON. */
+  definition: JsonText;
+  stamp_added: string;
+  stamp_updated: string;
+  /** `ETag` and `Last-Modified` of the previous pull, sent back as `If-None-Match`/`If-Modified-Since`. */
+  etag: string | null;
+  last_modified: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Consecutive failed pulls: the retry backoff doubles with each. */
+  failures: Generated<number>;
+  /** Milliseconds since the epoch; null: due at once. */
+  next_due: number | null;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -143,6 +161,7 @@ export interface Database {
   api_keys: ApiKeyTable;
   stix_objects: StixObjectTable;
   collection_objects: CollectionObjectTable;
+  feed_sources: FeedSourceTable;
   meta: MetaTable;
 }
 

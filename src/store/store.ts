@@ -11,6 +11,7 @@ import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
+import { listFeedSources, nextFeedId, putFeedSource, removeFeedSource, type FeedSourceListing } from './source-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './stix-sync.js';
@@ -65,6 +66,14 @@ export interface Store {
   /** A token that changes whenever a key is revoked (key caches compare it). */
   keysVersion(): Promise<string>;
 
+  /** The fid a new feed gets: one more than the highest. */
+  nextFeedId(): Promise<number>;
+  /** Creates or replaces the source of an existing feed (the definition as configured, JSON). */
+  putFeedSource(fid: number, definition: string, stamp: string): Promise<void>;
+  listFeedSources(): Promise<FeedSourceListing[]>;
+  /** Stops pulling a feed (its data stays); false when it had no source. */
+  removeFeedSource(fid: number): Promise<boolean>;
+
   listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
   /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
@@ -108,6 +117,10 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     listKeys: () => listKeys(db),
     revokeKey: (target, at) => revokeKey(db, target, at),
     keysVersion: async () => (await readMeta(db, KEYS_VERSION_KEY)) ?? 'none',
+    nextFeedId: () => nextFeedId(db),
+    putFeedSource: (fid, definition, stamp) => putFeedSource(db, fid, definition, stamp),
+    listFeedSources: () => listFeedSources(db),
+    removeFeedSource: (fid) => removeFeedSource(db, fid),
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),

@@ -1,0 +1,76 @@
+// Source definitions of feeds (DESIGN section 7) and their pull state: one row per pulled feed, keyed by fid.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** A feed's source as `feeds list` shows it: the feed's names and pull times, the definition, the linked count. */
+export interface FeedSourceListing {
+  fid: number;
+  feed: string;
+  organization: string;
+  schedule: string;
+  stamp_pulled: string | null;
+  /** The source object as configured, JSON (`${env:NAME}` kept). */
+  definition: string;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Indicators linked to the feed. */
+  linked: number;
+}
+
+/** The fid after the highest in the store (1 in an empty one). */
+export async function nextFeedId(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('feeds').select((eb) => eb.fn.max('fid').as('top')).executeTakeFirst();
+  return Number(row?.top ?? 0) + 1;
+}
+
+/**
+ * Creates or replaces the feed's source. A changed definition starts its pull state afresh (the
+ * validators and backoff belonged to the old source) and makes it due at once; the same definition
+ * again changes nothing. The feed must exist: its row is written by an import (one way data gets in).
+ */
+export async function putFeedSource(db: Kysely<Database>, fid: number, definition: string, stamp: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const feed = await trx.selectFrom('feeds').select('fid').where('fid', '=', fid).executeTakeFirst();
+    if (!feed) throw new Error(`no feed has fid ${fid}`);
+    await trx
+      .insertInto('feed_sources')
+      .values({ fid, definition, stamp_added: stamp, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, next_due: null })
+      .onConflict((oc) =>
+        oc
+          .column('fid')
+          .doUpdateSet({ definition, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, failures: 0, next_due: null })
+          .where('feed_sources.definition', '<>', definition),
+      )
+      .execute();
+  });
+}
+
+export async function listFeedSources(db: Kysely<Database>): Promise<FeedSourceListing[]> {
+  const rows = await db
+    .selectFrom('feed_sources as s')
+    .innerJoin('feeds as f', 'f.fid', 's.fid')
+    .select([
+      's.fid', 'f.name', 'f.organization', 'f.schedule', 'f.stamp_pulled', 's.definition', 's.last_error', 's.last_error_at',
+      // The feed_links primary key (fid, iid) counts this from the index.
+      (eb) => eb.selectFrom('feed_links as l').select(sql<number>`count(*)`.as('n')).whereRef('l.fid', '=', 's.fid').as('linked'),
+    ])
+    .orderBy('s.fid')
+    .execute();
+  return rows.map((r) => ({
+    fid: Number(r.fid),
+    feed: r.name,
+    organization: r.organization,
+    schedule: r.schedule,
+    stamp_pulled: r.stamp_pulled,
+    definition: r.definition,
+    last_error: r.last_error,
+    last_error_at: r.last_error_at,
+    linked: Number(r.linked ?? 0),
+  }));
+}
+
+/** Stops pulling the feed: its source row goes, the feed and its links stay. True if it had one. */
+export async function removeFeedSource(db: Kysely<Database>, fid: number): Promise<boolean> {
+  const result = await db.deleteFrom('feed_sources').where('fid', '=', fid).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
