@@ -1,0 +1,139 @@
+// The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, or NDJSON.
+import type { SourceDefinition } from '../source-definition.js';
+import { SourceDefinitionError } from '../source-definition.js';
+import { decodeBody, splitLines, type FeedBody } from './feed-body.js';
+import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
+
+export type JsonOptions = NonNullable<SourceDefinition['json']>;
+
+const FIELDS = ['type', 'threat', 'risk', 'lastSeen'] as const;
+/** Entries per batch of a whole-document parse, so a consumer sees batches of the same size as for NDJSON. */
+const BATCH_SIZE = 10_000;
+
+/**
+ * Every object of a json body. With `items`, or when the body starts with `[`, the body is one
+ * document; otherwise it is NDJSON, one object a line (blank lines ignored).
+ *
+ * A document is read whole and parsed with `JSON.parse`: Node has no streaming JSON parser, and
+ * writing one (or adding a dependency) is not worth it for the feeds that publish this way (Feodo
+ * Tracker, ThreatFox: a few MB); `maxMegabytes` bounds the buffer. NDJSON, the form of large
+ * feeds, is read line by line as it arrives.
+ *
+ * Values and other fields are read at dotted paths (`ioc`, `malware.name`, `tags.0`); a string is
+ * trimmed, a finite number becomes its decimal text (an AS number, a port-less id); booleans, null,
+ * objects and arrays are not values. An item without a usable value (a trailing metadata object,
+ * as `drop_v4.json` ends with) is skipped and counted; other fields without one are left out.
+ */
+export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGenerator<FeedBatch> {
+  if (options.value === undefined) throw new SourceDefinitionError('source.json.value', 'required for format json');
+  const valuePath = options.value;
+  const chunks = decodeBody(body)[Symbol.asyncIterator]();
+  const head = await firstNonBlank(chunks);
+  if (head === undefined) return;
+  const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => prepend(head.text, chunks) };
+
+  if (options.items !== undefined || head.char === '[') {
+    const parts: string[] = [];
+    for await (const chunk of rest) parts.push(chunk);
+    const items = itemsOf(parseDocument(parts.join('')), options.items);
+    const label = options.items ?? 'items';
+    for (let start = 0; start < items.length; start += BATCH_SIZE) {
+      const batch: FeedBatch = { entries: [], skipped: 0 };
+      items.slice(start, start + BATCH_SIZE).forEach((item, i) => add(batch, toEntry(item, valuePath, options, `${label}[${start + i}]`)));
+      yield batch;
+    }
+    return;
+  }
+
+  for await (const { first, lines } of splitLines(rest)) {
+    const batch: FeedBatch = { entries: [], skipped: 0 };
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      const position = `line ${first + i}`;
+      add(batch, toEntry(parseLine(line, position), valuePath, options, position));
+    });
+    yield batch;
+  }
+}
+
+function add(batch: FeedBatch, entry: FeedEntry | undefined): void {
+  if (entry) batch.entries.push(entry);
+  else batch.skipped++;
+}
+
+function parseDocument(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // V8 says "... in JSON at position N"; the line and column are what a person can look up.
+    const message = (error as Error).message;
+    const at = /at position (\d+)/.exec(message)?.[1];
+    if (at === undefined) throw new FeedFormatError('document', `not valid JSON: ${message}`);
+    const before = text.slice(0, Number(at));
+    const line = before.split('\n').length;
+    const column = Number(at) - before.lastIndexOf('\n');
+    throw new FeedFormatError(`line ${line} column ${column}`, `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}`);
+  }
+}
+
+function parseLine(line: string, position: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (error) {
+    // A line cut short is a body cut short; a document that wraps its array needs json.items.
+    const hint = line.trimStart().startsWith('{') && !line.trimEnd().endsWith('}') ? ' (set json.items if the body is one document wrapping an array)' : '';
+    throw new FeedFormatError(position, `not valid JSON: ${(error as Error).message}${hint}`);
+  }
+}
+
+function itemsOf(document: unknown, path: string | undefined): unknown[] {
+  const items = path === undefined ? document : valueAt(document, path);
+  if (!Array.isArray(items)) {
+    throw new FeedFormatError('document', path === undefined ? 'not an array of objects' : `no array at "${path}" (json.items)`);
+  }
+  return items;
+}
+
+function toEntry(item: unknown, valuePath: string, options: JsonOptions, position: string): FeedEntry | undefined {
+  const value = textAt(item, valuePath);
+  if (value === undefined) return undefined;
+  const entry: FeedEntry = { value, position };
+  for (const field of FIELDS) {
+    const path = options[field];
+    const text = path === undefined ? undefined : textAt(item, path);
+    if (text !== undefined) entry[field] = text;
+  }
+  return entry;
+}
+
+function textAt(item: unknown, path: string): string | undefined {
+  const value = valueAt(item, path);
+  const text = typeof value === 'string' ? value.trim() : typeof value === 'number' && Number.isFinite(value) ? String(value) : '';
+  return text === '' ? undefined : text;
+}
+
+/** The value at a dotted path; a numeric segment indexes an array. Own properties only, so `constructor` finds nothing. */
+function valueAt(root: unknown, path: string): unknown {
+  let value = root;
+  for (const key of path.split('.')) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+async function firstNonBlank(chunks: AsyncIterator<string>): Promise<{ char: string; text: string } | undefined> {
+  let skipped = '';
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    const text = skipped + next.value;
+    const char = /\S/.exec(text)?.[0];
+    if (char !== undefined) return { char, text };
+    skipped = text;
+  }
+  return undefined;
+}
+
+async function* prepend(head: string, chunks: AsyncIterator<string>): AsyncGenerator<string> {
+  yield head;
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+}
