@@ -10,6 +10,7 @@ import { batchedWriter, createLogger } from './http/logger.js';
 import { importFile } from './import/import-file.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
+import { feedsCommand } from './cli/feeds-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
 import { serve } from './cli/serve-command.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
@@ -28,6 +29,11 @@ Commands:
   keys create --plan PLAN [--label TEXT]
   keys list
   keys revoke KEY_OR_ID
+  feeds add --feed NAME --organization ORG --source FILE_OR_JSON
+                                     create or update a feed pulled from a source (a JSON file, or inline
+                                     JSON starting with {); prints its fid alone
+  feeds list                         one tab-separated line per source under a header line; never a secret
+  feeds remove FID                   stop pulling a feed (its data stays)
   demo                               fill an empty store with the demo data set, print one key per plan
 
 Options for every command:
@@ -63,6 +69,9 @@ function parseCommandLine(argv: string[]) {
       workers: { type: 'string' },
       plan: { type: 'string' },
       label: { type: 'string' },
+      feed: { type: 'string' },
+      organization: { type: 'string' },
+      source: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -109,6 +118,9 @@ async function runCommand(command: string, positionals: string[], values: Return
       }
       case 'keys':
         await keysCommand(positionals, values, { store, config, clock: systemClock, out });
+        return;
+      case 'feeds':
+        await feedsCommand(positionals, values, { store, clock: systemClock, env: process.env, out });
         return;
       case 'demo': {
         const result = await loadDemo(store, config, systemClock);

@@ -17,7 +17,7 @@ describe('threatgate --help', () => {
 
   it('lists every command, and each option of serve', () => {
     const { stdout } = run(['--help']);
-    for (const command of ['serve', 'import FILE', 'keys create --plan PLAN', 'keys list', 'keys revoke KEY_OR_ID', 'demo']) {
+    for (const command of ['serve', 'import FILE', 'keys create --plan PLAN', 'keys list', 'keys revoke KEY_OR_ID', 'feeds add --feed NAME --organization ORG --source FILE_OR_JSON', 'feeds list', 'feeds remove FID', 'demo']) {
       assert.ok(stdout.includes(`  ${command}`), `missing command: ${command}`);
     }
     assert.match(stdout, /serve \[--port N\] \[--host H\] \[--workers N\] \[--demo-if-empty\]/);

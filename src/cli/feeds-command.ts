@@ -1,0 +1,85 @@
+// `threatgate feeds add|list|remove`: feeds' source definitions (DESIGN section 7); pulling comes later.
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../clock.js';
+import { ConfigError } from '../errors.js';
+import { addFeedSource } from '../sources/add-feed-source.js';
+import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
+import type { FeedSourceListing } from '../store/source-queries.js';
+import type { Store } from '../store/store.js';
+import { UsageError } from './keys-command.js';
+
+/** The columns of `feeds list`, in order: a contract for scripts, so only ever appended to. */
+const LIST_COLUMNS = ['fid', 'feed', 'organization', 'format', 'schedule', 'stamp_pulled', 'indicators', 'url', 'last_error'] as const;
+
+/** Inline JSON when it starts with `{`, else the path of a JSON file. Never echoes the text: it may hold a password. */
+function readSource(value: string): unknown {
+  let text = value;
+  if (!value.trimStart().startsWith('{')) {
+    try {
+      text = readFileSync(value, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--source: cannot read ${value} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`--source: ${text === value ? 'the value' : value} is not valid JSON`);
+  }
+}
+
+/** A field on one tab-separated line: tabs and line breaks in names or errors become spaces, a missing value `-`. */
+const cell = (value: string | number | null | undefined): string => (value === null || value === undefined || value === '' ? '-' : String(value).replace(/[\t\r\n]+/g, ' '));
+
+function listLine(source: FeedSourceListing): string {
+  const definition = JSON.parse(source.definition) as { format?: string; url?: string };
+  const error = source.last_error === null ? null : `${source.last_error_at ?? ''} ${source.last_error}`.trim();
+  const values = [source.fid, source.feed, source.organization, definition.format, source.schedule, source.stamp_pulled, source.linked, redactedUrl(definition.url ?? ''), error];
+  return values.map(cell).join('\t');
+}
+
+function parseFid(text: string | undefined): number {
+  if (text === undefined || !/^[1-9]\d{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`feeds remove: give one FID, a positive whole number${text === undefined ? '' : `, not "${text}"`}`);
+  }
+  return Number(text);
+}
+
+export async function feedsCommand(
+  args: string[],
+  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined },
+  deps: { store: Store; clock: Clock; env: Readonly<Record<string, string | undefined>>; out: (line: string) => void },
+): Promise<void> {
+  const [action, target, ...rest] = args;
+  switch (action) {
+    case 'add': {
+      for (const flag of ['feed', 'organization', 'source'] as const) {
+        if (!flags[flag]) throw new UsageError(`feeds add: --${flag} is required`);
+      }
+      if (target !== undefined) throw new UsageError(`feeds add: unexpected argument "${target}"`);
+      const source = readSource(flags.source!);
+      try {
+        deps.out(String(await addFeedSource(deps.store, { feed: flags.feed!, organization: flags.organization!, source }, deps.clock, deps.env)));
+      } catch (error) {
+        if (error instanceof SourceDefinitionError) throw new UsageError(`feeds add: ${error.message}`, { cause: error });
+        throw error;
+      }
+      return;
+    }
+    case 'list': {
+      if (target !== undefined) throw new UsageError(`feeds list: unexpected argument "${target}"`);
+      deps.out(LIST_COLUMNS.join('\t'));
+      for (const source of await deps.store.listFeedSources()) deps.out(listLine(source));
+      return;
+    }
+    case 'remove': {
+      if (rest.length > 0) throw new UsageError('feeds remove: give one FID');
+      const fid = parseFid(target);
+      if (!(await deps.store.removeFeedSource(fid))) throw new ConfigError(`feeds remove: feed ${fid} has no source`);
+      deps.out(`removed ${fid}`);
+      return;
+    }
+    default:
+      throw new UsageError('feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list" or "remove FID"');
+  }
+}
