@@ -1,0 +1,166 @@
+// Fetches a source's body for a pull (issue 15, DESIGN 7): limits enforced while streaming, redirects and conditionals by hand, no secret in an error.
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { FeedBody } from './formats/feed-body.js';
+import { redactedUrl, type SourceDefinition } from './source-definition.js';
+
+/** Issue 15: at most 5 redirects; the 6th fails the pull. */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** `maxMegabytes` counts mebibytes, as MAX_MEGABYTES (4096 = 4 GiB) does. */
+const BYTES_PER_MEGABYTE = 1024 * 1024;
+
+/**
+ * A pull's fetch failed: network error, timeout, status, redirect, size or file. The message is
+ * `URL: reason`, where URL is the display URL: no userinfo, no query string (`?key=SECRET` is how
+ * many feeds take their key) and no fragment. Header values and the underlying error are never
+ * included, nor kept as `cause`: a logged cause would print what the message leaves out.
+ */
+export class FetchError extends Error {
+  override name = 'FetchError';
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    readonly status?: number,
+  ) {
+    super(`${url}: ${reason}`);
+  }
+}
+
+export type FetchResult =
+  | { kind: 'not-modified' }
+  | { kind: 'body'; body: FeedBody; etag: string | null; lastModified: string | null };
+
+export interface FetchOptions {
+  /** Aborts the pull from outside (shutdown, a lost lease); the timeout is added to it. */
+  signal?: AbortSignal;
+  fetchImpl?: typeof fetch;
+  /**
+   * The URL for messages: pass `redactedUrl` of the configured URL, so a secret substituted into the
+   * path stays a `${env:NAME}` placeholder. Default: the resolved URL's origin and path.
+   */
+  displayUrl?: string;
+}
+
+/**
+ * Starts fetching `source` (already env-resolved, so never logged) and resolves once the headers
+ * are in. The timeout covers the headers and the whole body: the returned body throws a FetchError
+ * when it runs out, or when the body grows past `maxMegabytes`, and stops the transfer then.
+ */
+export async function fetchSource(
+  source: SourceDefinition,
+  previous: { etag?: string | null; lastModified?: string | null },
+  options: FetchOptions = {},
+): Promise<FetchResult> {
+  const display = stripForDisplay(options.displayUrl ?? source.url);
+  const timeout = AbortSignal.timeout(source.timeoutSeconds * 1000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const limit = Math.floor(source.maxMegabytes * BYTES_PER_MEGABYTE);
+  const fail = (reason: string, status?: number) => new FetchError(display, reason, status);
+  const failure = (error: unknown, what = 'connection failed'): FetchError => {
+    if (error instanceof FetchError) return error;
+    if (timeout.aborted) return fail(`timed out after ${source.timeoutSeconds} s`);
+    if (signal.aborted) return fail('aborted');
+    return fail(`${what} (${errorCode(error)})`);
+  };
+  const tooLarge = () => fail(`body larger than maxMegabytes (${source.maxMegabytes})`);
+  const limited = (chunks: AsyncIterable<Uint8Array>, what?: string) => limitBody(chunks, limit, tooLarge, (error) => failure(error, what));
+
+  let url = new URL(source.url);
+  if (url.protocol === 'file:') {
+    // No conditional for files: reading a local file costs little, and an mtime with one-second
+    // resolution can miss a rewrite within that second. The pull sees an identical body instead.
+    const handle = await open(fileURLToPath(url), 'r').catch((error: unknown) => {
+      throw errorCode(error) === 'ENOENT' ? fail('file not found') : failure(error, 'cannot read the file');
+    });
+    const stream = createReadStream('', { fd: handle, signal });
+    return { kind: 'body', body: limited(stream, 'cannot read the file'), etag: null, lastModified: null };
+  }
+
+  const fetchImpl = options.fetchImpl ?? fetch;
+  let headers = requestHeaders(source, url, previous);
+  for (let redirects = 0; ; redirects++) {
+    // Userinfo is moved into Authorization by requestHeaders: fetch refuses a URL that carries it.
+    url.username = '';
+    url.password = '';
+    // Redirects are followed here, not by fetch, to count them and to check each target's scheme.
+    const response = await fetchImpl(url, { headers, redirect: 'manual', signal }).catch((error: unknown) => {
+      throw failure(error);
+    });
+    if (response.status === 304) {
+      await response.body?.cancel();
+      return { kind: 'not-modified' };
+    }
+    if (response.status >= 200 && response.status < 300) {
+      const body = response.body ? limited(response.body) : emptyBody();
+      return { kind: 'body', body, etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') };
+    }
+    await response.body?.cancel();
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) throw fail(`HTTP status ${response.status}`, response.status);
+    if (redirects === MAX_REDIRECTS) throw fail(`more than ${MAX_REDIRECTS} redirects`);
+    const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+    if (next === undefined) throw fail('redirect to an invalid URL');
+    // Never from http(s) to file: or any other scheme: a feed server must not make us read local files.
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw fail(`redirect to scheme "${next.protocol.slice(0, -1)}" refused`);
+    // The credentials and configured headers were given for the source's origin, not another one.
+    if (next.origin !== url.origin) headers = conditionalHeaders(previous);
+    url = next;
+  }
+}
+
+function conditionalHeaders(previous: { etag?: string | null; lastModified?: string | null }): Headers {
+  // gzip only: undici decompresses by Content-Encoding, and the size limit counts decompressed bytes.
+  const headers = new Headers({ 'accept-encoding': 'gzip' });
+  if (previous.etag) headers.set('if-none-match', previous.etag);
+  if (previous.lastModified) headers.set('if-modified-since', previous.lastModified);
+  return headers;
+}
+
+function requestHeaders(source: SourceDefinition, url: URL, previous: { etag?: string | null; lastModified?: string | null }): Headers {
+  const headers = conditionalHeaders(previous);
+  for (const [name, value] of Object.entries(source.headers ?? {})) headers.set(name, value);
+  // username/password win over userinfo in the URL; both are sent as Basic (RFC 7617).
+  const username = source.username ?? (url.username ? decodeURIComponent(url.username) : undefined);
+  const password = source.username !== undefined ? (source.password ?? '') : decodeURIComponent(url.password);
+  if (username !== undefined) headers.set('authorization', `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`);
+  return headers;
+}
+
+/**
+ * The chunks, failing once more than `limit` bytes have arrived. The limit counts decompressed
+ * bytes: that is what memory holds, and it stops a gzip bomb. Leaving the loop (a throw, or the
+ * consumer stopping) cancels the stream, which closes the connection or the file.
+ */
+async function* limitBody(
+  chunks: AsyncIterable<Uint8Array>,
+  limit: number,
+  tooLarge: () => FetchError,
+  failure: (error: unknown) => FetchError,
+): FeedBody {
+  let total = 0;
+  try {
+    for await (const chunk of chunks) {
+      total += chunk.byteLength;
+      if (total > limit) throw tooLarge();
+      yield chunk;
+    }
+  } catch (error) {
+    throw failure(error);
+  }
+}
+
+async function* emptyBody(): FeedBody {}
+
+function errorCode(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  // Codes only (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET): messages of lower layers may quote the URL.
+  return typeof code === 'string' ? code : cause instanceof Error ? cause.name : 'unknown error';
+}
+
+/** The URL without userinfo (redactedUrl), query string and fragment. */
+function stripForDisplay(url: string): string {
+  return redactedUrl(url).replace(/[?#].*$/s, '');
+}
