@@ -117,7 +117,7 @@ export function folderCycles(graph: FolderGraph): string[][] {
 
 /**
  * One shortest cycle through the component's first folder, written out with the import behind each
- * step: `store -> import (store/write-batches.ts imports import/record-schemas.ts) -> store (...)`.
+ * step: `store -> import (store/x.ts imports import/y.ts) -> store (...)`.
  */
 export function describeCycle(graph: FolderGraph, component: string[]): string {
   const members = new Set(component);
