@@ -83,7 +83,7 @@ export type AggregatePlan = { whole: true } | { whole: false; touched: TouchedOw
  * share of the store, takes the whole-store pass; any other recomputes only the owners it touched.
  * Reads the import's staging tables, in its transaction.
  */
-export async function planAggregates(trx: Kysely<Database>, changes: ImportChanges): Promise<AggregatePlan | undefined> {
+async function planAggregates(trx: Kysely<Database>, changes: ImportChanges): Promise<AggregatePlan | undefined> {
   if (!anyChange(changes)) return undefined;
   if (changes.fresh) return { whole: true };
   const touched = await touchedOwners(trx);

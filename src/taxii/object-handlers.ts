@@ -45,10 +45,10 @@ const NOT_SHAPING = new Set(['key', 'accept']);
 export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string> }) {
   const { store, config } = deps;
   /** Objects left out of pages because their records no longer give them (object-bodies.ts), since start-up. */
-  const stats = { skippedObjects: 0 };
+  let skippedObjects = 0;
   const skipped = (id: string) => {
-    stats.skippedObjects++;
-    deps.logger.warn('STIX object left out of a page: its records no longer give it', { id, skippedObjects: stats.skippedObjects });
+    skippedObjects++;
+    deps.logger.warn('STIX object left out of a page: its records no longer give it', { id, skippedObjects });
   };
   // Pages depend only on the data (and the request): SIEMs polling the same tail, or walking the same
   // collection, are served from memory until the next import.
@@ -115,5 +115,5 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   /** GET .../collections/{id}/objects/{object_id}/versions/ (TAXII 2.1 section 5.8) */
   const getVersions: RequestHandler = (req, res) => respond(req, res, 'versions', versionsJson, String(req.params.objectId));
 
-  return { getObjects, getManifest, getObject, getVersions, stats };
+  return { getObjects, getManifest, getObject, getVersions };
 }
