@@ -63,6 +63,10 @@ const configSchema = z.strictObject({
   plans: z
     .record(z.string().regex(/^[a-z][a-z0-9_-]*$/), planSchema)
     .refine((plans) => 'anonymous' in plans, 'must define the "anonymous" plan'),
+  /** Values a source pull never stores (DESIGN 7); absent: the defaults of sources/allowlist.ts. */
+  allowlist: z.array(z.string().min(1)).optional(),
+  /** `serve` pulls due source feeds in the background (DESIGN 7); `serve --no-pull` turns it off too. */
+  pull: z.strictObject({ enabled: z.boolean() }),
   collections: z
     .array(collectionSchema)
     .min(1)

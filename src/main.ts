@@ -8,6 +8,7 @@ import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings }
 import { ConfigError, ImportError } from './errors.js';
 import { batchedWriter, createLogger } from './http/logger.js';
 import { importFile } from './import/import-file.js';
+import { createAllowlist } from './sources/allowlist.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
@@ -20,11 +21,12 @@ import type { Store } from './store/store.js';
 const USAGE = `Usage: threatgate <command> [options]
 
 Commands:
-  serve [--port N] [--host H] [--workers N] [--demo-if-empty]
+  serve [--port N] [--host H] [--workers N] [--demo-if-empty] [--no-pull]
                                      start the gateway (lookup API and TAXII 2.1); --workers: processes
                                      sharing the port (default: one per core; 1 = no cluster);
                                      --demo-if-empty: when the store is empty, first load the demo
-                                     data set and print one key per plan (what npm start runs)
+                                     data set and print one key per plan (what npm start runs);
+                                     --no-pull: do not pull source feeds in the background
   import FILE                        load a JSON document or NDJSON file into the store
   keys create --plan PLAN [--label TEXT]
   keys list
@@ -33,6 +35,7 @@ Commands:
                                      create or update a feed pulled from a source (a JSON file, or inline
                                      JSON starting with {); prints its fid alone
   feeds list                         one tab-separated line per source under a header line; never a secret
+  feeds pull FID... | --all          pull now: one line per feed, exit 1 when any pull failed
   feeds remove FID                   stop pulling a feed (its data stays)
   demo                               fill an empty store with the demo data set, print one key per plan
 
@@ -73,6 +76,8 @@ function parseCommandLine(argv: string[]) {
       organization: { type: 'string' },
       source: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
+      all: { type: 'boolean' },
+      'no-pull': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -119,9 +124,11 @@ async function runCommand(command: string, positionals: string[], values: Return
       case 'keys':
         await keysCommand(positionals, values, { store, config, clock: systemClock, out });
         return;
-      case 'feeds':
-        await feedsCommand(positionals, values, { store, clock: systemClock, env: process.env, out });
+      case 'feeds': {
+        const allowlist = createAllowlist(config.allowlist);
+        if (!(await feedsCommand(positionals, values, { store, clock: systemClock, env: process.env, allowlist, logger, out }))) process.exitCode = 1;
         return;
+      }
       case 'demo': {
         const result = await loadDemo(store, config, systemClock);
         err(`demo: loaded ${result.counts.threats} threats, ${result.counts.feeds} feeds, ${result.counts.indicators} indicators, ${result.counts.links} links`);

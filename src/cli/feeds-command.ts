@@ -1,8 +1,11 @@
-// `threatgate feeds add|list|remove`: feeds' source definitions (DESIGN section 7); pulling comes later.
+// `threatgate feeds add|list|pull|remove`: feeds' source definitions and their pulls (DESIGN section 7).
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../errors.js';
 import { addFeedSource } from '../sources/add-feed-source.js';
+import type { Allowlist } from '../sources/allowlist.js';
+import type { Logger } from '../http/logger.js';
+import { outcomeLine, pullFeed } from '../sources/pull-feed.js';
 import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
 import type { FeedSourceListing } from '../store/source-queries.js';
 import type { Store } from '../store/store.js';
@@ -38,18 +41,62 @@ function listLine(source: FeedSourceListing): string {
   return values.map(cell).join('\t');
 }
 
-function parseFid(text: string | undefined): number {
+function parseFid(text: string | undefined, action = 'remove', what = 'one FID'): number {
   if (text === undefined || !/^[1-9]\d{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`feeds remove: give one FID, a positive whole number${text === undefined ? '' : `, not "${text}"`}`);
+    throw new UsageError(`feeds ${action}: give ${what}, a positive whole number${text === undefined ? '' : `, not "${text}"`}`);
   }
   return Number(text);
 }
 
+/** `\rfid N NAME: 120,000 rows` on a terminal while a pull reads; nothing when piped. */
+function pullProgress(fid: number, feed: string): { onProgress?: (rows: number) => void; done(): void } {
+  if (!process.stderr.isTTY) return { done() {} };
+  let shown = 0;
+  return {
+    onProgress(rows) {
+      if (rows - shown < 10_000) return;
+      shown = rows - (rows % 10_000);
+      process.stderr.write(`\rfid ${fid} ${feed}: ${shown.toLocaleString('en-US')} rows`);
+    },
+    done() {
+      if (shown > 0) process.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+/** `feeds pull FID... | --all`: one line per feed in the order given; false when any pull failed. */
+async function pullCommand(fids: number[], deps: FeedsDeps): Promise<boolean> {
+  let allOk = true;
+  for (const fid of fids) {
+    const state = await deps.store.findFeedSource(fid);
+    if (state === undefined) {
+      deps.out(`fid ${fid} -: failed: feed ${fid} has no source`);
+      allOk = false;
+      continue;
+    }
+    const progress = pullProgress(fid, state.feed);
+    const outcome = await pullFeed(fid, { ...deps, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
+    progress.done();
+    deps.out(outcomeLine(outcome));
+    allOk &&= outcome.ok;
+  }
+  return allOk;
+}
+
+export interface FeedsDeps {
+  store: Store;
+  clock: Clock;
+  env: Readonly<Record<string, string | undefined>>;
+  allowlist: Allowlist;
+  logger: Logger;
+  out: (line: string) => void;
+}
+
 export async function feedsCommand(
   args: string[],
-  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined },
-  deps: { store: Store; clock: Clock; env: Readonly<Record<string, string | undefined>>; out: (line: string) => void },
-): Promise<void> {
+  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined; all?: boolean | undefined },
+  deps: FeedsDeps,
+): Promise<boolean> {
   const [action, target, ...rest] = args;
   switch (action) {
     case 'add': {
@@ -64,22 +111,29 @@ export async function feedsCommand(
         if (error instanceof SourceDefinitionError) throw new UsageError(`feeds add: ${error.message}`, { cause: error });
         throw error;
       }
-      return;
+      return true;
+    }
+    case 'pull': {
+      const given = args.slice(1);
+      if (flags.all === true && given.length > 0) throw new UsageError('feeds pull: give FIDs or --all, not both');
+      if (flags.all !== true && given.length === 0) throw new UsageError('feeds pull: give one or more FIDs, or --all');
+      const fids = flags.all === true ? (await deps.store.listFeedSources()).map((s) => s.fid) : given.map((t) => parseFid(t, 'pull', 'FIDs'));
+      return pullCommand([...new Set(fids)], deps);
     }
     case 'list': {
       if (target !== undefined) throw new UsageError(`feeds list: unexpected argument "${target}"`);
       deps.out(LIST_COLUMNS.join('\t'));
       for (const source of await deps.store.listFeedSources()) deps.out(listLine(source));
-      return;
+      return true;
     }
     case 'remove': {
       if (rest.length > 0) throw new UsageError('feeds remove: give one FID');
       const fid = parseFid(target);
       if (!(await deps.store.removeFeedSource(fid))) throw new ConfigError(`feeds remove: feed ${fid} has no source`);
       deps.out(`removed ${fid}`);
-      return;
+      return true;
     }
     default:
-      throw new UsageError('feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list" or "remove FID"');
+      throw new UsageError('feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list", "pull FID... | --all" or "remove FID"');
   }
 }

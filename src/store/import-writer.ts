@@ -8,6 +8,7 @@ import { bulkInsertRows } from './bulk-insert.js';
 import { KEY_STAGING, LINK_STAGING, UPSERTS, type WriteBatch } from './write-batch.js';
 import { checkKeyConflicts, checkRelatedTargets } from './import-checks.js';
 import { keepReplacedIndicators } from './stix-revocation.js';
+import { applyPull, createPullStaging, dropPullStaging, VALUE_STAGING, VALUE_THREAT_STAGING, type PullPlan } from './pull-writer.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
@@ -36,6 +37,8 @@ export interface ImportChanges {
    * it is new, so later steps may write it in bulk instead of comparing with what was there.
    */
   fresh: boolean;
+  /** A feed pull: it changes the feed's pull stamps and sightings even when no record changed. */
+  pulled: boolean;
 }
 
 const DATA_TABLES = ['threats', 'feeds', 'indicators', 'feed_links', 'threat_links', 'stix_objects'] as const;
@@ -57,9 +60,36 @@ async function upsert(trx: Transaction<Database>, dialect: Dialect, table: keyof
 
 type EndBatch = Extract<WriteBatch, { kind: 'end' }>;
 
-/** Writes one batch; returns it when it is the end of the records. */
-async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean): Promise<EndBatch | undefined> {
-  if (batch.kind !== 'links' && batch.kind !== 'end') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
+/** What the batches said so far: the end of the records, and a pull's plan. */
+interface BatchState {
+  end?: EndBatch;
+  pull?: PullPlan;
+}
+
+/** Writes one batch; the end of the records and a pull's plan go to `state`. */
+async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean, state: BatchState): Promise<void> {
+  if (batch.kind === 'pull') {
+    if (state.pull !== undefined) throw new Error('an import holds at most one pull');
+    state.pull = batch.plan;
+    await createPullStaging(trx, dialect);
+    return;
+  }
+  if (batch.kind === 'values') {
+    if (state.pull === undefined) throw new Error('pulled values came without their pull');
+    await bulkInsertRows(trx, dialect, VALUE_STAGING, batch.params, batch.count);
+    await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
+    return;
+  }
+  if (batch.kind === 'end') {
+    state.end = batch;
+    return;
+  }
+  await writeRows(trx, dialect, batch, fresh);
+}
+
+/** Writes one batch of records or links. */
+async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'end' }>, fresh: boolean): Promise<void> {
+  if (batch.kind !== 'links') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
   switch (batch.kind) {
     case 'threats': {
       const changed = await upsert(trx, dialect, 'threats', batch);
@@ -83,8 +113,6 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
     case 'links':
       await bulkInsertRows(trx, dialect, LINK_STAGING, batch.params, batch.count);
       return undefined;
-    case 'end':
-      return batch;
   }
 }
 
@@ -126,11 +154,13 @@ async function writeInTransaction(
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
     const fresh = bulkWhenEmpty && (await holdsNoData(trx));
     await createStaging(trx, dialect, fresh);
-    let end: EndBatch | undefined;
-    for await (const batch of batches) end = (await writeBatch(trx, dialect, batch, fresh)) ?? end;
+    const state: BatchState = {};
+    for await (const batch of batches) await writeBatch(trx, dialect, batch, fresh, state);
     // The batches end with the counts; without them the records were cut short.
+    const { end, pull } = state;
     if (end === undefined) throw new Error('the import records ended without their counts');
     const { read } = end;
+    const pulled = pull === undefined ? undefined : await applyPull(trx, pull);
     await checkKeyConflicts(trx);
     await checkRelatedTargets(trx, end.related);
     await checkLinkTargets(trx);
@@ -141,13 +171,16 @@ async function writeInTransaction(
       feedLinks: await moveLinks(trx, LINK_KIND.feed, fresh),
       threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
       fresh,
+      pulled: pull !== undefined,
     };
     const aggregates = await refresh(trx, changes);
     await dropStaging(trx);
+    if (pull !== undefined) await dropPullStaging(trx);
     return {
       read,
       changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
       ...(aggregates === undefined ? {} : { aggregates }),
+      ...(pulled === undefined ? {} : { pulled }),
     };
   });
 }

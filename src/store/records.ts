@@ -1,5 +1,6 @@
 // What the store hands back to the application: domain records with their computed aggregates.
 import type { AggregatePlan } from './derived-data.js';
+import type { PullCounts } from './pull-writer.js';
 import type { Feed, JsonObject, Risk, Stamp, Threat } from '../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
@@ -101,4 +102,6 @@ export interface ImportSummary {
   changed: ImportCounts;
   /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
   aggregates?: AggregatePlan;
+  /** A feed pull's counts (pull-writer.ts). */
+  pulled?: PullCounts;
 }

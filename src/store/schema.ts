@@ -144,6 +144,18 @@ export interface FeedSourceTable {
   failures: Generated<number>;
   /** Milliseconds since the epoch; null: due at once. */
   next_due: number | null;
+  /** The tids the latest pull saw, JSON: a 304 sees them again. */
+  seen_threats: Generated<string>;
+  /** The instance pulling the feed now, and until when its lease holds (milliseconds since the epoch). */
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
+/** What each feed's latest successful pull listed, with the risk it gave (a rank, RISK_RANKS in pull-writer.ts). */
+export interface SourceListingTable {
+  fid: number;
+  iid: number;
+  risk: number;
 }
 
 export interface MetaTable {
@@ -162,6 +174,7 @@ export interface Database {
   stix_objects: StixObjectTable;
   collection_objects: CollectionObjectTable;
   feed_sources: FeedSourceTable;
+  source_listings: SourceListingTable;
   meta: MetaTable;
 }
 

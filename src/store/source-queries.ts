@@ -74,3 +74,72 @@ export async function removeFeedSource(db: Kysely<Database>, fid: number): Promi
   const result = await db.deleteFrom('feed_sources').where('fid', '=', fid).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** What a pull reads of its feed before it starts: the definition, the names, the validators of the previous pull. */
+export interface FeedSourceState {
+  fid: number;
+  feed: string;
+  organization: string;
+  schedule: string;
+  definition: string;
+  etag: string | null;
+  last_modified: string | null;
+  failures: number;
+}
+
+export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
+  const row = await db
+    .selectFrom('feed_sources as s')
+    .innerJoin('feeds as f', 'f.fid', 's.fid')
+    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures'])
+    .where('s.fid', '=', fid)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { name, ...rest } = row;
+  return { ...rest, fid: Number(row.fid), feed: name, failures: Number(row.failures) };
+}
+
+/**
+ * A failed pull: its reason and time, one more consecutive failure, and when to retry. Nothing
+ * else of the feed changes (stamp_pulled stays, DESIGN 7).
+ */
+export async function recordPullFailure(db: Kysely<Database>, fid: number, failure: { reason: string; at: string; nextDue: number }): Promise<void> {
+  await db
+    .updateTable('feed_sources')
+    .set((eb) => ({ last_error: failure.reason, last_error_at: failure.at, failures: eb('failures', '+', 1), next_due: failure.nextDue }))
+    .where('fid', '=', fid)
+    .execute();
+}
+
+/** The fids of the sources due at `now` (ms since the epoch) whose lease is free, earliest due first. */
+export async function dueFeedSources(db: Kysely<Database>, now: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('feed_sources')
+    .select('fid')
+    .where((eb) => eb.or([eb('next_due', 'is', null), eb('next_due', '<=', now)]))
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .orderBy((eb) => eb.fn.coalesce('next_due', sql<number>`0`))
+    .orderBy('fid')
+    .execute();
+  return rows.map((r) => Number(r.fid));
+}
+
+/**
+ * Takes the feed's pull lease for `owner` until `until`, if the feed is still due and no live lease
+ * holds it; true when taken. One statement, so of several instances that try at once one wins; a
+ * pull that finished moved next_due on, so a late instance finds the feed no longer due.
+ */
+export async function takePullLease(db: Kysely<Database>, fid: number, owner: string, now: number, until: number): Promise<boolean> {
+  const result = await db
+    .updateTable('feed_sources')
+    .set({ lease_owner: owner, lease_until: until })
+    .where('fid', '=', fid)
+    .where((eb) => eb.or([eb('next_due', 'is', null), eb('next_due', '<=', now)]))
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function releasePullLease(db: Kysely<Database>, fid: number, owner: string): Promise<void> {
+  await db.updateTable('feed_sources').set({ lease_owner: null, lease_until: null }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();
+}

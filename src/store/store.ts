@@ -11,7 +11,10 @@ import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
-import { listFeedSources, nextFeedId, putFeedSource, removeFeedSource, type FeedSourceListing } from './source-queries.js';
+import {
+  dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, takePullLease,
+  type FeedSourceListing, type FeedSourceState,
+} from './source-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './stix-sync.js';
@@ -73,6 +76,15 @@ export interface Store {
   listFeedSources(): Promise<FeedSourceListing[]>;
   /** Stops pulling a feed (its data stays); false when it had no source. */
   removeFeedSource(fid: number): Promise<boolean>;
+  /** A feed's source and the state a pull starts from; undefined when the feed has no source. */
+  findFeedSource(fid: number): Promise<FeedSourceState | undefined>;
+  /** Records a failed pull (DESIGN 7): the reason and time, one more failure, the retry time; nothing else changes. */
+  recordPullFailure(fid: number, failure: { reason: string; at: string; nextDue: number }): Promise<void>;
+  /** Sources due at `now` (ms since the epoch) that no instance holds a lease on. */
+  dueFeedSources(now: number): Promise<number[]>;
+  /** Takes a due feed's pull lease until `until` (ms); false when another instance holds it or it is no longer due. */
+  takePullLease(fid: number, owner: string, now: number, until: number): Promise<boolean>;
+  releasePullLease(fid: number, owner: string): Promise<void>;
 
   listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
@@ -121,6 +133,11 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     putFeedSource: (fid, definition, stamp) => putFeedSource(db, fid, definition, stamp),
     listFeedSources: () => listFeedSources(db),
     removeFeedSource: (fid) => removeFeedSource(db, fid),
+    findFeedSource: (fid) => findFeedSource(db, fid),
+    recordPullFailure: (fid, failure) => recordPullFailure(db, fid, failure),
+    dueFeedSources: (now) => dueFeedSources(db, now),
+    takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
+    releasePullLease: (fid, owner) => releasePullLease(db, fid, owner),
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
@@ -135,7 +152,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
           const aggregates = await refreshLookupData(trx, changes);
           importOptions.onPhase?.('project');
           await syncStix(trx, changes, clock, dialect);
-          if (anyChange(changes)) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
+          if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
           importOptions.onPhase?.('commit');
           return aggregates;
         },

@@ -2,6 +2,7 @@
 // statements that write them. Import builds the batches (src/import/prepare-batches.ts), the store writes them.
 import type { BulkInsert } from './bulk-insert.js';
 import type { ImportCounts } from './records.js';
+import type { PullPlan } from './pull-writer.js';
 
 /** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
 export interface RelatedReference {
@@ -19,6 +20,10 @@ export type WriteBatch =
   | { kind: 'threats'; params: unknown[]; keys: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
   | { kind: 'feeds' | 'indicators'; params: unknown[]; keys: unknown[]; count: number; records: number }
   | { kind: 'links'; params: unknown[]; count: number; records: number }
+  /** A feed pull (pull-writer.ts) starts with its plan, then gives its values, then the end. */
+  | { kind: 'pull'; plan: PullPlan; records: number }
+  /** Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of VALUE_THREAT_STAGING. */
+  | { kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; records: number }
   | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[] };
 
 /** Columns of each table as an import writes them; computed aggregates start empty. */

@@ -1,0 +1,206 @@
+// One pull of a feed's source (DESIGN section 7): fetch, read, normalize, then the one import pipeline
+// (Store.applyImport) writes it in a transaction; a failure changes nothing but the feed's error and retry time.
+import { formatStamp, type Clock } from '../clock.js';
+import type { Logger } from '../http/logger.js';
+import { indicatorTypeOf, type IndicatorType } from '../indicator-types.js';
+import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../store/pull-writer.js';
+import type { Store } from '../store/store.js';
+import type { WriteBatch } from '../store/write-batch.js';
+import type { Allowlist } from './allowlist.js';
+import { fetchSource, FetchError } from './fetch-source.js';
+import { FeedFormatError, type FeedBatch } from './formats/feed-entry.js';
+import { isListFormat, readFeed } from './formats/read-feed.js';
+import { normalizeValue } from './normalize-value.js';
+import { nextRun, parseSchedule, retryDelay, scheduleFromFeed, type Schedule } from './schedule.js';
+import { envReferences, parseSource, redactedUrl, resolveEnv, SourceDefinitionError, type SourceDefinition } from './source-definition.js';
+
+export interface PullDeps {
+  store: Store;
+  clock: Clock;
+  env: Readonly<Record<string, string | undefined>>;
+  allowlist: Allowlist;
+  logger: Logger;
+  /** Stops the pull from outside (shutdown); it then fails and changes nothing. */
+  signal?: AbortSignal;
+  fetchImpl?: typeof fetch;
+  /** Hears how many rows were read so far (a terminal's progress). */
+  onProgress?: (rows: number) => void;
+}
+
+/** What the pull's rows gave besides values: the DESIGN 7 output line and log counts. */
+export interface RowTally {
+  rejected: number;
+  allowlisted: number;
+  /** Rows without a value (an empty csv cell, a JSON object without the value field). */
+  skipped: number;
+}
+
+export type PullOutcome = { fid: number; feed: string; seconds: number } & (
+  | ({ ok: true } & PullCounts & RowTally)
+  | { ok: false; reason: string }
+);
+
+/** Rows per staged INSERT: four columns each, far below SQLite's parameter limit. */
+const BATCH_ROWS = 500;
+/** Rejected values whose reasons are logged, per pull: enough to see the pattern, not a flood. */
+const LOGGED_REJECTIONS = 5;
+/** A threat name longer than an import accepts is dropped from its row (the value stays). */
+const MAX_THREAT_NAME = 1000;
+
+/**
+ * Type names of the feeds' own columns that are not the vocabulary's: ThreatFox writes
+ * `ip:port`, `md5_hash`, `sha256_hash`. Anything else unknown is detected from the value.
+ */
+const TYPE_ALIASES: Readonly<Record<string, IndicatorType>> = {
+  'ip:port': 'ip', 'ipv4:port': 'ip', 'ip-src': 'ip', 'ip-dst': 'ip', md5_hash: 'md5', sha1_hash: 'sha1', sha256_hash: 'sha256', 'domain-name': 'domain',
+};
+
+function rowType(name: string | undefined): IndicatorType | undefined {
+  if (name === undefined) return undefined;
+  return indicatorTypeOf(name) ?? TYPE_ALIASES[name.trim().toLowerCase()];
+}
+
+function rowRisk(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const rank = (RISK_RANKS as readonly string[]).indexOf(text.trim().toLowerCase());
+  return rank < 0 ? fallback : rank;
+}
+
+/** An `ip:port` value (ThreatFox) is its address: a port is not part of an IP indicator. */
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
+
+/**
+ * The write batches of a pull: its plan, then its values normalized, typed, allowlisted and
+ * staged a batch at a time, then the end. Rejected and allowlisted values are counted in `tally`.
+ */
+async function* pullBatches(
+  plan: PullPlan,
+  rows: AsyncIterable<FeedBatch> | undefined,
+  source: SourceDefinition,
+  deps: Pick<PullDeps, 'allowlist' | 'logger' | 'onProgress'>,
+  tally: RowTally,
+  fid: number,
+): AsyncGenerator<WriteBatch> {
+  yield { kind: 'pull', plan, records: 0 };
+  const sourceRisk = RISK_RANKS.indexOf(source.risk === 'retired' ? 'unknown' : source.risk);
+  let ordinal = 0;
+  let params: unknown[] = [];
+  let threats: unknown[] = [];
+  let count = 0;
+  let read = 0;
+  const reasons: string[] = [];
+  const flush = (): WriteBatch => {
+    const batch: WriteBatch = { kind: 'values', params, count, threats, threatCount: threats.length / 3, records: read };
+    params = [];
+    threats = [];
+    count = 0;
+    return batch;
+  };
+  for await (const batch of rows ?? []) {
+    tally.skipped += batch.skipped;
+    read += batch.entries.length + batch.skipped;
+    for (const entry of batch.entries) {
+      const type = source.type ?? rowType(entry.type);
+      const raw = type === 'ip' || type === undefined ? entry.value.trim().replace(IPV4_WITH_PORT, '$1') : entry.value;
+      const normalized = normalizeValue(raw, type);
+      if (!normalized.ok) {
+        tally.rejected++;
+        if (reasons.length < LOGGED_REJECTIONS) reasons.push(`${entry.position}: ${normalized.reason}`);
+        continue;
+      }
+      if (deps.allowlist.allows(normalized.value, normalized.type)) {
+        tally.allowlisted++;
+        continue;
+      }
+      params.push(normalized.type, normalized.value, rowRisk(entry.risk, sourceRisk), ++ordinal);
+      count++;
+      const threat = entry.threat?.trim();
+      if (threat && threat.length <= MAX_THREAT_NAME) threats.push(normalized.type, normalized.value, threat);
+      if (count >= BATCH_ROWS) yield flush();
+    }
+    deps.onProgress?.(read);
+  }
+  if (count > 0) yield flush();
+  if (reasons.length > 0) deps.logger.info('pull rejected values', { fid, rejected: tally.rejected, first: reasons });
+  yield { kind: 'end', records: read, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };
+}
+
+/** The message of a failed pull, with every secret the source resolved replaced: none may reach a log or the store. */
+function failureReason(error: unknown, secrets: readonly string[]): string {
+  const known = error instanceof FetchError || error instanceof FeedFormatError || error instanceof PullRefused || error instanceof SourceDefinitionError;
+  let reason = known ? (error as Error).message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  for (const secret of secrets) if (secret.length > 0) reason = reason.split(secret).join('***');
+  return reason.length > 500 ? `${reason.slice(0, 500)}…` : reason;
+}
+
+function scheduleOf(source: SourceDefinition | undefined, feedSchedule: string): Schedule {
+  return source?.schedule === undefined ? scheduleFromFeed(feedSchedule) : parseSchedule(source.schedule);
+}
+
+/**
+ * Pulls the feed once and returns its outcome; never throws for the feed's own faults (fetch,
+ * format, an outage, a bad stored definition), which are recorded on the feed with a retry time.
+ * Throws only when the feed has no source, or when even recording the failure fails (store down).
+ */
+export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome> {
+  const { store, clock, logger } = deps;
+  const state = await store.findFeedSource(fid);
+  if (state === undefined) throw new SourceDefinitionError('fid', `feed ${fid} has no source`);
+  const started = clock.now();
+  const at = formatStamp(started);
+  const seconds = () => Math.round((clock.now() - started) / 100) / 10;
+  const tally: RowTally = { rejected: 0, allowlisted: 0, skipped: 0 };
+  let source: SourceDefinition | undefined;
+  let secrets: string[] = [];
+  try {
+    source = parseSource(JSON.parse(state.definition));
+    secrets = envReferences(source).map((name) => deps.env[name] ?? '');
+    const resolved = resolveEnv(source, deps.env);
+    if (!isListFormat(source.format)) throw new SourceDefinitionError('source.format', `format ${source.format} cannot be pulled by this version`);
+    const nextDue = nextRun(scheduleOf(source, state.schedule), new Date(started)).getTime();
+    const fetched = await fetchSource(
+      resolved,
+      { etag: state.etag, lastModified: state.last_modified },
+      { displayUrl: redactedUrl(source.url), ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.fetchImpl ? { fetchImpl: deps.fetchImpl } : {}) },
+    );
+    const body = fetched.kind === 'body' ? fetched : undefined;
+    const plan: PullPlan = {
+      fid,
+      at,
+      sourceThreat: source.threat ?? null,
+      repeat: body === undefined,
+      // A 304 keeps the validators it was asked with.
+      etag: body ? body.etag : state.etag,
+      lastModified: body ? body.lastModified : state.last_modified,
+      nextDue,
+    };
+    const rows = body === undefined ? undefined : readFeed(source, body.body);
+    const summary = await store.applyImport(pullBatches(plan, rows, source, deps, tally, fid), clock);
+    const counts = summary.pulled!;
+    const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, ...counts, ...tally };
+    logger.info('pull', {
+      fid, feed: state.feed, outcome: body === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
+      newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, seconds: outcome.seconds,
+    });
+    return outcome;
+  } catch (error) {
+    const reason = failureReason(error, secrets);
+    const failures = state.failures + 1;
+    const now = clock.now();
+    const nextDue = now + retryDelay(failures, scheduleOf(source, state.schedule), new Date(now));
+    await store.recordPullFailure(fid, { reason, at: formatStamp(now), nextDue });
+    const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: false, reason };
+    logger.warn('pull', { fid, feed: state.feed, outcome: 'failed', reason, failures, seconds: outcome.seconds });
+    return outcome;
+  }
+}
+
+/** The line `feeds pull` prints for an outcome (DESIGN 7). */
+export function outcomeLine(outcome: PullOutcome): string {
+  const name = outcome.feed.replace(/[\r\n\t]+/g, ' ');
+  if (!outcome.ok) return `fid ${outcome.fid} ${name}: failed: ${outcome.reason.replace(/[\r\n]+/g, ' ')}`;
+  return (
+    `fid ${outcome.fid} ${name}: ok ${outcome.values} values, ${outcome.newIndicators} new indicators, ` +
+    `${outcome.newLinks} new links, ${outcome.rejected} rejected, ${outcome.seconds.toFixed(1)} s`
+  );
+}

@@ -1,0 +1,269 @@
+// The store's side of a feed pull (DESIGN section 7, "What a pull does"): the values a pull listed,
+// staged by the import writer, become indicators, links, listings, risks and sightings here, in the
+// import's transaction; aggregates and STIX versions then follow as for any import (import-writer.ts).
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { BulkInsert } from './bulk-insert.js';
+import type { Dialect } from './migrations.js';
+import type { Database } from './schema.js';
+import { noteChanged } from './import-staging.js';
+import { LINK_KIND } from './write-batch.js';
+
+/** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
+export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;
+export type SourceRisk = (typeof RISK_RANKS)[number];
+
+/** What the pull module tells the writer about the pull, before its values (WriteBatch `pull`). */
+export interface PullPlan {
+  fid: number;
+  /** The pull's start, `YYYY-MM-DD HH:MM:SS`: every stamp the pull sets. */
+  at: string;
+  /** The source's `threat`, linked to every value; created when no threat has that name. */
+  sourceThreat: string | null;
+  /** The source answered 304 Not Modified: its latest listing is seen again, nothing else read. */
+  repeat: boolean;
+  /** The feed's pull state after this pull: validators for the next request and when it is due. */
+  etag: string | null;
+  lastModified: string | null;
+  nextDue: number;
+}
+
+/** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
+export interface PullCounts {
+  /** Distinct values the pull listed (after normalization and the allowlist). */
+  values: number;
+  newIndicators: number;
+  /** New feed and threat links. */
+  newLinks: number;
+  /** Threats created for names no threat had. */
+  newThreats: number;
+}
+
+/** A pull that must change nothing: the transaction is rolled back, the feed records the reason. */
+export class PullRefused extends Error {
+  override name = 'PullRefused';
+}
+
+/** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source. */
+export const VALUE_STAGING: BulkInsert = {
+  table: 'pull_values',
+  columns: ['type', 'value', 'risk', 'ordinal'],
+  // A value listed twice keeps its first place and the higher of its risks.
+  tail: 'on conflict (type, value) do update set risk = case when excluded.risk > pull_values.risk then excluded.risk else pull_values.risk end',
+};
+
+export const VALUE_THREAT_STAGING: BulkInsert = {
+  table: 'pull_value_threats',
+  columns: ['type', 'value', 'name'],
+  tail: 'on conflict do nothing',
+};
+
+const PULL_TABLES = ['pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped'];
+
+/** The staging tables of a pull, in the import's transaction. */
+interface PullStaging {
+  pull_values: { type: string; value: string; risk: number; ordinal: number; iid: number | null; new: number; relisted: number };
+  pull_value_threats: { type: string; value: string; name: string };
+  pull_threats: { name_key: string; tid: number };
+  pull_dropped: { iid: number };
+}
+
+const pullStaged = (trx: Kysely<Database>) => trx as unknown as Kysely<PullStaging>;
+
+export async function createPullStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
+  await dropPullStaging(trx);
+  const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
+  await sql`create temporary table pull_values (
+    type text not null, value text not null, risk integer not null, ordinal bigint not null,
+    iid bigint, new integer not null default 0, relisted integer not null default 0,
+    primary key (type, value)) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_value_threats (type text not null, value text not null, name text not null,
+    primary key (type, value, name)) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_threats (name_key text primary key, tid bigint not null) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_dropped (iid bigint primary key) ${onCommit}`.execute(trx);
+}
+
+export async function dropPullStaging(trx: Transaction<Database>): Promise<void> {
+  for (const table of PULL_TABLES) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+}
+
+const riskCases = sql.raw(RISK_RANKS.map((r, i) => `when ${i} then '${r}'`).join(' '));
+const riskText = sql`case risk ${riskCases} end`;
+
+async function count(trx: Kysely<any>, query: ReturnType<typeof sql>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*) as n from (${query}) as q`.execute(trx);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Sets stamp_seen to the pull's time on the listed indicators and the threats the pull saw. */
+async function markSeen(trx: Transaction<Database>, at: string, iids: ReturnType<typeof sql>, tids: readonly number[]): Promise<void> {
+  await sql`update indicators set stamp_seen = ${at} where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at})`.execute(trx);
+  for (let i = 0; i < tids.length; i += 500) {
+    await trx.updateTable('threats').set({ stamp_seen: at }).where('tid', 'in', tids.slice(i, i + 500)).execute();
+  }
+}
+
+/** The feed's stamps and pull state after a successful pull. */
+async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: boolean, seenThreats: readonly number[]): Promise<void> {
+  await trx
+    .updateTable('feeds')
+    .set({ stamp_pulled: plan.at, ...(modified ? { stamp_modified: plan.at } : {}) })
+    .where('fid', '=', plan.fid)
+    .execute();
+  await trx
+    .updateTable('feed_sources')
+    .set({
+      etag: plan.etag,
+      last_modified: plan.lastModified,
+      last_error: null,
+      last_error_at: null,
+      failures: 0,
+      next_due: plan.nextDue,
+      ...(plan.repeat ? {} : { seen_threats: JSON.stringify(seenThreats) }),
+    })
+    .where('fid', '=', plan.fid)
+    .execute();
+}
+
+/** A 304: the latest listing is seen again; nothing is added, so nothing is modified. */
+async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
+  const row = await trx.selectFrom('feed_sources').select('seen_threats').where('fid', '=', plan.fid).executeTakeFirst();
+  const tids = (JSON.parse(row?.seen_threats ?? '[]') as number[]).filter((t) => Number.isSafeInteger(t));
+  await markSeen(trx, plan.at, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
+  await finishFeed(trx, plan, false, tids);
+  const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
+  return { values, newIndicators: 0, newLinks: 0, newThreats: 0 };
+}
+
+/**
+ * The threats the pull names, found by name or other name (the lowest tid), or created with
+ * category malware and risk unknown (DESIGN 7). Fills pull_threats; returns the new tids.
+ */
+async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promise<number[]> {
+  const named = await pullStaged(trx).selectFrom('pull_value_threats').select('name').distinct().execute();
+  const names = new Map<string, string>();
+  if (plan.sourceThreat !== null) names.set(plan.sourceThreat.toLowerCase(), plan.sourceThreat);
+  for (const { name } of named) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+  if (names.size === 0) return [];
+  const found = new Map<string, number>();
+  const keys = [...names.keys()];
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await trx
+      .selectFrom('threat_names')
+      .select(['name_key', (eb) => eb.fn.min('tid').as('tid')])
+      .where('name_key', 'in', keys.slice(i, i + 500))
+      .groupBy('name_key')
+      .execute();
+    for (const r of rows) found.set(r.name_key, Number(r.tid));
+  }
+  const created: number[] = [];
+  let next = Number((await trx.selectFrom('threats').select((eb) => eb.fn.max('tid').as('top')).executeTakeFirst())?.top ?? 0) + 1;
+  for (const [key, name] of names) {
+    if (found.has(key)) continue;
+    const tid = next++;
+    await trx
+      .insertInto('threats')
+      .values({
+        tid, name, category: 'malware', risk: 'unknown', description: null, notes: null, wikisummary: null, wikireference: null, retired: null,
+        stamp_added: plan.at, stamp_updated: plan.at, stamp_seen: plan.at, stamp_retired: null, othernames: '[]', attributes: '{}', ttps: '[]',
+        news: '[]', comments: '[]', related: '[]', content_hash: '', summary: '{}', updated_last_domain: null,
+      })
+      .execute();
+    await trx.insertInto('threat_names').values({ name_key: key, tid }).execute();
+    found.set(key, tid);
+    created.push(tid);
+  }
+  await noteChanged(trx, 'changed_threats', created);
+  const rows = [...found].map(([name_key, tid]) => ({ name_key, tid }));
+  for (let i = 0; i < rows.length; i += 400) await pullStaged(trx).insertInto('pull_threats').values(rows.slice(i, i + 400)).execute();
+  return created;
+}
+
+/** Every value gets its indicator: the lowest iid of its (type, value), else the next free iids, in the order the source listed them. */
+async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+  await sql`update pull_values set iid = (
+    select min(i.iid) from indicators i where i.value = pull_values.value and i.type = pull_values.type)`.execute(trx);
+  const top = Number((await trx.selectFrom('indicators').select((eb) => eb.fn.max('iid').as('top')).executeTakeFirst())?.top ?? 0);
+  await sql`update pull_values set iid = ${top} + r.rn, new = 1
+    from (select type, value, row_number() over (order by ordinal) as rn from pull_values where iid is null) as r
+    where pull_values.type = r.type and pull_values.value = r.value`.execute(trx);
+  const inserted = await sql`
+    insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash)
+    select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', ''
+    from pull_values where new = 1 order by iid`.execute(trx);
+  await sql`insert into changed_indicators (id) select iid from pull_values where new = 1`.execute(trx);
+  return Number(inserted.numAffectedRows ?? 0n);
+}
+
+/**
+ * The feed's listing becomes what this pull listed; an indicator whose sources' listings changed
+ * takes the highest risk among the feeds that list it now (one no feed lists any more keeps its
+ * risk). An indicator whose risk changes is a changed record: a new STIX version follows.
+ */
+async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+  const { fid, at } = plan;
+  await sql`update pull_values set relisted = 1 where new = 0 and not exists (
+    select 1 from source_listings l where l.fid = ${fid} and l.iid = pull_values.iid and l.risk = pull_values.risk)`.execute(trx);
+  await sql`insert into pull_dropped (iid) select iid from source_listings l where l.fid = ${fid}
+    and not exists (select 1 from pull_values v where v.iid = l.iid)`.execute(trx);
+  await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
+  await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_values where new = 1 or relisted = 1
+    on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
+  const { rows } = await sql<{ iid: number }>`
+    update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = ''
+    from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
+          from source_listings l
+          where l.iid in (select iid from pull_values where relisted = 1 union select iid from pull_dropped)
+          group by l.iid) as m
+    where indicators.iid = m.iid and indicators.risk <> m.risk_text
+    returning indicators.iid`.execute(trx);
+  await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
+  return rows.length;
+}
+
+/** Links the pull makes: each listed value to the feed, and to the threats its row or the source names, the first time only. */
+async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promise<void> {
+  const { fid, at } = plan;
+  await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
+    select ${LINK_KIND.feed}, ${fid}, v.iid, ${at}, v.ordinal, 'pull'
+    from pull_values v where v.new = 1 or not exists (select 1 from feed_links l where l.fid = ${fid} and l.iid = v.iid)`.execute(trx);
+  const threatLinks = sql`
+    select t.tid, v.iid, min(v.ordinal) as ordinal
+    from pull_value_threats p
+    join pull_threats t on t.name_key = lower(p.name)
+    join pull_values v on v.type = p.type and v.value = p.value
+    group by t.tid, v.iid`;
+  const sourceLinks =
+    plan.sourceThreat === null
+      ? sql``
+      : sql`union select t.tid, v.iid, v.ordinal from pull_values v join pull_threats t on t.name_key = ${plan.sourceThreat.toLowerCase()}`;
+  await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
+    select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
+    from (${threatLinks} ${sourceLinks}) as x
+    where not exists (select 1 from threat_links l where l.tid = x.tid and l.iid = x.iid)
+    group by x.tid, x.iid`.execute(trx);
+}
+
+/**
+ * Applies a pull whose values are staged (pull_values, pull_value_threats), before the import's
+ * checks and link moves: the DESIGN 7 steps 1 to 5 but for the aggregates and STIX, which the
+ * import's refresh does. Throws PullRefused, changing nothing, for an empty list where the feed's
+ * latest pull listed values.
+ */
+export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
+  if (plan.repeat) return applyRepeat(trx, plan);
+  const values = await count(trx, sql`select 1 from pull_values`);
+  if (values === 0) {
+    const listed = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
+    if (listed > 0) throw new PullRefused(`the source listed no values where its last pull listed ${listed}; kept as an outage`);
+  }
+  const newThreats = await resolveThreats(trx, plan);
+  const newIndicators = await resolveIndicators(trx, plan);
+  const riskChanges = await updateListingsAndRisks(trx, plan);
+  await stageNewLinks(trx, plan);
+  const newLinks = await count(trx, sql`select 1 from import_links`);
+  const seenThreats = (await pullStaged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
+  await markSeen(trx, plan.at, sql`select iid from pull_values where new = 0`, seenThreats);
+  const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
+  await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + newLinks > 0 || listingChanged, seenThreats);
+  return { values, newIndicators, newLinks, newThreats: newThreats.length };
+}
