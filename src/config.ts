@@ -66,7 +66,11 @@ const configSchema = z.strictObject({
   /** Values a source pull never stores (DESIGN 7); absent: the defaults of sources/allowlist.ts. */
   allowlist: z.array(z.string().min(1)).optional(),
   /** `serve` pulls due source feeds in the background (DESIGN 7); `serve --no-pull` turns it off too. */
-  pull: z.strictObject({ enabled: z.boolean() }),
+  pull: z.strictObject({
+    enabled: z.boolean(),
+    /** How often `serve` asks the store which feeds are due, in seconds. */
+    checkSeconds: z.number().min(1).max(3600).default(15),
+  }),
   collections: z
     .array(collectionSchema)
     .min(1)

@@ -140,7 +140,8 @@ async function runCommand(command: string, positionals: string[], values: Return
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
         const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined) => createApp(config, { store, logger, rateLimitStores });
-        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err });
+        const pull = config.pull.enabled && values['no-pull'] !== true;
+        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write });
         return;
       }
       default:

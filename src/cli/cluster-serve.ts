@@ -21,6 +21,8 @@ export interface ClusterOptions {
   /** Called once, when every worker listens, with the shared port. */
   onReady: (port: number) => void;
   err: (line: string) => void;
+  /** Called once when the cluster starts stopping (the primary's own background work stops then). */
+  onStopping?: () => void;
 }
 
 /** In a worker: hands a start-up failure to the primary, which prints it once, then exits 1. */
@@ -58,6 +60,7 @@ export function runClusterPrimary(options: ClusterOptions): void {
   const stopAll = (reason: string) => {
     if (stopping) return;
     stopping = true;
+    options.onStopping?.();
     logger.info('stopping workers', { reason, workers: live.size });
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     setTimeout(() => {

@@ -13,6 +13,8 @@ import { connectRedisRateLimits, type RedisRateLimits } from '../plans/redis-rat
 import type { Store } from '../store/store.js';
 import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
+import { createAllowlist } from '../sources/allowlist.js';
+import { startBackgroundPulls, type BackgroundPulls } from '../sources/background-pulls.js';
 
 /** In-flight requests get this long to finish after SIGTERM; then their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -29,6 +31,31 @@ export interface ServeOptions {
   buildApp: (rateLimitStores: RateLimitStoreFactory | undefined) => Express;
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Pull due source feeds in the background (config `pull.enabled`, unless `--no-pull`). */
+  pull: boolean;
+  /** Where log lines are written: the pull thread's lines join them. */
+  writeLog: (line: string) => void;
+}
+
+/** The background pulls of this process: the single one, or a cluster's primary (never a worker). */
+function startPulls(options: ServeOptions): BackgroundPulls | undefined {
+  if (!options.pull) return undefined;
+  const { config, settings } = options;
+  // A bad allowlist entry stops start-up here, naming it, rather than the pull thread later.
+  createAllowlist(config.allowlist);
+  options.logger.info('pulling source feeds in the background', { checkSeconds: config.pull.checkSeconds });
+  return startBackgroundPulls({
+    db: settings.db,
+    setting: settings.dbSetting,
+    collections: config.collections,
+    allowlist: config.allowlist,
+    checkMs: config.pull.checkSeconds * 1000,
+    store: options.store,
+    clock: systemClock,
+    logger: options.logger,
+    logLevel: settings.logLevel,
+    writeLog: options.writeLog,
+  });
 }
 
 function listen(server: Server, port: number, host: string, setting: string): Promise<void> {
@@ -93,7 +120,7 @@ async function prepareStore(options: ServeOptions): Promise<void> {
 }
 
 /** Serves in this process (alone, or as one worker); calls `onReady` with the bound port. */
-async function serveHere(options: ServeOptions, onReady: (port: number) => void): Promise<void> {
+async function serveHere(options: ServeOptions, onReady: (port: number) => void, pulls?: BackgroundPulls): Promise<void> {
   const { store, config, settings, logger } = options;
   let redis: RedisRateLimits | undefined;
   let rateLimitStores: RateLimitStoreFactory | undefined;
@@ -124,7 +151,10 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void)
     // A backstop in case closing the store or Redis hangs.
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS + 5000).unref();
     const started = Date.now();
+    // A running pull is aborted: it changes nothing, and the next instance pulls the feed again.
+    const pullsStopped = pulls?.stop().catch(() => undefined);
     const outcome = await drain(SHUTDOWN_GRACE_MS);
+    await pullsStopped;
     if (outcome === 'timed out') logger.warn('requests still running after the grace period were cut off', { graceMs: SHUTDOWN_GRACE_MS });
     else logger.info('drained', { ms: Date.now() - started });
     await Promise.allSettled([store.close(), redis?.close()]);
@@ -152,7 +182,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     await prepareStore(options);
     if (options.workers <= 1) {
-      await serveHere(options, (port) => options.out(readyLine(settings.host, port)));
+      await serveHere(options, (port) => options.out(readyLine(settings.host, port)), startPulls(options));
       return;
     }
   } catch (error) {
@@ -160,9 +190,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     await options.store.close().catch(() => undefined);
     throw error;
   }
-  // Workers open their own connections; the primary keeps none.
+  // Workers open their own connections; the primary keeps none (its pull thread opens its own).
   await options.store.close();
+  const pulls = startPulls(options);
   runClusterPrimary({
+    onStopping: () => void pulls?.stop().catch(() => undefined),
     workers: options.workers,
     sharedCounters: !settings.redisUrl,
     stopTimeoutMs: SHUTDOWN_GRACE_MS + 10_000,

@@ -143,3 +143,8 @@ export async function takePullLease(db: Kysely<Database>, fid: number, owner: st
 export async function releasePullLease(db: Kysely<Database>, fid: number, owner: string): Promise<void> {
   await db.updateTable('feed_sources').set({ lease_owner: null, lease_until: null }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();
 }
+
+/** Extends a lease this instance holds; nothing when it lost it. */
+export async function renewPullLease(db: Kysely<Database>, fid: number, owner: string, until: number): Promise<void> {
+  await db.updateTable('feed_sources').set({ lease_until: until }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();
+}

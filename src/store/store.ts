@@ -12,7 +12,8 @@ import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, Rel
 import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
 import {
-  dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, takePullLease,
+  dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
+  takePullLease,
   type FeedSourceListing, type FeedSourceState,
 } from './source-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
@@ -84,6 +85,7 @@ export interface Store {
   dueFeedSources(now: number): Promise<number[]>;
   /** Takes a due feed's pull lease until `until` (ms); false when another instance holds it or it is no longer due. */
   takePullLease(fid: number, owner: string, now: number, until: number): Promise<boolean>;
+  renewPullLease(fid: number, owner: string, until: number): Promise<void>;
   releasePullLease(fid: number, owner: string): Promise<void>;
 
   listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
@@ -137,6 +139,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     recordPullFailure: (fid, failure) => recordPullFailure(db, fid, failure),
     dueFeedSources: (now) => dueFeedSources(db, now),
     takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
+    renewPullLease: (fid, owner, until) => renewPullLease(db, fid, owner, until),
     releasePullLease: (fid, owner) => releasePullLease(db, fid, owner),
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),

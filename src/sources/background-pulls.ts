@@ -1,0 +1,74 @@
+// Starts the pulls `serve` runs in the background (DESIGN section 7): on a thread of their own with
+// its own store connection, or, for an in-memory SQLite store no other connection can open, here.
+import type { Clock } from '../clock.js';
+import type { CollectionConfig } from '../config.js';
+import type { Logger, LogLevel } from '../http/logger.js';
+import type { Store } from '../store/store.js';
+import { startModuleWorker } from '../threads.js';
+import { createAllowlist } from './allowlist.js';
+import { startPullScheduler } from './pull-scheduler.js';
+
+/** What the pull thread is started with (structured-cloned: plain data only). */
+export interface PullThreadData {
+  db: string;
+  setting: string;
+  collections: readonly CollectionConfig[];
+  allowlist: readonly string[] | undefined;
+  checkMs: number;
+  logLevel: LogLevel;
+}
+
+export type PullThreadMessage = { kind: 'log'; line: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
+
+export interface BackgroundPulls {
+  /** Aborts a running pull (it changes nothing) and stops; resolves once the store is closed. */
+  stop(): Promise<void>;
+}
+
+export interface BackgroundPullOptions extends Omit<PullThreadData, 'logLevel'> {
+  /** This process's store: used only when the database is in memory. */
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  logLevel: LogLevel;
+  /** Where the thread's log lines go (the process's log writer). */
+  writeLog: (line: string) => void;
+}
+
+const IN_MEMORY = new Set([':memory:', 'sqlite::memory:']);
+
+export function startBackgroundPulls(options: BackgroundPullOptions): BackgroundPulls {
+  const { logger } = options;
+  if (IN_MEMORY.has(options.db)) {
+    const scheduler = startPullScheduler({
+      store: options.store, clock: options.clock, env: process.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
+    });
+    return { stop: () => scheduler.stop() };
+  }
+  const data: PullThreadData = {
+    db: options.db, setting: options.setting, collections: options.collections, allowlist: options.allowlist, checkMs: options.checkMs, logLevel: options.logLevel,
+  };
+  const worker = startModuleWorker(import.meta.url, 'pull-worker', { workerData: data });
+  let stopped = false;
+  const done = new Promise<void>((resolve) => {
+    worker.on('message', (message: PullThreadMessage) => {
+      if (message.kind === 'log') options.writeLog(message.line);
+      else if (message.kind === 'failed') logger.error('source pulls could not start', { error: message.message });
+      else resolve();
+    });
+    worker.on('error', (error) => logger.error('the source pull thread failed', { error: error.message }));
+    worker.on('exit', (code) => {
+      if (!stopped) logger.error('the source pull thread stopped; feeds are not pulled until restart', { code });
+      resolve();
+    });
+  });
+  worker.unref();
+  return {
+    async stop() {
+      stopped = true;
+      worker.postMessage('stop');
+      await done;
+      await worker.terminate();
+    },
+  };
+}
