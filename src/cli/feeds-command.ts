@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../errors.js';
-import { addFeedSource } from '../sources/add-feed-source.js';
+import { addFeedSource } from './add-feed-source.js';
 import type { Allowlist } from '../sources/allowlist.js';
 import type { Logger } from '../http/logger.js';
 import { outcomeLine, pullFeed } from '../sources/pull-feed.js';

@@ -2,11 +2,12 @@
 // the parameters of one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can
 // run it while the import's thread writes the batches before (file-batches.ts).
 import { hash } from 'node:crypto';
-import type { Feed, Indicator, Link, Threat } from '../domain.js';
+import { formatStamp } from '../clock.js';
+import type { Indicator, Link, Threat } from '../domain.js';
 import type { ImportCounts } from '../store/records.js';
 import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/write-batch.js';
 import { PendingRows } from './pending-rows.js';
-import type { ImportRecord } from './record-schemas.js';
+import type { FeedRecord, ImportRecord } from './record-schemas.js';
 
 /** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
 const BATCH_ROWS = 400;
@@ -32,7 +33,7 @@ function pushThreat(params: unknown[], t: Threat): string {
   return hashed;
 }
 
-function pushFeed(params: unknown[], f: Feed): string {
+function pushFeed(params: unknown[], f: FeedRecord): string {
   const hashed = contentHash(f);
   params.push(
     f.fid, f.feed, f.organization, f.feed.toLowerCase(), f.organization.toLowerCase(), f.category, f.pricing, JSON.stringify(f.contact),
@@ -94,7 +95,9 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   const read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
   let ordinal = 0;
   const threats = new PendingRows<Threat>('threat');
-  const feeds = new PendingRows<Feed>('feed');
+  const feeds = new PendingRows<FeedRecord>('feed');
+  // The sources of the file's feeds, by fid: written after the feeds (write-batch.ts, `sources`).
+  const sources = new Map<number, string>();
   const indicators = new PendingRows<Indicator>('indicator');
   const links = new Map<string, { link: Link; ordinal: number; position: string }>();
   // Each related tid once, at its first mention: as many as there are threats named, a few thousand.
@@ -130,6 +133,7 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
       case 'feed':
         read.feeds++;
         feeds.add(record.value.fid, record.value, ordinal, position);
+        if (record.value.source !== undefined) sources.set(record.value.fid, record.value.source);
         if (feeds.size >= BATCH_ROWS) yield feedBatch();
         break;
       case 'indicator':
@@ -151,5 +155,6 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   if (feeds.size > 0) yield feedBatch();
   if (indicators.size > 0) yield indicatorBatch();
   if (links.size > 0) yield linkBatch();
+  if (sources.size > 0) yield { kind: 'sources', rows: [...sources], stamp: formatStamp(Date.now()), records: ordinal };
   yield { kind: 'end', records: ordinal, read, related: [...related.values()] };
 }

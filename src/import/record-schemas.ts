@@ -4,6 +4,8 @@ import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '
 import { INDICATOR_TYPES, indicatorTypeOf } from '../indicator-types.js';
 import { isValidStamp } from '../stix/stix-time.js';
 import { acceptIndicator, acceptLink } from './fast-records.js';
+import { scheduleFromFeed } from '../sources/schedule.js';
+import { parseSource, redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
 
 const stamp = z.string().refine(isValidStamp, 'must be a timestamp "YYYY-MM-DD HH:MM:SS"');
 
@@ -57,6 +59,28 @@ export const threatSchema = z.strictObject({
   related: z.array(related).default([]),
 }) satisfies z.ZodType<Threat, any>;
 
+/** A feed record of an import; `source` is its source object (DESIGN 7) as JSON text, `${env:NAME}` kept. */
+export type FeedRecord = Feed & { source?: string };
+
+/**
+ * A feed that names its source is pulled from it: the source object is validated here (the message
+ * names its field), its URL without credentials becomes the feed's `accesslink`, and its schedule
+ * (else the feed's own when it parses, else `daily`) the feed's `schedule`.
+ */
+function withSource({ source, ...feed }: Feed & { source?: unknown }, ctx: z.RefinementCtx): FeedRecord {
+  if (source === undefined) return feed;
+  try {
+    // An unset `${env:NAME}` is not refused here: the file may be imported where the puller's
+    // environment is not; a pull without it fails, naming the variable.
+    const parsed = parseSource(source);
+    return { ...feed, accesslink: redactedUrl(parsed.url), schedule: scheduleFromFeed(parsed.schedule ?? feed.schedule).text, source: JSON.stringify(source) };
+  } catch (error) {
+    if (!(error instanceof SourceDefinitionError)) throw error;
+    ctx.addIssue({ code: 'custom', path: error.field.split('.'), message: error.reason });
+    return z.NEVER;
+  }
+}
+
 export const feedSchema = z.strictObject({
   fid: id,
   feed: z.string().min(1).max(1000),
@@ -72,7 +96,8 @@ export const feedSchema = z.strictObject({
   stamp_modified: stamp.nullable().default(null),
   description: text.default(''),
   accesslink: text.default(''),
-}) satisfies z.ZodType<Feed, any>;
+  source: z.unknown().optional(),
+}).transform(withSource) satisfies z.ZodType<FeedRecord, any>;
 
 /**
  * Attribute values are strings (`{"port": ["443"]}`). A whole number is taken as its decimal
@@ -115,7 +140,7 @@ export type RecordKind = 'threat' | 'feed' | 'indicator' | 'link';
 
 export type ImportRecord =
   | { kind: 'threat'; value: Threat }
-  | { kind: 'feed'; value: Feed }
+  | { kind: 'feed'; value: FeedRecord }
   | { kind: 'indicator'; value: Indicator }
   | { kind: 'link'; value: Link };
 

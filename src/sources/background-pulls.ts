@@ -66,6 +66,8 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   return {
     async stop() {
       stopped = true;
+      // Unreferenced, the thread would let the process end before it answered.
+      worker.ref();
       worker.postMessage('stop');
       await done;
       await worker.terminate();

@@ -1,5 +1,6 @@
 // Writes the batches of an import (write-batch.ts) inside one transaction; unchanged records are not touched.
 import type { AggregatePlan } from './derived-data.js';
+import { upsertFeedSource } from './source-queries.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './migrations.js';
 import type { ImportSummary } from './records.js';
@@ -84,11 +85,16 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
     state.end = batch;
     return;
   }
+  if (batch.kind === 'sources') {
+    // Its feeds came in earlier batches of this transaction.
+    for (const [fid, definition] of batch.rows) await upsertFeedSource(trx, fid, definition, batch.stamp);
+    return;
+  }
   await writeRows(trx, dialect, batch, fresh);
 }
 
 /** Writes one batch of records or links. */
-async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'end' }>, fresh: boolean): Promise<void> {
+async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'sources' | 'end' }>, fresh: boolean): Promise<void> {
   if (batch.kind !== 'links') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
   switch (batch.kind) {
     case 'threats': {

@@ -32,17 +32,22 @@ export async function putFeedSource(db: Kysely<Database>, fid: number, definitio
   await db.transaction().execute(async (trx) => {
     const feed = await trx.selectFrom('feeds').select('fid').where('fid', '=', fid).executeTakeFirst();
     if (!feed) throw new Error(`no feed has fid ${fid}`);
-    await trx
-      .insertInto('feed_sources')
-      .values({ fid, definition, stamp_added: stamp, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, next_due: null })
-      .onConflict((oc) =>
-        oc
-          .column('fid')
-          .doUpdateSet({ definition, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, failures: 0, next_due: null })
-          .where('feed_sources.definition', '<>', definition),
-      )
-      .execute();
+    await upsertFeedSource(trx, fid, definition, stamp);
   });
+}
+
+/** putFeedSource's write, in a transaction of the caller (an import's, for the sources of its feeds). */
+export async function upsertFeedSource(trx: Kysely<Database>, fid: number, definition: string, stamp: string): Promise<void> {
+  await trx
+    .insertInto('feed_sources')
+    .values({ fid, definition, stamp_added: stamp, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, next_due: null })
+    .onConflict((oc) =>
+      oc
+        .column('fid')
+        .doUpdateSet({ definition, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, failures: 0, next_due: null })
+        .where('feed_sources.definition', '<>', definition),
+    )
+    .execute();
 }
 
 export async function listFeedSources(db: Kysely<Database>): Promise<FeedSourceListing[]> {

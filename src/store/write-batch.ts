@@ -20,6 +20,8 @@ export type WriteBatch =
   | { kind: 'threats'; params: unknown[]; keys: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
   | { kind: 'feeds' | 'indicators'; params: unknown[]; keys: unknown[]; count: number; records: number }
   | { kind: 'links'; params: unknown[]; count: number; records: number }
+  /** Source objects of the file's feeds (fid, JSON), after the feeds: each replaces the feed's source when it differs. */
+  | { kind: 'sources'; rows: [fid: number, definition: string][]; stamp: string; records: number }
   /** A feed pull (pull-writer.ts) starts with its plan, then gives its values, then the end. */
   | { kind: 'pull'; plan: PullPlan; records: number }
   /** Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of VALUE_THREAT_STAGING. */

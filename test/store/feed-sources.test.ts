@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
-import { addFeedSource } from '../../src/sources/add-feed-source.js';
+import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { SourceDefinitionError } from '../../src/sources/source-definition.js';
 import type { Store } from '../../src/store/store.js';
 import { buildFixture } from '../helpers/fixture.js';
