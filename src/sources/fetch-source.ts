@@ -23,14 +23,25 @@ export class FetchError extends Error {
     readonly url: string,
     readonly reason: string,
     readonly status?: number,
+    /** Seconds a 429 or 503 asked to wait (`Retry-After`, as seconds or an HTTP date), when it said. */
+    readonly retryAfter?: number,
   ) {
     super(`${url}: ${reason}`);
   }
 }
 
+/** `Retry-After` as seconds from now (RFC 9110 §10.2.3: delay-seconds or an HTTP-date); undefined when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
 export type FetchResult =
   | { kind: 'not-modified' }
-  | { kind: 'body'; body: FeedBody; etag: string | null; lastModified: string | null };
+  | { kind: 'body'; body: FeedBody; etag: string | null; lastModified: string | null; headers: Headers };
 
 export interface FetchOptions {
   /** Aborts the pull from outside (shutdown, a lost lease); the timeout is added to it. */
@@ -75,7 +86,7 @@ export async function fetchSource(
       throw errorCode(error) === 'ENOENT' ? fail('file not found') : failure(error, 'cannot read the file');
     });
     const stream = createReadStream('', { fd: handle, signal });
-    return { kind: 'body', body: limited(stream, 'cannot read the file'), etag: null, lastModified: null };
+    return { kind: 'body', body: limited(stream, 'cannot read the file'), etag: null, lastModified: null, headers: new Headers() };
   }
 
   const fetchImpl = options.fetchImpl ?? fetch;
@@ -94,11 +105,14 @@ export async function fetchSource(
     }
     if (response.status >= 200 && response.status < 300) {
       const body = response.body ? limited(response.body) : emptyBody();
-      return { kind: 'body', body, etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') };
+      return { kind: 'body', body, etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified'), headers: response.headers };
     }
     await response.body?.cancel();
     const location = response.headers.get('location');
-    if (!REDIRECT_STATUSES.has(response.status) || location === null) throw fail(`HTTP status ${response.status}`, response.status);
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+      const wait = response.status === 429 || response.status === 503 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined;
+      throw new FetchError(display, `HTTP status ${response.status}`, response.status, wait);
+    }
     if (redirects === MAX_REDIRECTS) throw fail(`more than ${MAX_REDIRECTS} redirects`);
     const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
     if (next === undefined) throw fail('redirect to an invalid URL');

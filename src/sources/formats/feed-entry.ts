@@ -9,6 +9,26 @@ export interface FeedEntry {
   lastSeen?: string;
   /** Where the row is, for messages: `line 12` (text, csv, NDJSON) or `data[3]` (a JSON array). */
   position: string;
+  /**
+   * The upstream object the value comes from (a STIX indicator id, a MISP attribute's event), for
+   * structured formats whose threats arrive as relations to that object (`FeedBatch.relations`).
+   */
+  ref?: string;
+}
+
+/** A threat a structured source names (a STIX malware, intrusion-set, threat-actor or campaign; a MISP galaxy cluster). */
+export interface ThreatRef {
+  name: string;
+  /** Other names (STIX `aliases`, MISP synonyms): an existing threat found by any of them is that threat. */
+  aliases: string[];
+  /** The category a threat created for it gets (DESIGN 2.1 categories: `malware`, `group`, `campaign`, ...). */
+  category: string;
+}
+
+/** An upstream object (`ref` of entries) indicates a threat: every value of that object is linked to it. */
+export interface FeedRelation {
+  ref: string;
+  threat: ThreatRef;
 }
 
 /**
@@ -23,6 +43,11 @@ export interface FeedEntry {
 export interface FeedBatch {
   entries: FeedEntry[];
   skipped: number;
+  /**
+   * Structured formats: threats indicated by upstream objects. A relation may come before or after
+   * the entries of its `ref` (another page of a TAXII walk): the pull joins them at its end.
+   */
+  relations?: FeedRelation[];
 }
 
 /** The body cannot be used at all, so the pull fails and changes nothing (DESIGN 7, "A failed pull"). */
