@@ -59,6 +59,8 @@ const configSchema = z.strictObject({
     description: z.string(),
     contact: z.string(),
     apiRoot: z.strictObject({ title: z.string().min(1), description: z.string() }),
+    /** Empty envelopes carry `"objects": []` (off by default, as TAXII 2.1 leaves the property out; for Elastic's TAXII input). */
+    emptyObjectsList: z.boolean().default(false),
   }),
   plans: z
     .record(z.string().regex(/^[a-z][a-z0-9_-]*$/), planSchema)

@@ -28,14 +28,19 @@ function head(page: PageResult): string {
   return more ? `{"more":true,"next":${JSON.stringify(next)}` : '{"more":false';
 }
 
-/** The objects' serialized bodies (stored, or rendered by the listing) are spliced in as they are. */
-export function envelopeJson(page: PageResult, pretty: boolean): string {
+/**
+ * The objects' serialized bodies (stored, or rendered by the listing) are spliced in as they are.
+ * An empty envelope leaves `objects` out (TAXII 2.1 section 3.7: the property is optional, and
+ * DESIGN 5 leaves it out), unless `emptyObjectsList` (config `taxii.emptyObjectsList`) asks for
+ * `"objects": []`, for clients that take its absence as an error (Elastic's TAXII input).
+ */
+export function envelopeJson(page: PageResult, pretty: boolean, emptyObjectsList = false): string {
   if (pretty) {
     const body: Record<string, unknown> = continuation(page);
-    if (page.items.length > 0) body.objects = page.items.map((item) => JSON.parse(item.body!));
+    if (page.items.length > 0 || emptyObjectsList) body.objects = page.items.map((item) => JSON.parse(item.body!));
     return JSON.stringify(body, null, 2);
   }
-  if (page.items.length === 0) return `${head(page)}}`;
+  if (page.items.length === 0) return emptyObjectsList ? `${head(page)},"objects":[]}` : `${head(page)}}`;
   return `${head(page)},"objects":[${page.items.map((item) => item.body).join(',')}]}`;
 }
 

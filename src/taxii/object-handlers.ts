@@ -103,14 +103,16 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     return { items: withBodies(items, skipped), more, next };
   }
 
+  const envelope = (page: PageResult, pretty: boolean) => envelopeJson(page, pretty, config.taxii.emptyObjectsList);
+
   /** GET .../collections/{id}/objects/ (TAXII 2.1 section 5.4) */
-  const getObjects: RequestHandler = (req, res) => respond(req, res, 'objects', envelopeJson);
+  const getObjects: RequestHandler = (req, res) => respond(req, res, 'objects', envelope);
 
   /** GET .../collections/{id}/manifest/ (TAXII 2.1 section 5.3) */
   const getManifest: RequestHandler = (req, res) => respond(req, res, 'manifest', manifestJson);
 
   /** GET .../collections/{id}/objects/{object_id}/ (TAXII 2.1 section 5.6) */
-  const getObject: RequestHandler = (req, res) => respond(req, res, 'object', envelopeJson, String(req.params.objectId));
+  const getObject: RequestHandler = (req, res) => respond(req, res, 'object', envelope, String(req.params.objectId));
 
   /** GET .../collections/{id}/objects/{object_id}/versions/ (TAXII 2.1 section 5.8) */
   const getVersions: RequestHandler = (req, res) => respond(req, res, 'versions', versionsJson, String(req.params.objectId));

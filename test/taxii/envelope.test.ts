@@ -44,6 +44,20 @@ describe('envelopeJson', () => {
     });
   }
 
+  describe('with taxii.emptyObjectsList', () => {
+    const cases: [condition: string, page: PageResult, body: unknown][] = [
+      ['an empty last page', page([], false, null), { more: false, objects: [] }],
+      ['an empty page before more', page([], true, NEXT), { more: true, next: NEXT, objects: [] }],
+      ['a page with objects', page([A], false, null), { more: false, objects: [JSON.parse(A.body!)] }],
+    ];
+    for (const [condition, p, body] of cases) {
+      it(`${condition} › carries an objects list, empty or not, compact and pretty`, () => {
+        assert.deepEqual(JSON.parse(envelopeJson(p, false, true)), body);
+        assert.equal(envelopeJson(p, true, true), JSON.stringify(body, null, 2));
+      });
+    }
+  });
+
   it('splices the stored bodies in byte for byte, keeping their key order', () => {
     const text = envelopeJson(page([A], false, null), false);
     assert.ok(text.includes(`"objects":[{"type":"indicator","spec_version":"2.1","id":"${A.id}","modified":"${A.modified}","name":"n1"}]`), text);
