@@ -9,7 +9,9 @@ import { bulkInsertRows } from './bulk-insert.js';
 import { KEY_STAGING, LINK_STAGING, UPSERTS, type WriteBatch } from './write-batch.js';
 import { checkKeyConflicts, checkRelatedTargets } from './import-checks.js';
 import { keepReplacedIndicators } from './stix-revocation.js';
-import { applyPull, createPullStaging, dropPullStaging, VALUE_STAGING, VALUE_THREAT_STAGING, type PullPlan } from './pull-writer.js';
+import {
+  applyPull, createPullStaging, dropPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, type PullPlan,
+} from './pull-writer.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
@@ -79,6 +81,13 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
     if (state.pull === undefined) throw new Error('pulled values came without their pull');
     await bulkInsertRows(trx, dialect, VALUE_STAGING, batch.params, batch.count);
     await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
+    if (batch.refs !== undefined) await bulkInsertRows(trx, dialect, VALUE_REF_STAGING, batch.refs, batch.refCount ?? 0);
+    return;
+  }
+  if (batch.kind === 'relations') {
+    if (state.pull === undefined) throw new Error('pulled relations came without their pull');
+    await bulkInsertRows(trx, dialect, REF_THREAT_STAGING, batch.rows, batch.count);
+    await bulkInsertRows(trx, dialect, THREAT_DEF_STAGING, batch.defs, batch.defCount);
     return;
   }
   if (batch.kind === 'end') {
@@ -94,7 +103,7 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
 }
 
 /** Writes one batch of records or links. */
-async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'sources' | 'end' }>, fresh: boolean): Promise<void> {
+async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'relations' | 'sources' | 'end' }>, fresh: boolean): Promise<void> {
   if (batch.kind !== 'links') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
   switch (batch.kind) {
     case 'threats': {

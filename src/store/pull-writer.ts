@@ -25,6 +25,10 @@ export interface PullPlan {
   etag: string | null;
   lastModified: string | null;
   nextDue: number;
+  /** Where the next pull of a structured source resumes; undefined keeps the stored cursor. */
+  cursor?: string | null;
+  /** An upstream feed's descriptive fields (lookup-api): they fill the feed's empty ones. */
+  describe?: { description: string; website: string; category: string; pricing: string };
 }
 
 /** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
@@ -57,7 +61,28 @@ export const VALUE_THREAT_STAGING: BulkInsert = {
   tail: 'on conflict do nothing',
 };
 
-const PULL_TABLES = ['pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped'];
+/** The upstream object (a STIX indicator id, a MISP event) each value came from. */
+export const VALUE_REF_STAGING: BulkInsert = {
+  table: 'pull_value_refs',
+  columns: ['ref', 'type', 'value'],
+  tail: 'on conflict do nothing',
+};
+
+/** An upstream object indicates a threat, by name: its values are linked to it (joined at the pull's end). */
+export const REF_THREAT_STAGING: BulkInsert = {
+  table: 'pull_ref_threats',
+  columns: ['ref', 'name'],
+  tail: 'on conflict do nothing',
+};
+
+/** A threat the source describes: the category and other names a threat created for it gets. */
+export const THREAT_DEF_STAGING: BulkInsert = {
+  table: 'pull_threat_defs',
+  columns: ['name_key', 'name', 'category', 'aliases'],
+  tail: 'on conflict (name_key) do nothing',
+};
+
+const PULL_TABLES = ['pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs'];
 
 /** The staging tables of a pull, in the import's transaction. */
 interface PullStaging {
@@ -65,6 +90,9 @@ interface PullStaging {
   pull_value_threats: { type: string; value: string; name: string };
   pull_threats: { name_key: string; tid: number };
   pull_dropped: { iid: number };
+  pull_value_refs: { ref: string; type: string; value: string };
+  pull_ref_threats: { ref: string; name: string };
+  pull_threat_defs: { name_key: string; name: string; category: string; aliases: string };
 }
 
 const pullStaged = (trx: Kysely<Database>) => trx as unknown as Kysely<PullStaging>;
@@ -80,6 +108,11 @@ export async function createPullStaging(trx: Transaction<Database>, dialect: Dia
     primary key (type, value, name)) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_threats (name_key text primary key, tid bigint not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_dropped (iid bigint primary key) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_value_refs (ref text not null, type text not null, value text not null,
+    primary key (ref, type, value)) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_ref_threats (ref text not null, name text not null, primary key (ref, name)) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_threat_defs (name_key text primary key, name text not null, category text not null,
+    aliases text not null) ${onCommit}`.execute(trx);
 }
 
 export async function dropPullStaging(trx: Transaction<Database>): Promise<void> {
@@ -119,9 +152,23 @@ async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: 
       failures: 0,
       next_due: plan.nextDue,
       ...(plan.repeat ? {} : { seen_threats: JSON.stringify(seenThreats) }),
+      ...(plan.cursor === undefined ? {} : { cursor: plan.cursor }),
     })
     .where('fid', '=', plan.fid)
     .execute();
+}
+
+/** Fills the feed's empty descriptive fields from its upstream's; a feed that changes is a changed record. */
+async function describeFeed(trx: Transaction<Database>, fid: number, upstream: NonNullable<PullPlan['describe']>): Promise<void> {
+  const feed = await trx.selectFrom('feeds').select(['description', 'website', 'category', 'pricing']).where('fid', '=', fid).executeTakeFirst();
+  if (feed === undefined) return;
+  const fill: Partial<Record<keyof typeof upstream, string>> = {};
+  for (const field of ['description', 'website', 'category', 'pricing'] as const) {
+    if (feed[field] === '' && upstream[field] !== '') fill[field] = upstream[field];
+  }
+  if (Object.keys(fill).length === 0) return;
+  await trx.updateTable('feeds').set({ ...fill, content_hash: '' }).where('fid', '=', fid).execute();
+  await noteChanged(trx, 'changed_feeds', [fid]);
 }
 
 /** A 304: the latest listing is seen again; nothing is added, so nothing is modified. */
@@ -135,40 +182,65 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
 }
 
 /**
- * The threats the pull names, found by name or other name (the lowest tid), or created with
- * category malware and risk unknown (DESIGN 7). Fills pull_threats; returns the new tids.
+ * The threats the pull names, found by name or other name (the lowest tid; a described threat also
+ * by any of its aliases), or created: with the category and other names the source describes, else
+ * category malware (DESIGN 7), risk unknown. Fills pull_threats; returns the new tids.
  */
 async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promise<number[]> {
+  // Values of upstream objects that indicate threats get those threats.
+  await sql`insert into pull_value_threats (type, value, name)
+    select distinct r.type, r.value, t.name from pull_value_refs r join pull_ref_threats t on t.ref = r.ref
+    on conflict do nothing`.execute(trx);
   const named = await pullStaged(trx).selectFrom('pull_value_threats').select('name').distinct().execute();
   const names = new Map<string, string>();
   if (plan.sourceThreat !== null) names.set(plan.sourceThreat.toLowerCase(), plan.sourceThreat);
   for (const { name } of named) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
   if (names.size === 0) return [];
-  const found = new Map<string, number>();
-  const keys = [...names.keys()];
-  for (let i = 0; i < keys.length; i += 500) {
+  const defs = new Map<string, { category: string; aliases: string[] }>();
+  for (const d of await pullStaged(trx).selectFrom('pull_threat_defs').selectAll().execute()) {
+    defs.set(d.name_key, { category: d.category, aliases: (JSON.parse(d.aliases) as string[]).filter((a) => typeof a === 'string' && a.trim() !== '') });
+  }
+  // Every key a threat may be found by: its name, then its aliases.
+  const keys = new Set<string>();
+  for (const key of names.keys()) {
+    keys.add(key);
+    for (const alias of defs.get(key)?.aliases ?? []) keys.add(alias.toLowerCase());
+  }
+  const known = new Map<string, number>();
+  const list = [...keys];
+  for (let i = 0; i < list.length; i += 500) {
     const rows = await trx
       .selectFrom('threat_names')
       .select(['name_key', (eb) => eb.fn.min('tid').as('tid')])
-      .where('name_key', 'in', keys.slice(i, i + 500))
+      .where('name_key', 'in', list.slice(i, i + 500))
       .groupBy('name_key')
       .execute();
-    for (const r of rows) found.set(r.name_key, Number(r.tid));
+    for (const r of rows) known.set(r.name_key, Number(r.tid));
   }
   const created: number[] = [];
+  const found = new Map<string, number>();
   let next = Number((await trx.selectFrom('threats').select((eb) => eb.fn.max('tid').as('top')).executeTakeFirst())?.top ?? 0) + 1;
   for (const [key, name] of names) {
-    if (found.has(key)) continue;
+    const def = defs.get(key);
+    const existing = known.get(key) ?? def?.aliases.map((a) => known.get(a.toLowerCase())).find((tid) => tid !== undefined);
+    if (existing !== undefined) {
+      found.set(key, existing);
+      continue;
+    }
     const tid = next++;
+    const othernames = [...new Set((def?.aliases ?? []).filter((a) => a.toLowerCase() !== key))];
     await trx
       .insertInto('threats')
       .values({
-        tid, name, category: 'malware', risk: 'unknown', description: null, notes: null, wikisummary: null, wikireference: null, retired: null,
-        stamp_added: plan.at, stamp_updated: plan.at, stamp_seen: plan.at, stamp_retired: null, othernames: '[]', attributes: '{}', ttps: '[]',
-        news: '[]', comments: '[]', related: '[]', content_hash: '', summary: '{}', updated_last_domain: null,
+        tid, name, category: def?.category ?? 'malware', risk: 'unknown', description: null, notes: null, wikisummary: null, wikireference: null,
+        retired: null, stamp_added: plan.at, stamp_updated: plan.at, stamp_seen: plan.at, stamp_retired: null, othernames: JSON.stringify(othernames),
+        attributes: '{}', ttps: '[]', news: '[]', comments: '[]', related: '[]', content_hash: '', summary: '{}', updated_last_domain: null,
       })
       .execute();
-    await trx.insertInto('threat_names').values({ name_key: key, tid }).execute();
+    const nameKeys = [...new Set([key, ...othernames.map((n) => n.toLowerCase())])];
+    await trx.insertInto('threat_names').values(nameKeys.map((name_key) => ({ name_key, tid }))).execute();
+    // A later name of this pull that is an alias of this one is the same threat.
+    for (const nameKey of nameKeys) if (!known.has(nameKey)) known.set(nameKey, tid);
     found.set(key, tid);
     created.push(tid);
   }
@@ -264,6 +336,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   const seenThreats = (await pullStaged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
   await markSeen(trx, plan.at, sql`select iid from pull_values where new = 0`, seenThreats);
   const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
+  if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
   await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + newLinks > 0 || listingChanged, seenThreats);
   return { values, newIndicators, newLinks, newThreats: newThreats.length };
 }

@@ -146,6 +146,8 @@ export interface FeedSourceTable {
   next_due: number | null;
   /** The tids the latest pull saw, JSON: a 304 sees them again. */
   seen_threats: Generated<string>;
+  /** Where the next pull of a structured source resumes (pull-migration.ts). */
+  cursor: string | null;
   /** The instance pulling the feed now, and until when its lease holds (milliseconds since the epoch). */
   lease_owner: string | null;
   lease_until: number | null;

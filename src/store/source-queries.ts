@@ -90,13 +90,15 @@ export interface FeedSourceState {
   etag: string | null;
   last_modified: string | null;
   failures: number;
+  /** Where a structured source's next pull resumes (null: from the start). */
+  cursor: string | null;
 }
 
 export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
   const row = await db
     .selectFrom('feed_sources as s')
     .innerJoin('feeds as f', 'f.fid', 's.fid')
-    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures'])
+    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures', 's.cursor'])
     .where('s.fid', '=', fid)
     .executeTakeFirst();
   if (row === undefined) return undefined;

@@ -24,8 +24,13 @@ export type WriteBatch =
   | { kind: 'sources'; rows: [fid: number, definition: string][]; stamp: string; records: number }
   /** A feed pull (pull-writer.ts) starts with its plan, then gives its values, then the end. */
   | { kind: 'pull'; plan: PullPlan; records: number }
-  /** Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of VALUE_THREAT_STAGING. */
-  | { kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; records: number }
+  /**
+   * Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of
+   * VALUE_THREAT_STAGING, `refs` (`refCount` rows) of VALUE_REF_STAGING (pull-writer.ts).
+   */
+  | { kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; refs?: unknown[]; refCount?: number; records: number }
+  /** Threats upstream objects indicate: `rows` of REF_THREAT_STAGING, `defs` of THREAT_DEF_STAGING (pull-writer.ts). */
+  | { kind: 'relations'; rows: unknown[]; count: number; defs: unknown[]; defCount: number; records: number }
   | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[] };
 
 /** Columns of each table as an import writes them; computed aggregates start empty. */
