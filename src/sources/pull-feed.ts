@@ -88,12 +88,16 @@ async function* pullBatches(
   let threats: unknown[] = [];
   let count = 0;
   let read = 0;
+  // Where each value of the batch has its risk in params: PostgreSQL refuses an INSERT ... ON CONFLICT DO
+  // UPDATE that meets the same key twice, so a value listed twice within a batch is staged once.
+  let staged = new Map<string, number>();
   const reasons: string[] = [];
   const flush = (): WriteBatch => {
     const batch: WriteBatch = { kind: 'values', params, count, threats, threatCount: threats.length / 3, records: read };
     params = [];
     threats = [];
     count = 0;
+    staged = new Map();
     return batch;
   };
   for await (const batch of rows ?? []) {
@@ -112,8 +116,17 @@ async function* pullBatches(
         tally.allowlisted++;
         continue;
       }
-      params.push(normalized.type, normalized.value, rowRisk(entry.risk, sourceRisk), ++ordinal);
-      count++;
+      const risk = rowRisk(entry.risk, sourceRisk);
+      const key = `${normalized.type} ${normalized.value}`;
+      const at = staged.get(key);
+      if (at === undefined) {
+        staged.set(key, params.length + 2);
+        params.push(normalized.type, normalized.value, risk, ++ordinal);
+        count++;
+      } else if (risk > (params[at] as number)) {
+        // As VALUE_STAGING does across batches: the first place, the higher risk.
+        params[at] = risk;
+      }
       const threat = entry.threat?.trim();
       if (threat && threat.length <= MAX_THREAT_NAME) threats.push(normalized.type, normalized.value, threat);
       if (count >= BATCH_ROWS) yield flush();
@@ -125,11 +138,41 @@ async function* pullBatches(
   yield { kind: 'end', records: read, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };
 }
 
-/** The message of a failed pull, with every secret the source resolved replaced: none may reach a log or the store. */
+/**
+ * A run of this many characters of a secret is masked too, not only the whole secret: a format error
+ * quotes part of the body (JSON.parse shows its first 10 characters), and a server may echo the token.
+ */
+const SECRET_FRAGMENT = 6;
+
+/** `text` with each secret, and each run of SECRET_FRAGMENT or more of its characters, replaced by `***`. */
+function redactSecrets(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    redacted = redacted.split(secret).join('***');
+    if (secret.length <= SECRET_FRAGMENT) continue;
+    let kept = '';
+    for (let i = 0; i < redacted.length; ) {
+      // The longest run starting at i that the secret contains (a part of a part is a part: greedy is exact).
+      let run = 0;
+      while (i + run < redacted.length && secret.includes(redacted.slice(i, i + run + 1))) run++;
+      if (run >= SECRET_FRAGMENT) {
+        kept += '***';
+        i += run;
+      } else {
+        kept += redacted[i];
+        i++;
+      }
+    }
+    redacted = kept;
+  }
+  return redacted;
+}
+
+/** The message of a failed pull, with every secret the source resolved masked (redactSecrets): none may reach a log or the store. */
 function failureReason(error: unknown, secrets: readonly string[]): string {
   const known = error instanceof FetchError || error instanceof FeedFormatError || error instanceof PullRefused || error instanceof SourceDefinitionError;
-  let reason = known ? (error as Error).message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
-  for (const secret of secrets) if (secret.length > 0) reason = reason.split(secret).join('***');
+  const reason = redactSecrets(known ? (error as Error).message : `internal error: ${error instanceof Error ? error.message : String(error)}`, secrets);
   return reason.length > 500 ? `${reason.slice(0, 500)}…` : reason;
 }
 
