@@ -1,4 +1,5 @@
-// Source schedules (DESIGN 7): parse `hourly`, `daily`, `weekly`, `every N<unit>` or 5-field cron, and find the next run.
+// Source schedules (DESIGN 7): parse `hourly`, `daily`, `weekly`, `every N<unit>` or 5-field cron (with croner), and find the next run.
+import { Cron } from 'croner';
 
 /** A schedule string that does not parse; the message names the problem, never a secret. */
 export class ScheduleError extends Error {
@@ -16,15 +17,8 @@ export interface IntervalSchedule {
 export interface CronSchedule {
   readonly kind: 'cron';
   readonly text: string;
-  readonly minutes: readonly number[];
-  readonly hours: readonly number[];
-  readonly daysOfMonth: readonly number[];
-  readonly months: readonly number[];
-  /** 0-6, Sunday 0 (a 7 in the expression is folded to 0). */
-  readonly daysOfWeek: readonly number[];
-  /** Whether the field was written without a leading `*`; decides the dom/dow rule. */
-  readonly domRestricted: boolean;
-  readonly dowRestricted: boolean;
+  /** The expression as croner parsed it, evaluated in UTC; it schedules nothing itself. */
+  readonly cron: Cron;
 }
 
 export type Schedule = IntervalSchedule | CronSchedule;
@@ -47,79 +41,65 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d
  */
 const NAMED: Readonly<Record<string, string>> = { hourly: '0 * * * *', daily: '0 0 * * *', weekly: '0 0 * * 1' };
 
-interface FieldSpec {
-  readonly name: string;
-  readonly min: number;
-  readonly max: number;
-  readonly names?: readonly string[];
-}
-
-const FIELDS: readonly FieldSpec[] = [
-  { name: 'minute', min: 0, max: 59 },
-  { name: 'hour', min: 0, max: 23 },
-  { name: 'day-of-month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
-  { name: 'day-of-week', min: 0, max: 7, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+/** The five fields, for messages: what each one is and the values it takes. */
+const FIELDS: readonly { readonly name: string; readonly values: string }[] = [
+  { name: 'minute', values: '0-59' },
+  { name: 'hour', values: '0-23' },
+  { name: 'day-of-month', values: '1-31' },
+  { name: 'month', values: '1-12 or jan-dec' },
+  { name: 'day-of-week', values: '0-7 or sun-sat (0 and 7 are Sunday)' },
 ];
 
-/** The longest a month can be (February counted with its leap day). */
-const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/**
+ * Times in UTC, so every instance and every restart agrees (no daylight saving time either), and
+ * exactly five fields: croner would also read a seconds field first (`0 0 * * * *`), which
+ * would shift every field of an expression meant for crontab. croner's other extensions within the
+ * five fields (`L`, `W`, `#`, `?`, a `+` before the weekday) mean what they say and are accepted.
+ */
+const CRON_OPTIONS = { timezone: 'UTC', mode: '5-part' } as const;
 
-function parseValue(text: string, field: FieldSpec, expression: string): number {
-  const byName = field.names?.indexOf(text.toLowerCase()) ?? -1;
-  if (byName >= 0) return byName + (field.name === 'month' ? 1 : 0);
-  if (!/^\d+$/.test(text)) throw new ScheduleError(`"${expression}": ${field.name} "${text}" is not a number`);
-  const value = Number(text);
-  if (value < field.min || value > field.max) {
-    throw new ScheduleError(`"${expression}": ${field.name} ${value} is out of range ${field.min}-${field.max}`);
-  }
-  return value;
-}
-
-/** One cron field: `*`, `n`, `a-b`, lists of those, and steps `*\/n` or `a-b/n`. */
-function parseField(text: string, field: FieldSpec, expression: string): number[] {
-  const values = new Set<number>();
-  for (const part of text.split(',')) {
-    const match = /^([^/]+)(?:\/(\d+))?$/.exec(part);
-    if (!match) throw new ScheduleError(`"${expression}": ${field.name} "${part}" is not a value, range or step`);
-    const [, range = '', stepText] = match;
-    let low: number;
-    let high: number;
-    if (range === '*') [low, high] = [field.min, field.max];
-    else if (range.includes('-')) {
-      const [a = '', b = '', ...rest] = range.split('-');
-      if (rest.length > 0) throw new ScheduleError(`"${expression}": ${field.name} "${part}" is not a range`);
-      [low, high] = [parseValue(a, field, expression), parseValue(b, field, expression)];
-      if (low > high) throw new ScheduleError(`"${expression}": ${field.name} range ${range} runs backwards`);
-    } else if (stepText !== undefined) {
-      // `5/15` means different things to different crons; ask for the explicit `5-59/15`.
-      throw new ScheduleError(`"${expression}": ${field.name} step "${part}" needs * or a range before the /`);
-    } else low = high = parseValue(range, field, expression);
-    const step = stepText === undefined ? 1 : Number(stepText);
-    if (step < 1 || step > field.max - field.min + 1) {
-      throw new ScheduleError(`"${expression}": ${field.name} step ${stepText} is out of range 1-${field.max - field.min + 1}`);
-    }
-    for (let v = low; v <= high; v += step) values.add(v);
-  }
-  return [...values].sort((x, y) => x - y);
-}
-
+/**
+ * A 5-field cron expression, parsed by croner. Two rules are settled here rather than left to it:
+ * - The field count, for a message that names the other forms (`monthly` is one field, and croner
+ *   would read `@weekly` as Sunday where our `weekly` is Monday).
+ * - Day of month and day of week: Vixie cron (crontab(5)) runs on a day matching either when both
+ *   are restricted, and needs both when either starts with `*`, even `*\/2`. croner's default
+ *   (OR, AND only for a bare `*`) differs for the `*\/N` forms, so ask it for AND there.
+ */
 function parseCron(text: string): CronSchedule {
-  const parts = text.split(/\s+/);
-  if (parts.length !== 5) {
-    throw new ScheduleError(`"${text}" is not a schedule: use hourly, daily, weekly, "every N" with s, m, h or d, or 5 cron fields (it has ${parts.length})`);
+  const fields = text.split(' ');
+  if (fields.length !== 5) {
+    throw new ScheduleError(`"${text}" is not a schedule: use hourly, daily, weekly, "every N" with s, m, h or d, or 5 cron fields (it has ${fields.length})`);
   }
-  const [minutes, hours, daysOfMonth, months, rawDays] = parts.map((part, i) => parseField(part, FIELDS[i]!, text)) as [number[], number[], number[], number[], number[]];
-  const daysOfWeek = [...new Set(rawDays.map((d) => d % 7))].sort((x, y) => x - y);
-  // Vixie cron's rule: a field starting with `*` (even `*/2`) is not "restricted", so the day needs both.
-  const domRestricted = !parts[2]!.startsWith('*');
-  const dowRestricted = !parts[4]!.startsWith('*');
-  // With the weekday free, the day of the month alone decides: refuse dates no year has (`31 2`),
-  // found statically rather than by searching years ahead. Feb 29 is allowed (leap years).
-  if (!dowRestricted && !months.some((m) => daysOfMonth.some((d) => d <= MONTH_DAYS[m - 1]!))) {
-    throw new ScheduleError(`"${text}" never runs: no chosen month has day ${daysOfMonth.join(',')}`);
+  const startsWild = (field: string) => field.startsWith('*') || field.startsWith('?');
+  let cron: Cron;
+  try {
+    cron = new Cron(text, { ...CRON_OPTIONS, domAndDow: startsWild(fields[2]!) || startsWild(fields[4]!) });
+  } catch (error) {
+    throw refusal(text, fields, error);
   }
-  return { kind: 'cron', text, minutes, hours, daysOfMonth, months, daysOfWeek, domRestricted, dowRestricted };
+  // With no year field, a date that matches once matches again, so none from now on means never.
+  if (cron.nextRun(new Date()) === null) {
+    const why = fields[4] === '*' || fields[4] === '?' ? `no chosen month has day ${fields[2]}` : 'no date matches its day of month, month and day of week';
+    throw new ScheduleError(`"${text}" never runs: ${why}`);
+  }
+  return { kind: 'cron', text, cron };
+}
+
+/** Why croner refused `text`: the first field it refuses alone, with the values that field takes. */
+function refusal(text: string, fields: readonly string[], error: unknown): ScheduleError {
+  for (const [i, field] of FIELDS.entries()) {
+    try {
+      new Cron(FIELDS.map((_, j) => (j === i ? fields[j] : '*')).join(' '), CRON_OPTIONS);
+    } catch {
+      return new ScheduleError(
+        `"${text}": ${field.name} "${fields[i]}" is not valid; it takes ${field.values}, *, lists (1,5), ranges (1-5) and steps (*/15 or 0-30/15)`,
+      );
+    }
+  }
+  // Each field is fine alone but not together (croner's `+` or `L` combinations): croner's reason.
+  const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
+  return new ScheduleError(`"${text}" is not a valid cron expression: ${reason}`);
 }
 
 /** Parses a schedule; keywords and names are case-insensitive and `every 6h` may be `every 6 h`. */
@@ -155,36 +135,13 @@ export function scheduleFromFeed(feedSchedule: string): Schedule {
   }
 }
 
-const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
-/** 2096-02-29 to 2104-02-29 is the longest wait for a day cron accepts; search a little beyond. */
-const MAX_SEARCH_DAYS = 9 * 366;
-
-function dayMatches(schedule: CronSchedule, day: Date): boolean {
-  if (!schedule.months.includes(day.getUTCMonth() + 1)) return false;
-  const dom = schedule.daysOfMonth.includes(day.getUTCDate());
-  const dow = schedule.daysOfWeek.includes(day.getUTCDay());
-  // Both restricted: either matches (crontab(5)); otherwise the unrestricted one matches every day.
-  if (schedule.domRestricted && schedule.dowRestricted) return dom || dow;
-  return dom && dow;
-}
-
 /** The first run strictly after `after`, in UTC. For `every N`, `after` is the last pull's start. */
 export function nextRun(schedule: Schedule, after: Date): Date {
   if (schedule.kind === 'interval') return new Date(after.getTime() + schedule.seconds * 1000);
-  const start = Math.floor(after.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  const firstDay = Math.floor(start / DAY_MS) * DAY_MS;
-  for (let i = 0; i <= MAX_SEARCH_DAYS; i++) {
-    const dayStart = firstDay + i * DAY_MS;
-    if (!dayMatches(schedule, new Date(dayStart))) continue;
-    const fromMinute = i === 0 ? (start - dayStart) / MINUTE_MS : 0;
-    for (const hour of schedule.hours) {
-      for (const minute of schedule.minutes) {
-        if (hour * 60 + minute >= fromMinute) return new Date(dayStart + (hour * 60 + minute) * MINUTE_MS);
-      }
-    }
-  }
-  throw new ScheduleError(`"${schedule.text}" has no run in the ${MAX_SEARCH_DAYS} days after ${after.toISOString()}`);
+  const next = schedule.cron.nextRun(after);
+  // parseSchedule refuses expressions that never run; croner stops searching at year 9999.
+  if (next === null) throw new ScheduleError(`"${schedule.text}" has no run after ${after.toISOString()}`);
+  return next;
 }
 
 /** The first retry waits a minute; each further consecutive failure doubles it. */

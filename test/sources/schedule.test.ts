@@ -25,24 +25,28 @@ describe('parseSchedule', () => {
     });
   }
 
-  const crons: [string, Partial<Record<'minutes' | 'hours' | 'daysOfMonth' | 'months' | 'daysOfWeek', number[]>>][] = [
-    ['hourly', { minutes: [0], hours: Array.from({ length: 24 }, (_, i) => i) }],
-    ['Daily', { minutes: [0], hours: [0] }],
-    ['weekly', { minutes: [0], hours: [0], daysOfWeek: [1] }],
-    ['*/15 * * * *', { minutes: [0, 15, 30, 45] }],
-    ['5,10-12 */6 * * *', { minutes: [5, 10, 11, 12], hours: [0, 6, 12, 18] }],
-    ['0 8-18/5 * * *', { hours: [8, 13, 18] }],
-    ['0 0 1,15 jan-mar *', { daysOfMonth: [1, 15], months: [1, 2, 3] }],
-    ['0 0 * * 7', { daysOfWeek: [0] }],
-    ['0 0 * * 0,7', { daysOfWeek: [0] }],
-    ['0 0 * * MON-fri', { daysOfWeek: [1, 2, 3, 4, 5] }],
-    ['0 0 29 2 *', { daysOfMonth: [29], months: [2] }],
+  // Read through their runs: the parsed form is croner's, and the runs are what a schedule is for.
+  const crons: [string, string, string[]][] = [
+    ['hourly', '2026-03-04T05:06:07Z', ['2026-03-04T06:00:00Z', '2026-03-04T07:00:00Z', '2026-03-04T08:00:00Z']],
+    ['Daily', '2026-03-04T05:06:07Z', ['2026-03-05T00:00:00Z', '2026-03-06T00:00:00Z']],
+    ['weekly', '2026-03-04T05:06:07Z', ['2026-03-09T00:00:00Z', '2026-03-16T00:00:00Z']],
+    ['*/15 * * * *', '2026-03-04T05:00:00Z', ['2026-03-04T05:15:00Z', '2026-03-04T05:30:00Z', '2026-03-04T05:45:00Z', '2026-03-04T06:00:00Z']],
+    ['5,10-12 */6 * * *', '2026-03-04T00:00:00Z', ['2026-03-04T00:05:00Z', '2026-03-04T00:10:00Z', '2026-03-04T00:11:00Z', '2026-03-04T00:12:00Z', '2026-03-04T06:05:00Z']],
+    ['0 8-18/5 * * *', '2026-03-04T00:00:00Z', ['2026-03-04T08:00:00Z', '2026-03-04T13:00:00Z', '2026-03-04T18:00:00Z', '2026-03-05T08:00:00Z']],
+    ['0 0 1,15 jan-mar *', '2026-02-20T00:00:00Z', ['2026-03-01T00:00:00Z', '2026-03-15T00:00:00Z', '2027-01-01T00:00:00Z']],
+    ['0 0 * * 7', '2026-03-04T00:00:00Z', ['2026-03-08T00:00:00Z', '2026-03-15T00:00:00Z']],
+    ['0 0 * * 0,7', '2026-03-04T00:00:00Z', ['2026-03-08T00:00:00Z', '2026-03-15T00:00:00Z']],
+    ['0 0 * * MON-fri', '2026-03-05T12:00:00Z', ['2026-03-06T00:00:00Z', '2026-03-09T00:00:00Z', '2026-03-10T00:00:00Z']],
+    ['0 0 29 2 *', '2026-01-01T00:00:00Z', ['2028-02-29T00:00:00Z', '2032-02-29T00:00:00Z']],
+    ['  0   0 L * * ', '2026-02-01T00:00:00Z', ['2026-02-28T00:00:00Z', '2026-03-31T00:00:00Z']],
   ];
-  for (const [text, fields] of crons) {
-    it(`reads "${text}" as cron fields ${JSON.stringify(fields)}`, () => {
+  for (const [text, after, runs] of crons) {
+    it(`reads "${text}" as cron running at ${runs.join(', ')} after ${after}`, () => {
       const schedule = parsed(text);
       assert.equal(schedule.kind, 'cron');
-      for (const [name, values] of Object.entries(fields)) assert.deepEqual((schedule as unknown as Record<string, number[]>)[name], values, name);
+      const seen: string[] = [];
+      for (let last = at(after); seen.length < runs.length; seen.push(last.toISOString())) last = nextRun(schedule, last);
+      assert.deepEqual(seen, runs.map((run) => at(run).toISOString()));
     });
   }
 
@@ -54,20 +58,23 @@ describe('parseSchedule', () => {
     ['every m', /"every N" and a unit/],
     ['every 367d', /at most 366d/],
     ['monthly', /not a schedule.*5 cron fields \(it has 1\)/],
+    ['@weekly', /not a schedule.*\(it has 1\)/],
     ['* * * *', /it has 4/],
-    ['61 * * * *', /minute 61 is out of range 0-59/],
-    ['0 24 * * *', /hour 24 is out of range 0-23/],
-    ['0 0 0 * *', /day-of-month 0 is out of range 1-31/],
-    ['0 0 * 13 *', /month 13 is out of range 1-12/],
-    ['0 0 * * 8', /day-of-week 8 is out of range 0-7/],
-    ['0 0 * * funday', /day-of-week "funday" is not a number/],
-    ['10-5 * * * *', /range 10-5 runs backwards/],
-    ['*/0 * * * *', /step 0 is out of range 1-60/],
-    ['5/15 * * * *', /needs \* or a range before the \//],
-    ['1-2-3 * * * *', /is not a range/],
-    ['* * 31 2 *', /never runs: no chosen month has day 31/],
-    ['* * 30,31 2 *', /never runs/],
+    ['0 0 * * * *', /it has 6/],
+    ['61 * * * *', /^"61 \* \* \* \*": minute "61" is not valid; it takes 0-59, \*, lists/],
+    ['0 24 * * *', /hour "24" is not valid; it takes 0-23/],
+    ['0 0 0 * *', /day-of-month "0" is not valid; it takes 1-31/],
+    ['0 0 * 13 *', /month "13" is not valid; it takes 1-12 or jan-dec/],
+    ['0 0 * * 8', /day-of-week "8" is not valid; it takes 0-7 or sun-sat/],
+    ['0 0 * * funday', /day-of-week "funday" is not valid/],
+    ['10-5 * * * *', /minute "10-5" is not valid/],
+    ['*/0 * * * *', /minute "\*\/0" is not valid/],
+    ['5/15 * * * *', /minute "5\/15" is not valid; .*steps \(\*\/15 or 0-30\/15\)/],
+    ['1-2-3 * * * *', /minute "1-2-3" is not valid/],
+    ['* * 31 2 *', /^"\* \* 31 2 \*" never runs: no chosen month has day 31$/],
+    ['* * 30,31 2 *', /never runs: no chosen month has day 30,31/],
     ['0 0 31 4,6,9,11 *', /never runs/],
+    ['0 0 30 2 +mon', /never runs: no date matches its day of month, month and day of week/],
   ];
   for (const [text, message] of bad) {
     it(`refuses "${text}" saying why`, () => {
@@ -102,6 +109,8 @@ describe('nextRun', () => {
     ['0 12 */10 * 1', '2026-03-02T13:00:00Z', '2026-05-11T12:00:00Z', 'needs both when the day of month starts with * (Vixie cron)'],
     ['0 12 1 * */2', '2026-03-02T00:00:00Z', '2026-08-01T12:00:00Z', 'needs both when the weekday starts with * (Vixie cron)'],
     ['0 0 * * 7', '2026-03-04T00:00:00Z', '2026-03-08T00:00:00Z', 'reads 7 as Sunday'],
+    ['0 12 1 * +mon', '2026-03-02T00:00:00Z', '2026-06-01T12:00:00Z', "needs both with croner's + before the weekday"],
+    ['30 2 * * *', '2026-03-29T00:00:00Z', '2026-03-29T02:30:00Z', 'is in UTC, whatever the local daylight saving time'],
     ['0 9-17 * * mon-fri', '2026-03-06T17:30:00Z', '2026-03-09T09:00:00Z', 'skips the weekend'],
   ];
   for (const [text, after, expected, why] of cases) {

@@ -1,7 +1,29 @@
-// The `csv` format (DESIGN 7): named columns give each row's value, type, threat, risk and last-seen time.
+// The `csv` format (DESIGN 7): csv-parse reads the records; named columns give each row's value, type, threat, risk and last-seen time.
+//
+// How the work is split between csv-parse and this file:
+// - csv-parse does RFC 4180, streaming: quoted fields may hold the delimiter, line breaks and doubled
+//   quotes, and chunks may be cut anywhere (inside a quoted field, between the CR and LF of a break).
+//   Records end at CRLF, LF or a lone CR, all three: left to itself csv-parse settles on the break of
+//   the first line and would then read a stray LF in a CRLF file as data.
+// - `trim`: blanks around a field are not data, so ThreatFox's `"a", "b"` is a and b; a quoted field
+//   keeps the blanks inside its quotes. `relax_quotes`: a quote inside an unquoted field is text
+//   (`ab"c`). Text after a closing quote (`"ab"c`) is refused: the quoting is broken, and reading on
+//   could run rows together. `relax_column_count`: a short row is fine, its missing cells are empty.
+// - `#` comments count only as whole lines (`comment_no_infix`): a `#` later in a line (a URL's
+//   fragment) or inside quotes is data. csv-parse drops a comment's text, and `header: "comment"`
+//   needs it, so the lines before the first data row are read here: at the start of the body no
+//   field is open, so each line there is blank, a comment or the first row, with no quoting to
+//   track. The last of those comments is then parsed as one record by csv-parse's sync API. From the
+//   first row on csv-parse reads everything, dropping later comments such as abuse.ch's `# END`.
+// - Line numbers are counted here (csv-parse's `info.lines` counts a CRLF inside quotes twice): a
+//   record starts after the previous one and the blank and comment lines csv-parse skipped since,
+//   and spans the line breaks inside its quoted fields.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CsvError, parse, type Options } from 'csv-parse';
+import { parse as parseRecords } from 'csv-parse/sync';
 import type { SourceDefinition } from '../source-definition.js';
 import { SourceDefinitionError } from '../source-definition.js';
-import { CsvRecords, type CsvRow } from './csv-records.js';
 import { decodeBody, type FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 
@@ -11,10 +33,21 @@ const COLUMNS = ['value', 'type', 'threat', 'risk', 'lastSeen'] as const;
 type Column = (typeof COLUMNS)[number];
 type ColumnIndexes = { value: number } & Partial<Record<Exclude<Column, 'value'>, number>>;
 
+/** Rows per batch: a batch holds this many entries at most, whatever the size of the body. */
+const BATCH_ROWS = 1000;
+
+/** The options both csv-parse calls share; the header line has no line break, so the break list does not matter there. */
+const FIELD_OPTIONS = { trim: true, relax_quotes: true, relax_column_count: true, record_delimiter: ['\r\n', '\n', '\r'] } satisfies Options;
+
+interface Row {
+  fields: string[];
+  line: number;
+}
+
 /**
  * Every row of a csv body. `#` lines are comments in every header mode (abuse.ch also ends its
- * files with `# END`); with `header: "comment"` the last one before the first record names the
- * columns, with `"first-row"` the first record does. Column names are trimmed and matched without
+ * files with `# END`); with `header: "comment"` the last one before the first row names the
+ * columns, with `"first-row"` the first row does. Column names are trimmed and matched without
  * regard to case: feeds change `dst_ip` to `DST_IP` more often than they mean a different column.
  * A column the options name but the header lacks fails the pull: the feed has changed its layout,
  * and reading on would silently drop threats or values. A row whose value cell is empty or missing
@@ -22,45 +55,165 @@ type ColumnIndexes = { value: number } & Partial<Record<Exclude<Column, 'value'>
  */
 export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenerator<FeedBatch> {
   if (options.value === undefined) throw new SourceDefinitionError('source.csv.value', 'required for format csv');
-  const records = new CsvRecords(options.delimiter, true);
-  let lastComment: CsvRow | undefined;
-  let columns: ColumnIndexes | undefined;
-  if (Array.isArray(options.header)) columns = columnIndexes(options.header, options, 'csv.header');
+  let columns = Array.isArray(options.header) ? columnIndexes(options.header, options, 'csv.header') : undefined;
 
-  const read = (rows: CsvRow[]): FeedBatch => {
-    const batch: FeedBatch = { entries: [], skipped: 0 };
-    for (const row of rows) {
-      if (row.kind === 'comment') {
-        lastComment = row;
-        continue;
+  const text = decodeBody(body)[Symbol.asyncIterator]();
+  let start: Preamble;
+  try {
+    start = await readPreamble(text);
+    if (start.data !== undefined && options.header === 'comment') {
+      const comment = start.lastComment;
+      if (comment === undefined) {
+        throw new FeedFormatError(`line ${start.dataLine}`, 'no "#" comment line before the data names the columns (csv.header is "comment")');
       }
+      columns = columnIndexes(commentHeader(comment, options.delimiter), options, `line ${comment.line}`);
+    }
+  } catch (error) {
+    await text.return?.(undefined);
+    throw error;
+  }
+  if (start.data === undefined) return; // nothing but comments and blank lines
+
+  const lines = new RecordLines(start.dataLine);
+  const parserOptions: Options<Row, string[]> = {
+    ...FIELD_OPTIONS,
+    delimiter: options.delimiter,
+    comment: '#',
+    comment_no_infix: true,
+    skip_empty_lines: true,
+    on_record: (fields, info) => ({ fields, line: lines.record(fields, info) }),
+  };
+  // on_record may return any value, but csv-parse's typings accept that only together with `columns`.
+  const parser = parse(parserOptions as unknown as Options);
+  // A failed body (network, size limit) destroys the parser with its error, which the loop below throws.
+  const feeding = pipeline(Readable.from(rest(start.data, text), { objectMode: false }), parser);
+  feeding.catch(() => {});
+
+  let batch: FeedBatch = { entries: [], skipped: 0 };
+  try {
+    for await (const row of parser as AsyncIterable<Row>) {
       if (columns === undefined) {
-        if (options.header === 'first-row') {
-          columns = columnIndexes(row.fields, options, `line ${row.line}`);
-          continue;
-        }
-        columns = columnIndexes(commentHeader(lastComment, row, options.delimiter), options, `line ${lastComment!.line}`);
+        columns = columnIndexes(row.fields, options, `line ${row.line}`);
+        continue;
       }
       const entry = toEntry(row, columns);
       if (entry) batch.entries.push(entry);
       else batch.skipped++;
+      if (batch.entries.length + batch.skipped >= BATCH_ROWS) {
+        yield batch;
+        batch = { entries: [], skipped: 0 };
+      }
     }
-    return batch;
-  };
-
-  for await (const text of decodeBody(body)) yield read(records.push(text));
-  yield read(records.end());
+    await feeding;
+  } catch (error) {
+    throw error instanceof CsvError ? unusable(error, lines) : error;
+  }
+  if (batch.entries.length + batch.skipped > 0) yield batch;
 }
 
-/** The column names of abuse.ch's header comment, `# first_seen_utc,dst_ip,...`, parsed as a csv record. */
-function commentHeader(comment: CsvRow | undefined, firstRecord: CsvRow, delimiter: string): string[] {
-  if (comment?.kind !== 'comment') {
-    throw new FeedFormatError(`line ${firstRecord.line}`, 'no "#" comment line before the data names the columns (csv.header is "comment")');
+interface Preamble {
+  /** The body from the first data row on, as far as it has arrived; undefined when there is no row. */
+  data?: string;
+  /** The line the first data row starts on. */
+  dataLine: number;
+  /** The text after the `#` of the last comment line before the data. */
+  lastComment?: { text: string; line: number };
+}
+
+/** Reads the blank and `#` lines that open the body, up to the first data row. */
+async function readPreamble(text: AsyncIterator<string>): Promise<Preamble> {
+  let pending = '';
+  let line = 1;
+  let lastComment: Preamble['lastComment'];
+  let ended = false;
+  // pending[0, scanned) holds no line break, so a long line arriving in many chunks is searched once.
+  let scanned = 0;
+  const lineBreak = /[\r\n]/g;
+  for (;;) {
+    lineBreak.lastIndex = scanned;
+    const lineEnd = lineBreak.exec(pending)?.index ?? -1;
+    scanned = lineEnd < 0 ? pending.length : lineEnd;
+    const first = pending.search(/\S/); // whitespace includes line breaks: past lineEnd means a blank line
+    const inLine = first >= 0 && (lineEnd < 0 || first < lineEnd);
+    if (inLine && pending[first] !== '#') return { data: pending, dataLine: line, lastComment };
+    // A CR at the end of what has arrived may be the first half of a CRLF.
+    const complete = lineEnd >= 0 && (pending[lineEnd] === '\n' || lineEnd + 1 < pending.length || ended);
+    if (complete || (ended && pending !== '')) {
+      const end = lineEnd >= 0 ? lineEnd : pending.length;
+      if (inLine) lastComment = { text: pending.slice(first + 1, end), line };
+      line++;
+      pending = pending.slice(end + (pending.startsWith('\r\n', end) ? 2 : 1));
+      scanned = 0;
+      continue;
+    }
+    if (ended) return { dataLine: line, lastComment };
+    const next = await text.next();
+    if (next.done) ended = true;
+    else pending += next.value;
   }
-  // Trimmed first: `# "first_seen_utc","dst_ip"` quotes its names after the blank that follows the `#`.
-  const parser = new CsvRecords(delimiter, false);
-  const [record] = [...parser.push(comment.text.trim()), ...parser.end()];
-  return record?.kind === 'record' ? record.fields : [];
+}
+
+/** The first data row's text, then the rest of the body. */
+async function* rest(first: string, text: AsyncIterator<string>): AsyncGenerator<string> {
+  yield first;
+  for await (const chunk of { [Symbol.asyncIterator]: () => text }) yield chunk;
+}
+
+/** The column names of abuse.ch's header comment, `# first_seen_utc,dst_ip,...` or `# "first_seen_utc","dst_ip",...`. */
+function commentHeader(comment: NonNullable<Preamble['lastComment']>, delimiter: string): string[] {
+  try {
+    const [names = []] = parseRecords(comment.text, { ...FIELD_OPTIONS, delimiter });
+    return names;
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    throw new FeedFormatError(`line ${comment.line}`, `the "#" line naming the columns is not a csv record (${error.message})`);
+  }
+}
+
+/** csv-parse's counts of the comment and blank lines it has skipped. */
+interface SkippedLines {
+  comment_lines: number;
+  empty_lines: number;
+}
+
+/** The line each record starts on, counted from the first data row's. */
+class RecordLines {
+  /** The line after the last record. */
+  private next: number;
+  /** The comment and blank lines csv-parse had skipped by the end of the last record. */
+  private skipped = 0;
+
+  constructor(firstLine: number) {
+    this.next = firstLine;
+  }
+
+  /** The first line of the record csv-parse is on, given its count of lines skipped so far. */
+  startOf(info: SkippedLines): number {
+    return this.next + info.comment_lines + info.empty_lines - this.skipped;
+  }
+
+  /** Records a complete record and returns its first line. */
+  record(fields: string[], info: SkippedLines): number {
+    const line = this.startOf(info);
+    this.skipped = info.comment_lines + info.empty_lines;
+    this.next = line + 1 + fields.reduce((breaks, field) => breaks + lineBreaks(field), 0);
+    return line;
+  }
+}
+
+function lineBreaks(field: string): number {
+  return /[\r\n]/.test(field) ? field.match(/\r\n|\r|\n/g)!.length : 0;
+}
+
+/** csv-parse's refusal as the pull's error, at the line where the broken record starts. */
+function unusable(error: CsvError, lines: RecordLines): FeedFormatError {
+  const reasons: Partial<Record<CsvError['code'], string>> = {
+    CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed before the end of the body',
+    CSV_INVALID_CLOSING_QUOTE: 'a quoted field has text after its closing quote',
+    CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: 'a quoted field has text after its closing quote',
+  };
+  const line = lines.startOf({ comment_lines: Number(error.comment_lines), empty_lines: Number(error.empty_lines) });
+  return new FeedFormatError(`line ${line}`, reasons[error.code] ?? error.message);
 }
 
 function columnIndexes(header: readonly string[], options: CsvOptions, position: string): ColumnIndexes {
@@ -83,7 +236,7 @@ function columnIndexes(header: readonly string[], options: CsvOptions, position:
   return indexes;
 }
 
-function toEntry(row: Extract<CsvRow, { kind: 'record' }>, columns: ColumnIndexes): FeedEntry | undefined {
+function toEntry(row: Row, columns: ColumnIndexes): FeedEntry | undefined {
   const value = row.fields[columns.value]?.trim() ?? '';
   if (value === '') return undefined;
   const entry: FeedEntry = { value, position: `line ${row.line}` };
