@@ -9,7 +9,12 @@ import type { WriteBatch } from '../store/write-batch.js';
 import type { Allowlist } from './allowlist.js';
 import { fetchSource, FetchError } from './fetch-source.js';
 import { FeedFormatError, type FeedBatch } from './formats/feed-entry.js';
-import { isListFormat, readFeed } from './formats/read-feed.js';
+import { readFeed } from './formats/read-feed.js';
+import { readLookupApi, type UpstreamFeed } from './formats/read-lookup-api.js';
+import { readMispFeed } from './formats/read-misp.js';
+import { readStixBundle } from './formats/read-stix.js';
+import { readTaxiiCollection } from './formats/read-taxii.js';
+import type { FeedSourceState } from '../store/source-queries.js';
 import { normalizeValue } from './normalize-value.js';
 import { nextRun, parseSchedule, retryDelay, scheduleFromFeed, type Schedule } from './schedule.js';
 import { envReferences, parseSource, redactedUrl, resolveEnv, SourceDefinitionError, type SourceDefinition } from './source-definition.js';
@@ -75,7 +80,7 @@ const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
  */
 async function* pullBatches(
   plan: PullPlan,
-  rows: AsyncIterable<FeedBatch> | undefined,
+  read: SourceRead,
   source: SourceDefinition,
   deps: Pick<PullDeps, 'allowlist' | 'logger' | 'onProgress'>,
   tally: RowTally,
@@ -86,23 +91,47 @@ async function* pullBatches(
   let ordinal = 0;
   let params: unknown[] = [];
   let threats: unknown[] = [];
+  let refs: unknown[] = [];
   let count = 0;
-  let read = 0;
+  let rowsRead = 0;
+  // Threats that upstream objects indicate, by object: a relation each, and each threat described once.
+  let relations: unknown[] = [];
+  let defs: unknown[] = [];
+  const described = new Set<string>();
   // Where each value of the batch has its risk in params: PostgreSQL refuses an INSERT ... ON CONFLICT DO
   // UPDATE that meets the same key twice, so a value listed twice within a batch is staged once.
   let staged = new Map<string, number>();
   const reasons: string[] = [];
   const flush = (): WriteBatch => {
-    const batch: WriteBatch = { kind: 'values', params, count, threats, threatCount: threats.length / 3, records: read };
+    const batch: WriteBatch = { kind: 'values', params, count, threats, threatCount: threats.length / 3, refs, refCount: refs.length / 3, records: rowsRead };
     params = [];
     threats = [];
+    refs = [];
     count = 0;
     staged = new Map();
     return batch;
   };
-  for await (const batch of rows ?? []) {
+  const flushRelations = (): WriteBatch => {
+    const batch: WriteBatch = { kind: 'relations', rows: relations, count: relations.length / 2, defs, defCount: defs.length / 4, records: rowsRead };
+    relations = [];
+    defs = [];
+    return batch;
+  };
+  for await (const batch of read.rows ?? []) {
     tally.skipped += batch.skipped;
-    read += batch.entries.length + batch.skipped;
+    rowsRead += batch.entries.length + batch.skipped;
+    for (const { ref, threat } of batch.relations ?? []) {
+      const name = threat.name.trim();
+      if (name === '' || name.length > MAX_THREAT_NAME) continue;
+      relations.push(ref, name);
+      const key = name.toLowerCase();
+      if (!described.has(key)) {
+        described.add(key);
+        const aliases = threat.aliases.map((a) => a.trim()).filter((a) => a !== '' && a.length <= MAX_THREAT_NAME);
+        defs.push(key, name, threat.category, JSON.stringify(aliases));
+      }
+      if (relations.length >= BATCH_ROWS * 2) yield flushRelations();
+    }
     for (const entry of batch.entries) {
       const type = source.type ?? rowType(entry.type);
       const raw = type === 'ip' || type === undefined ? entry.value.trim().replace(IPV4_WITH_PORT, '$1') : entry.value;
@@ -129,13 +158,71 @@ async function* pullBatches(
       }
       const threat = entry.threat?.trim();
       if (threat && threat.length <= MAX_THREAT_NAME) threats.push(normalized.type, normalized.value, threat);
+      if (entry.ref !== undefined) refs.push(entry.ref, normalized.type, normalized.value);
       if (count >= BATCH_ROWS) yield flush();
     }
-    deps.onProgress?.(read);
+    deps.onProgress?.(rowsRead);
   }
   if (count > 0) yield flush();
+  if (relations.length > 0) yield flushRelations();
+  // Known once the source is read: where the next pull resumes, and the upstream feed's description.
+  if (read.cursor !== undefined) plan.cursor = read.cursor();
+  if (read.describe !== undefined) plan.describe = describedFeed(await read.describe());
   if (reasons.length > 0) deps.logger.info('pull rejected values', { fid, rejected: tally.rejected, first: reasons });
-  yield { kind: 'end', records: read, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };
+  yield { kind: 'end', records: rowsRead, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };
+}
+
+function describedFeed(upstream: UpstreamFeed | undefined): PullPlan['describe'] {
+  if (upstream === undefined) return undefined;
+  return { description: upstream.description ?? '', website: upstream.website ?? '', category: upstream.category ?? '', pricing: upstream.pricing ?? '' };
+}
+
+/** What a source gives for one pull: its rows (none for a 304), the validators, and what the pull records after reading them. */
+interface SourceRead {
+  rows: AsyncIterable<FeedBatch> | undefined;
+  etag: string | null;
+  lastModified: string | null;
+  /** The source lists only what is new since its cursor (taxii, misp): a value left out is not dropped. */
+  incremental: boolean;
+  cursor?: () => string | null;
+  describe?: () => Promise<UpstreamFeed | undefined>;
+}
+
+/**
+ * Starts reading the source: the list formats and `stix` are one body (conditional on the previous
+ * pull's validators); `taxii`, `misp` and `lookup-api` make their own requests as their rows are read.
+ */
+async function openSource(source: SourceDefinition, resolved: SourceDefinition, state: FeedSourceState, deps: PullDeps): Promise<SourceRead> {
+  const common = {
+    displayUrl: redactedUrl(source.url),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.fetchImpl ? { fetchImpl: deps.fetchImpl } : {}),
+  };
+  const none = { etag: null, lastModified: null };
+  switch (source.format) {
+    case 'taxii': {
+      const read = readTaxiiCollection(resolved, state.cursor, {
+        ...common, now: () => deps.clock.now(), onWarning: (message) => deps.logger.warn('pull: upstream TAXII server', { fid: state.fid, message }),
+      });
+      return { rows: read.batches, ...none, incremental: true, cursor: () => read.cursor() };
+    }
+    case 'misp': {
+      const read = readMispFeed(resolved, state.cursor, { ...common, onlyIds: source.misp?.onlyIds ?? true });
+      return { rows: read.batches, ...none, incremental: true, cursor: () => read.cursor() };
+    }
+    case 'lookup-api': {
+      const read = readLookupApi(resolved, { ...common, warn: (message, fields) => deps.logger.warn(message, { fid: state.fid, ...fields }) });
+      // The upstream feed's description fills the local feed's empty fields on the first pull only.
+      return { rows: read.batches, ...none, incremental: false, ...(state.stamp_pulled === null ? { describe: () => read.feed() } : {}) };
+    }
+    default: {
+      const fetched = await fetchSource(resolved, { etag: state.etag, lastModified: state.last_modified }, common);
+      // A 304 keeps the validators it was asked with.
+      if (fetched.kind === 'not-modified') return { rows: undefined, etag: state.etag, lastModified: state.last_modified, incremental: false };
+      const rows = source.format === 'stix' ? readStixBundle(fetched.body, deps.clock.now()) : readFeed(source, fetched.body);
+      return { rows, etag: fetched.etag, lastModified: fetched.lastModified, incremental: false };
+    }
+  }
 }
 
 /**
@@ -199,30 +286,23 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     source = parseSource(JSON.parse(state.definition));
     secrets = envReferences(source).map((name) => deps.env[name] ?? '');
     const resolved = resolveEnv(source, deps.env);
-    if (!isListFormat(source.format)) throw new SourceDefinitionError('source.format', `format ${source.format} cannot be pulled by this version`);
     const nextDue = nextRun(scheduleOf(source, state.schedule), new Date(started)).getTime();
-    const fetched = await fetchSource(
-      resolved,
-      { etag: state.etag, lastModified: state.last_modified },
-      { displayUrl: redactedUrl(source.url), ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.fetchImpl ? { fetchImpl: deps.fetchImpl } : {}) },
-    );
-    const body = fetched.kind === 'body' ? fetched : undefined;
+    const read = await openSource(source, resolved, state, deps);
     const plan: PullPlan = {
       fid,
       at,
       sourceThreat: source.threat ?? null,
-      repeat: body === undefined,
-      // A 304 keeps the validators it was asked with.
-      etag: body ? body.etag : state.etag,
-      lastModified: body ? body.lastModified : state.last_modified,
+      repeat: read.rows === undefined,
+      incremental: read.incremental,
+      etag: read.etag,
+      lastModified: read.lastModified,
       nextDue,
     };
-    const rows = body === undefined ? undefined : readFeed(source, body.body);
-    const summary = await store.applyImport(pullBatches(plan, rows, source, deps, tally, fid), clock);
+    const summary = await store.applyImport(pullBatches(plan, read, source, deps, tally, fid), clock);
     const counts = summary.pulled!;
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, ...counts, ...tally };
     logger.info('pull', {
-      fid, feed: state.feed, outcome: body === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
+      fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
       newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, seconds: outcome.seconds,
     });
     return outcome;

@@ -98,12 +98,13 @@ const sourceSchema = z
     maxMegabytes: z.number().positive('must be positive').max(MAX_MEGABYTES, `must be at most ${MAX_MEGABYTES}`).default(256),
     csv: csvOptions.optional(),
     json: jsonOptions.optional(),
+    misp: z.strictObject({ onlyIds: z.boolean().default(true) }).optional(),
     fid: z.number().int('must be a whole number').positive('must be positive').optional(),
     key: text.optional(),
   })
   .superRefine((source, ctx) => {
     const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    for (const option of ['csv', 'json'] as const) {
+    for (const option of ['csv', 'json', 'misp'] as const) {
       if (source[option] !== undefined && source.format !== option) issue([option], `only allowed with format ${option}`);
     }
     if (source.format === 'csv' && source.csv?.value === undefined) issue(['csv', 'value'], 'required for format csv');

@@ -21,6 +21,11 @@ export interface PullPlan {
   sourceThreat: string | null;
   /** The source answered 304 Not Modified: its latest listing is seen again, nothing else read. */
   repeat: boolean;
+  /**
+   * The source lists only what is new since the previous pull (a TAXII collection, a MISP feed):
+   * the values it leaves out stay in its listing, and an empty pull is no outage.
+   */
+  incremental?: boolean;
   /** The feed's pull state after this pull: validators for the next request and when it is due. */
   etag: string | null;
   lastModified: string | null;
@@ -275,8 +280,10 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   const { fid, at } = plan;
   await sql`update pull_values set relisted = 1 where new = 0 and not exists (
     select 1 from source_listings l where l.fid = ${fid} and l.iid = pull_values.iid and l.risk = pull_values.risk)`.execute(trx);
-  await sql`insert into pull_dropped (iid) select iid from source_listings l where l.fid = ${fid}
-    and not exists (select 1 from pull_values v where v.iid = l.iid)`.execute(trx);
+  if (plan.incremental !== true) {
+    await sql`insert into pull_dropped (iid) select iid from source_listings l where l.fid = ${fid}
+      and not exists (select 1 from pull_values v where v.iid = l.iid)`.execute(trx);
+  }
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_values where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
@@ -324,7 +331,7 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
 export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
   if (plan.repeat) return applyRepeat(trx, plan);
   const values = await count(trx, sql`select 1 from pull_values`);
-  if (values === 0) {
+  if (values === 0 && plan.incremental !== true) {
     const listed = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
     if (listed > 0) throw new PullRefused(`the source listed no values where its last pull listed ${listed}; kept as an outage`);
   }

@@ -92,13 +92,15 @@ export interface FeedSourceState {
   failures: number;
   /** Where a structured source's next pull resumes (null: from the start). */
   cursor: string | null;
+  /** The feed's last successful pull (null: never pulled). */
+  stamp_pulled: string | null;
 }
 
 export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
   const row = await db
     .selectFrom('feed_sources as s')
     .innerJoin('feeds as f', 'f.fid', 's.fid')
-    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures', 's.cursor'])
+    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures', 's.cursor', 'f.stamp_pulled'])
     .where('s.fid', '=', fid)
     .executeTakeFirst();
   if (row === undefined) return undefined;
