@@ -65,6 +65,14 @@ const configSchema = z.strictObject({
   plans: z
     .record(z.string().regex(/^[a-z][a-z0-9_-]*$/), planSchema)
     .refine((plans) => 'anonymous' in plans, 'must define the "anonymous" plan'),
+  /** DESIGN 8: when threats retire and indicators age out, in days (fractions allowed). */
+  lifecycle: z.strictObject({
+    threatRetireDays: z.number().positive().max(36_500).default(90),
+    /** One number for every type, or days by indicator type with a `default` for the others. */
+    indicatorRetireDays: z
+      .union([z.number().positive().max(36_500), z.record(z.string().min(1), z.number().positive().max(36_500)).refine((o) => 'default' in o, 'needs a "default"')])
+      .default(30),
+  }),
   /** Values a source pull never stores (DESIGN 7); absent: the defaults of sources/allowlist.ts. */
   allowlist: z.array(z.string().min(1)).optional(),
   /** `serve` pulls due source feeds in the background (DESIGN 7); `serve --no-pull` turns it off too. */

@@ -12,6 +12,7 @@ import { createAllowlist } from './sources/allowlist.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
+import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
 import { serve } from './cli/serve-command.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
@@ -37,6 +38,10 @@ Commands:
   feeds list                         one tab-separated line per source under a header line; never a secret
   feeds pull FID... | --all          pull now: one line per feed, exit 1 when any pull failed
   feeds remove FID                   stop pulling a feed (its data stays)
+  threats retire TID                 retire a threat by hand
+  threats reactivate TID             make a retired threat active again
+  lifecycle                          retire the threats no source has observed for lifecycle.threatRetireDays
+                                     and age out the indicators no source lists any more; prints what it did
   demo                               fill an empty store with the demo data set, print one key per plan
 
 Options for every command:
@@ -129,6 +134,12 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (!(await feedsCommand(positionals, values, { store, clock: systemClock, env: process.env, allowlist, logger, out }))) process.exitCode = 1;
         return;
       }
+      case 'lifecycle':
+        await lifecycleCommand(positionals, { store, config, clock: systemClock, out });
+        return;
+      case 'threats':
+        await threatsCommand(positionals, { store, config, clock: systemClock, out });
+        return;
       case 'demo': {
         const result = await loadDemo(store, config, systemClock);
         err(`demo: loaded ${result.counts.threats} threats, ${result.counts.feeds} feeds, ${result.counts.indicators} indicators, ${result.counts.links} links`);

@@ -304,6 +304,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     logger.info('pull', {
       fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
       newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, seconds: outcome.seconds,
+      ...(counts.retiredSeen.length > 0 ? { retiredThreatsSeen: counts.retiredSeen } : {}),
     });
     return outcome;
   } catch (error) {

@@ -1,6 +1,7 @@
 // Writes the batches of an import (write-batch.ts) inside one transaction; unchanged records are not touched.
 import type { AggregatePlan } from './derived-data.js';
 import { upsertFeedSource } from './source-queries.js';
+import { applyLifecycle, applyThreatState, type LifecyclePlan, type ThreatStatePlan } from './lifecycle-writer.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './migrations.js';
 import type { ImportSummary } from './records.js';
@@ -67,6 +68,8 @@ type EndBatch = Extract<WriteBatch, { kind: 'end' }>;
 interface BatchState {
   end?: EndBatch;
   pull?: PullPlan;
+  lifecycle?: LifecyclePlan;
+  threatState?: ThreatStatePlan;
 }
 
 /** Writes one batch; the end of the records and a pull's plan go to `state`. */
@@ -94,6 +97,14 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
     state.end = batch;
     return;
   }
+  if (batch.kind === 'lifecycle') {
+    state.lifecycle = batch.plan;
+    return;
+  }
+  if (batch.kind === 'threat-state') {
+    state.threatState = batch.plan;
+    return;
+  }
   if (batch.kind === 'sources') {
     // Its feeds came in earlier batches of this transaction.
     for (const [fid, definition] of batch.rows) await upsertFeedSource(trx, fid, definition, batch.stamp);
@@ -103,7 +114,7 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
 }
 
 /** Writes one batch of records or links. */
-async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'relations' | 'sources' | 'end' }>, fresh: boolean): Promise<void> {
+async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'relations' | 'sources' | 'lifecycle' | 'threat-state' | 'end' }>, fresh: boolean): Promise<void> {
   if (batch.kind !== 'links') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
   switch (batch.kind) {
     case 'threats': {
@@ -176,6 +187,8 @@ async function writeInTransaction(
     if (end === undefined) throw new Error('the import records ended without their counts');
     const { read } = end;
     const pulled = pull === undefined ? undefined : await applyPull(trx, pull);
+    const lifecycle = state.lifecycle === undefined ? undefined : await applyLifecycle(trx, state.lifecycle);
+    const threatState = state.threatState === undefined ? undefined : await applyThreatState(trx, state.threatState);
     await checkKeyConflicts(trx);
     await checkRelatedTargets(trx, end.related);
     await checkLinkTargets(trx);
@@ -196,6 +209,8 @@ async function writeInTransaction(
       changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
       ...(aggregates === undefined ? {} : { aggregates }),
       ...(pulled === undefined ? {} : { pulled }),
+      ...(lifecycle === undefined ? {} : { lifecycle }),
+      ...(threatState === undefined ? {} : { threatStateChanged: threatState }),
     };
   });
 }

@@ -38,6 +38,8 @@ export interface PullPlan {
 
 /** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
 export interface PullCounts {
+  /** Retired threats the pull observed: they stay retired (DESIGN 8), and the pull's log line names them. */
+  retiredSeen: string[];
   /** Distinct values the pull listed (after normalization and the allowlist). */
   values: number;
   newIndicators: number;
@@ -134,10 +136,22 @@ async function count(trx: Kysely<any>, query: ReturnType<typeof sql>): Promise<n
 
 /** Sets stamp_seen to the pull's time on the listed indicators and the threats the pull saw. */
 async function markSeen(trx: Transaction<Database>, at: string, iids: ReturnType<typeof sql>, tids: readonly number[]): Promise<void> {
-  await sql`update indicators set stamp_seen = ${at} where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at})`.execute(trx);
+  // stamp_listed marks what pulls list: only those age out when no source lists them (lifecycle-writer.ts).
+  await sql`update indicators set stamp_seen = ${at}, stamp_listed = ${at}
+    where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at} or stamp_listed is null or stamp_listed <> ${at})`.execute(trx);
   for (let i = 0; i < tids.length; i += 500) {
     await trx.updateTable('threats').set({ stamp_seen: at }).where('tid', 'in', tids.slice(i, i + 500)).execute();
   }
+}
+
+/** The names of the retired threats among these. */
+async function retiredNames(trx: Transaction<Database>, tids: readonly number[]): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < tids.length; i += 500) {
+    const rows = await trx.selectFrom('threats').select('name').where('tid', 'in', tids.slice(i, i + 500)).where('retired', '=', 1).orderBy('tid').execute();
+    names.push(...rows.map((r) => r.name));
+  }
+  return names;
 }
 
 /** The feed's stamps and pull state after a successful pull. */
@@ -183,7 +197,7 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   await markSeen(trx, plan.at, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
   await finishFeed(trx, plan, false, tids);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
-  return { values, newIndicators: 0, newLinks: 0, newThreats: 0 };
+  return { values, newIndicators: 0, newLinks: 0, newThreats: 0, retiredSeen: await retiredNames(trx, tids) };
 }
 
 /**
@@ -264,8 +278,8 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
     from (select type, value, row_number() over (order by ordinal) as rn from pull_values where iid is null) as r
     where pull_values.type = r.type and pull_values.value = r.value`.execute(trx);
   const inserted = await sql`
-    insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash)
-    select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', ''
+    insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash, stamp_listed)
+    select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', '', ${plan.at}
     from pull_values where new = 1 order by iid`.execute(trx);
   await sql`insert into changed_indicators (id) select iid from pull_values where new = 1`.execute(trx);
   return Number(inserted.numAffectedRows ?? 0n);
@@ -345,5 +359,5 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
   await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + newLinks > 0 || listingChanged, seenThreats);
-  return { values, newIndicators, newLinks, newThreats: newThreats.length };
+  return { values, newIndicators, newLinks, newThreats: newThreats.length, retiredSeen: await retiredNames(trx, seenThreats) };
 }

@@ -1,6 +1,7 @@
 // What the store hands back to the application: domain records with their computed aggregates.
 import type { AggregatePlan } from './derived-data.js';
 import type { PullCounts } from './pull-writer.js';
+import type { LifecycleCounts } from './lifecycle-writer.js';
 import type { Feed, JsonObject, Risk, Stamp, Threat } from '../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
@@ -104,4 +105,8 @@ export interface ImportSummary {
   aggregates?: AggregatePlan;
   /** A feed pull's counts (pull-writer.ts). */
   pulled?: PullCounts;
+  /** A lifecycle run's retirements (lifecycle-writer.ts). */
+  lifecycle?: LifecycleCounts;
+  /** Staff retired or reactivated a threat: false when it already was in that state. */
+  threatStateChanged?: boolean;
 }

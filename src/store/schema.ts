@@ -30,6 +30,7 @@ export interface ThreatTable {
   /** Aggregates computed from links and indicators after each import. */
   summary: JsonText;
   updated_last_domain: string | null;
+  stix_generation: Generated<number>;
 }
 
 export interface ThreatNameTable {
@@ -73,6 +74,7 @@ export interface IndicatorTable {
   attributes: JsonText;
   properties: JsonText;
   content_hash: string;
+  stamp_listed: Generated<string | null>;
 }
 
 export interface FeedLinkTable {
@@ -160,6 +162,12 @@ export interface SourceListingTable {
   risk: number;
 }
 
+export interface LeaseTable {
+  name: string;
+  owner: string;
+  until: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -177,6 +185,7 @@ export interface Database {
   collection_objects: CollectionObjectTable;
   feed_sources: FeedSourceTable;
   source_listings: SourceListingTable;
+  leases: LeaseTable;
   meta: MetaTable;
 }
 

@@ -3,6 +3,7 @@
 import type { BulkInsert } from './bulk-insert.js';
 import type { ImportCounts } from './records.js';
 import type { PullPlan } from './pull-writer.js';
+import type { LifecyclePlan, ThreatStatePlan } from './lifecycle-writer.js';
 
 /** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
 export interface RelatedReference {
@@ -22,6 +23,9 @@ export type WriteBatch =
   | { kind: 'links'; params: unknown[]; count: number; records: number }
   /** Source objects of the file's feeds (fid, JSON), after the feeds: each replaces the feed's source when it differs. */
   | { kind: 'sources'; rows: [fid: number, definition: string][]; stamp: string; records: number }
+  /** A lifecycle run, or staff retiring or reactivating a threat (lifecycle-writer.ts), before the end. */
+  | { kind: 'lifecycle'; plan: LifecyclePlan; records: number }
+  | { kind: 'threat-state'; plan: ThreatStatePlan; records: number }
   /** A feed pull (pull-writer.ts) starts with its plan, then gives its values, then the end. */
   | { kind: 'pull'; plan: PullPlan; records: number }
   /**

@@ -1,0 +1,45 @@
+// The lifecycle of DESIGN section 8 (spec section 3): one run, and staff retiring or reactivating a
+// threat, each through the store's one write path (Store.applyImport) with `now` passed in.
+import { formatStamp, type Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { LifecycleCounts } from '../store/lifecycle-writer.js';
+import type { Store } from '../store/store.js';
+import type { WriteBatch } from '../store/write-batch.js';
+
+const DAY_MS = 86_400_000;
+
+export type LifecycleSettings = Config['lifecycle'];
+
+/** The stamp `days` before `now` (fractions of a day allowed). */
+const before = (now: number, days: number) => formatStamp(now - Math.round(days * DAY_MS));
+
+/** Batches of one write of the lifecycle: its plan, then the end with nothing read. */
+async function* single(batch: WriteBatch): AsyncGenerator<WriteBatch> {
+  yield batch;
+  yield { kind: 'end', records: 0, read: { threats: 0, feeds: 0, indicators: 0, links: 0 }, related: [] };
+}
+
+/**
+ * Retires the threats not observed for `threatRetireDays` and ages out the indicators no source has
+ * listed for `indicatorRetireDays` (by type, else `default`), as of `clock.now()`. A second run at
+ * the same time changes nothing.
+ */
+export async function runLifecycle(store: Store, settings: LifecycleSettings, clock: Clock): Promise<LifecycleCounts> {
+  const now = clock.now();
+  const days = settings.indicatorRetireDays;
+  const { default: fallback = 30, ...byTypeDays } = typeof days === 'number' ? { default: days } : days;
+  const byType = Object.fromEntries(Object.entries(byTypeDays).map(([type, d]) => [type, before(now, d)]));
+  const plan = {
+    at: formatStamp(now),
+    threatCutoff: before(now, settings.threatRetireDays),
+    indicatorCutoffs: { byType, default: before(now, fallback) },
+  };
+  const summary = await store.applyImport(single({ kind: 'lifecycle', plan, records: 0 }), clock);
+  return summary.lifecycle!;
+}
+
+/** Retires (`retired` true) or reactivates a threat; false when it already was in that state. Throws when no threat has the tid. */
+export async function setThreatRetired(store: Store, tid: number, retired: boolean, clock: Clock): Promise<boolean> {
+  const summary = await store.applyImport(single({ kind: 'threat-state', plan: { tid, retired, at: formatStamp(clock.now()) }, records: 0 }), clock);
+  return summary.threatStateChanged === true;
+}

@@ -1,0 +1,75 @@
+// The store's side of the lifecycle (DESIGN section 8): threats retire when unobserved, staff retire
+// and reactivate them, indicators that pulls stopped listing age out. Each runs in an import's
+// transaction (import-writer.ts), so aggregates and STIX versions follow as for any change.
+import { sql, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import { noteChanged } from './import-staging.js';
+
+/** A lifecycle run (WriteBatch `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
+export interface LifecyclePlan {
+  /** The run's time: the stamps it sets. */
+  at: string;
+  /** An active threat last observed before this retires. */
+  threatCutoff: string;
+  /** An indicator last listed before the cutoff of its type (else `default`), and listed by no source now, ages out. */
+  indicatorCutoffs: { byType: Record<string, string>; default: string };
+}
+
+/** Staff retire or reactivate one threat (WriteBatch `threat-state`). */
+export interface ThreatStatePlan {
+  tid: number;
+  retired: boolean;
+  at: string;
+}
+
+export interface LifecycleCounts {
+  /** Threats retired by this run (tid and name), in tid order. */
+  retiredThreats: { tid: number; name: string }[];
+  /** Indicators whose risk became `retired`. */
+  agedIndicators: number;
+}
+
+/**
+ * Retires the active threats whose last observation (stamp_seen, else stamp_added) is before the
+ * cutoff, and ages out the indicators pulls have listed (stamp_listed) that no source lists now and
+ * none listed since their type's cutoff. A threat already retired keeps its stamp; an indicator
+ * already retired is left alone. Changed records are noted for the refresh that follows.
+ */
+export async function applyLifecycle(trx: Transaction<Database>, plan: LifecyclePlan): Promise<LifecycleCounts> {
+  const { rows: threats } = await sql<{ tid: number; name: string }>`
+    update threats set retired = 1, stamp_retired = ${plan.at}, content_hash = ''
+    where coalesce(retired, 0) = 0 and coalesce(stamp_seen, stamp_added) is not null and coalesce(stamp_seen, stamp_added) < ${plan.threatCutoff}
+    returning tid, name`.execute(trx);
+  const retiredThreats = threats.map((t) => ({ tid: Number(t.tid), name: t.name })).sort((a, b) => a.tid - b.tid);
+  await noteChanged(trx, 'changed_threats', retiredThreats.map((t) => t.tid));
+
+  const types = Object.keys(plan.indicatorCutoffs.byType);
+  const cutoff =
+    types.length === 0
+      ? sql`${plan.indicatorCutoffs.default}`
+      : sql`case type ${sql.join(types.map((type) => sql`when ${type} then ${plan.indicatorCutoffs.byType[type]!}`), sql` `)} else ${plan.indicatorCutoffs.default} end`;
+  const { rows: aged } = await sql<{ iid: number }>`
+    update indicators set risk = 'retired', stamp_updated = ${plan.at}, content_hash = ''
+    where stamp_listed is not null and risk <> 'retired' and stamp_listed < ${cutoff}
+      and not exists (select 1 from source_listings l where l.iid = indicators.iid)
+    returning iid`.execute(trx);
+  await noteChanged(trx, 'changed_indicators', aged.map((r) => Number(r.iid)));
+  return { retiredThreats, agedIndicators: aged.length };
+}
+
+/**
+ * Retires or reactivates a threat by hand; false when it already was in that state. Throws when no
+ * threat has the tid. A reactivated threat keeps its stamps; its retirement stamp is cleared.
+ */
+export async function applyThreatState(trx: Transaction<Database>, plan: ThreatStatePlan): Promise<boolean> {
+  const threat = await trx.selectFrom('threats').select(['tid', 'retired']).where('tid', '=', plan.tid).executeTakeFirst();
+  if (threat === undefined) throw new Error(`no threat has tid ${plan.tid}`);
+  if ((Number(threat.retired ?? 0) === 1) === plan.retired) return false;
+  await trx
+    .updateTable('threats')
+    .set(plan.retired ? { retired: 1, stamp_retired: plan.at, content_hash: '' } : { retired: 0, stamp_retired: null, content_hash: '' })
+    .where('tid', '=', plan.tid)
+    .execute();
+  await noteChanged(trx, 'changed_threats', [plan.tid]);
+  return true;
+}
