@@ -50,6 +50,7 @@ function startPulls(options: ServeOptions): BackgroundPulls | undefined {
     collections: config.collections,
     allowlist: config.allowlist,
     checkMs: config.pull.checkSeconds * 1000,
+    lifecycle: config.lifecycle,
     store: options.store,
     clock: systemClock,
     logger: options.logger,

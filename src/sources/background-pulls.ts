@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js';
 import { startModuleWorker } from '../threads.js';
 import { createAllowlist } from './allowlist.js';
 import { startPullScheduler } from './pull-scheduler.js';
+import type { LifecycleSettings } from '../lifecycle/run-lifecycle.js';
 
 /** What the pull thread is started with (structured-cloned: plain data only). */
 export interface PullThreadData {
@@ -16,6 +17,7 @@ export interface PullThreadData {
   allowlist: readonly string[] | undefined;
   checkMs: number;
   logLevel: LogLevel;
+  lifecycle: LifecycleSettings;
 }
 
 export type PullThreadMessage = { kind: 'log'; line: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
@@ -42,11 +44,13 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   if (IN_MEMORY.has(options.db)) {
     const scheduler = startPullScheduler({
       store: options.store, clock: options.clock, env: process.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
+      lifecycle: options.lifecycle,
     });
     return { stop: () => scheduler.stop() };
   }
   const data: PullThreadData = {
     db: options.db, setting: options.setting, collections: options.collections, allowlist: options.allowlist, checkMs: options.checkMs, logLevel: options.logLevel,
+    lifecycle: options.lifecycle,
   };
   const worker = startModuleWorker(import.meta.url, 'pull-worker', { workerData: data });
   let stopped = false;

@@ -16,7 +16,7 @@ const logger = createLogger(data.logLevel, (line) => send({ kind: 'log', line })
 try {
   const store = await openStore(data.db, { setting: data.setting, collections: data.collections });
   const scheduler = startPullScheduler({
-    store, clock: systemClock, env: process.env, allowlist: createAllowlist(data.allowlist), logger, checkMs: data.checkMs,
+    store, clock: systemClock, env: process.env, allowlist: createAllowlist(data.allowlist), logger, checkMs: data.checkMs, lifecycle: data.lifecycle,
   });
   port.on('message', (message: unknown) => {
     if (message !== 'stop') return;

@@ -157,3 +157,18 @@ export async function releasePullLease(db: Kysely<Database>, fid: number, owner:
 export async function renewPullLease(db: Kysely<Database>, fid: number, owner: string, until: number): Promise<void> {
   await db.updateTable('feed_sources').set({ lease_until: until }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();
 }
+
+/** Takes the named lease (one not of a feed: the lifecycle run) for `owner` until `until`, when it is free or expired; true when taken. */
+export async function takeLease(db: Kysely<Database>, name: string, owner: string, now: number, until: number): Promise<boolean> {
+  const rows = await db
+    .insertInto('leases')
+    .values({ name, owner, until })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ owner, until }).where('leases.until', '<', now))
+    .returning('name')
+    .execute();
+  return rows.length > 0;
+}
+
+export async function releaseLease(db: Kysely<Database>, name: string, owner: string): Promise<void> {
+  await db.deleteFrom('leases').where('name', '=', name).where('owner', '=', owner).execute();
+}

@@ -13,7 +13,7 @@ import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
 import {
   dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
-  takePullLease,
+  releaseLease, takeLease, takePullLease,
   type FeedSourceListing, type FeedSourceState,
 } from './source-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
@@ -87,6 +87,9 @@ export interface Store {
   takePullLease(fid: number, owner: string, now: number, until: number): Promise<boolean>;
   renewPullLease(fid: number, owner: string, until: number): Promise<void>;
   releasePullLease(fid: number, owner: string): Promise<void>;
+  /** A lease that is not a feed's (`lifecycle`): taken when free or expired; false when another instance holds it. */
+  takeLease(name: string, owner: string, now: number, until: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
 
   listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
@@ -141,6 +144,8 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
     renewPullLease: (fid, owner, until) => renewPullLease(db, fid, owner, until),
     releasePullLease: (fid, owner) => releasePullLease(db, fid, owner),
+    takeLease: (name, owner, now, until) => takeLease(db, name, owner, now, until),
+    releaseLease: (name, owner) => releaseLease(db, name, owner),
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
+import { importDataset } from '../../src/import/import-file.js';
 import type { Clock } from '../../src/clock.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
@@ -59,8 +60,11 @@ for (const backend of storeBackends()) {
       return { a, b, fid, close: async () => void (await Promise.all([a.close(), b.close()])) };
     }
 
-    const schedulerOf = (store: Store, clock: Clock, owner: string) =>
-      startPullScheduler({ store, clock, env: {}, allowlist: createAllowlist(undefined), logger: silentLogger, checkMs: 3_600_000, owner });
+    const schedulerOf = (store: Store, clock: Clock, owner: string, withLifecycle = false) =>
+      startPullScheduler({
+        store, clock, env: {}, allowlist: createAllowlist(undefined), logger: silentLogger, checkMs: 3_600_000, owner,
+        ...(withLifecycle ? { lifecycle: { threatRetireDays: 90, indicatorRetireDays: 30 } } : {}),
+      });
 
     it('two instances that check at once pull a due feed exactly once', async () => {
       const clock = testClock(START);
@@ -104,6 +108,29 @@ for (const backend of storeBackends()) {
         await scheduler.tick();
         assert.equal(feeds.requests() - before, 1);
         assert.notEqual((await a.findFeed(fid!))?.stamp_pulled, null);
+      } finally {
+        await scheduler.stop();
+        await close();
+      }
+    });
+
+    it('runs the lifecycle after a pull, one instance at a time: a live lifecycle lease holds it off', async () => {
+      const clock = testClock(START);
+      const { a, b, close } = await twoInstances(clock);
+      feeds.set(200, '192.0.2.1\n');
+      const stale = { tid: 1, threat: 'Quiet for a year', category: 'malware', risk: 'high', stamp_added: '2025-01-01 00:00:00', stamp_seen: '2025-02-01 00:00:00' };
+      await importDataset(a, { threats: [stale], feeds: [], indicators: [], links: [] }, clock);
+      // Another instance runs the lifecycle now (and holds its lease for a while).
+      assert.equal(await b.takeLease('lifecycle', 'instance-b', clock.now(), clock.now() + LEASE_MS), true);
+      const scheduler = schedulerOf(a, clock, 'instance-a', true);
+      try {
+        await scheduler.tick();
+        assert.notEqual((await a.findThreat(1))?.retired, true);
+        await b.releaseLease('lifecycle', 'instance-b');
+        // Not due again, nothing pulled: the lifecycle has not run this hour, so the next check runs it.
+        await scheduler.tick();
+        assert.equal((await a.findThreat(1))?.retired, true);
+        assert.equal((await a.findThreat(1))?.stamp_retired, '2026-03-01 10:00:00');
       } finally {
         await scheduler.stop();
         await close();
