@@ -4,6 +4,7 @@ import type { Risk, Threat } from '../domain.js';
 import { isPatternedIndicatorType } from './stix-pattern.js';
 import { stixIdForIdentity, stixIdForIndicator, stixIdForIndicatorLink, stixIdForThreatRecord } from './stix-id.js';
 import { StixMappingError } from './stix-mapping-error.js';
+import { normalizeStixTime, STIX_EPOCH } from './stix-time.js';
 import type { StixObject } from './stix-types.js';
 import { stixIdForThreat, threatSdoType } from './threat-sdo-type.js';
 import { THREATGATE_IDENTITY, toStixIdentity } from './to-stix-identity.js';
@@ -40,17 +41,49 @@ export interface ThreatLinkRecord {
   category: string;
 }
 
+/**
+ * A feed organization as its identity is rendered: its name, and the `created` of its identity,
+ * which is when the service first recorded it and stays the same in every version (§3.2).
+ */
+export interface OrganizationRecord {
+  name: string;
+  created: string;
+}
+
 /** threatgate's own identity, then one per feed organization (created_by_ref of their indicators). */
-export function identitySources(organizations: readonly string[]): ObjectSource[] {
+export function identitySources(organizations: readonly OrganizationRecord[]): ObjectSource[] {
   return [
     { id: THREATGATE_IDENTITY.id, iid: null, tid: null, render: () => ({ ...THREATGATE_IDENTITY }) },
-    ...organizations.map((organization) => ({
-      id: stixIdForIdentity(organization),
+    ...organizations.map(({ name, created }) => ({
+      id: stixIdForIdentity(name),
       iid: null,
       tid: null,
-      render: (modified: string) => toStixIdentity(organization, { modified }),
+      render: (modified: string) => toStixIdentity(name, { modified, created }),
     })),
   ];
+}
+
+/**
+ * The `created` a stored identity version shows, which its next version must repeat (§3.2). A body
+ * without a readable one can only be from before identities had their own (STIX_EPOCH).
+ */
+export function storedIdentityCreated(body: string): string {
+  try {
+    const created = (JSON.parse(body) as { created?: unknown }).created;
+    if (typeof created === 'string' && isStixTime(created)) return created;
+  } catch {
+    // Not JSON: fall through to the constant every identity had before.
+  }
+  return STIX_EPOCH;
+}
+
+function isStixTime(value: string): boolean {
+  try {
+    return normalizeStixTime(value) === value;
+  } catch (error) {
+    if (error instanceof StixMappingError) return false;
+    throw error;
+  }
 }
 
 export function threatSource(threat: Threat): ObjectSource {

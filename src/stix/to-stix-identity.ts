@@ -3,14 +3,18 @@
 import { compactStixObject } from './compact-stix-object.js';
 import { stixId, stixIdForIdentity } from './stix-id.js';
 import { StixMappingError } from './stix-mapping-error.js';
-import { laterStixTime, normalizeStixTime, STIX_EPOCH } from './stix-time.js';
+import { laterStixTime, normalizeStixTime } from './stix-time.js';
 import type { StixIdentity } from './stix-types.js';
 
 export interface StixIdentityContext {
   /** When the service recorded this version (RFC 3339); raised to `created` if earlier. */
   modified: string;
-  /** Defaults to STIX_EPOCH; must be the same for every version of the identity (§3.2). */
-  created?: string;
+  /**
+   * When the service first recorded the organization (the `modified` of the identity's first
+   * version), then repeated by every later version: §3.2 forbids changing `created` between
+   * versions. An organization has no stamp of its own to take it from, so the caller keeps it.
+   */
+  created: string;
 }
 
 /**
@@ -29,12 +33,15 @@ export const THREATGATE_IDENTITY: Readonly<StixIdentity> = Object.freeze({
   identity_class: 'system',
 });
 
-/** The identity of a feed organization; its id depends on the name only (stixIdForIdentity). */
+/**
+ * The identity of a feed organization; its id depends on the name only (stixIdForIdentity), its
+ * `created` is the caller's (StixIdentityContext.created).
+ */
 export function toStixIdentity(organization: string, ctx: StixIdentityContext): StixIdentity {
   if (organization.trim() === '') {
     throw new StixMappingError('invalid-record', 'a feed organization has an empty name');
   }
-  const created = ctx.created === undefined ? STIX_EPOCH : normalizeStixTime(ctx.created);
+  const created = normalizeStixTime(ctx.created);
   return compactStixObject<StixIdentity>({
     type: 'identity',
     spec_version: '2.1',

@@ -1,7 +1,8 @@
 // The rows the STIX projection reads (src/stix/project-records.ts), in bounded chunks, for the STIX sync of an import.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Threat } from '../domain.js';
-import type { IndicatorRecord, ThreatLinkRecord } from '../stix/project-records.js';
+import { storedIdentityCreated, type IndicatorRecord, type OrganizationRecord, type ThreatLinkRecord } from '../stix/project-records.js';
+import { stixIdForIdentity } from '../stix/index.js';
 import { toThreatRecord } from './lookup-queries.js';
 import type { Database } from './schema.js';
 
@@ -17,9 +18,20 @@ export function organizationOf(iid: RawBuilder<unknown>): RawBuilder<string | nu
 
 const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.retired, i.attributes, ${organizationOf(sql.ref('i.iid'))} as organization`;
 
-export async function readOrganizations(db: Kysely<Database>): Promise<string[]> {
+/**
+ * Every feed organization, with the `created` of its identity: the one its stored version shows,
+ * as no later version may change it (STIX 2.1 §3.2), or `firstRecorded` (the time of this import)
+ * for an organization this import records first. Identities are few, and keep their bodies.
+ */
+export async function readOrganizations(db: Kysely<Database>, firstRecorded: string): Promise<OrganizationRecord[]> {
   const rows = await db.selectFrom('feeds').select('organization').distinct().orderBy('organization').execute();
-  return rows.map((r) => r.organization);
+  const ids = rows.map((r) => stixIdForIdentity(r.organization));
+  const stored = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const bodies = await db.selectFrom('stix_objects').select(['id', 'body']).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+    for (const { id, body } of bodies) stored.set(id, storedIdentityCreated(body));
+  }
+  return rows.map((r, i) => ({ name: r.organization, created: stored.get(ids[i]!) ?? firstRecorded }));
 }
 
 export async function readThreats(db: Kysely<Database>, tids: readonly number[]): Promise<Threat[]> {

@@ -266,7 +266,7 @@ async function syncObjects(
   writer: VersionWriter,
   options: StixSyncOptions,
 ): Promise<void> {
-  if (changes.feeds > 0 || changes.threats > 0) await writer.write(identitySources(await readOrganizations(db)));
+  if (changes.feeds > 0 || changes.threats > 0) await writer.write(identitySources(await readOrganizations(db, writer.now)));
   const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
   const threats = await writer.write((await readThreats(db, tids)).map(threatSource));
   if (changes.fresh) {

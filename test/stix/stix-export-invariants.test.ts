@@ -41,7 +41,7 @@ function sample(): StixObject[] {
   const org = stixIdForIdentity('Example CERT');
   return [
     THREATGATE_IDENTITY,
-    toStixIdentity('Example CERT', { modified: MODIFIED }),
+    toStixIdentity('Example CERT', { modified: MODIFIED, created: MODIFIED }),
     ...indicators().map((indicator) => toStixIndicator(indicator, { modified: MODIFIED, createdByRef: org })),
     ...threats().map((threat) => toStixThreat(threat, { modified: MODIFIED })),
     ...threats().map((threat, n) => toStixRelationship({ iid: n, tid: threat.tid, stamp_linked: '2026-01-01 00:00:00' }, {
