@@ -1,11 +1,15 @@
 // Writes the interop suite's second import: 20 demo indicators with changed risk, attributes or retirement.
 //
-// Usage: node interop/make-change.mjs CHANGE.json EXPECTED.json   (after `npm run build`)
+// Usage: node interop/make-change.mjs CHANGE.json EXPECTED.json DB   (after `npm run build`)
 // CHANGE.json is an import document (DESIGN section 3); EXPECTED.json tells the suite what changed.
+// DB is the store `threatgate demo` filled: the changed indicators keep the stamps stored there.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const DEMO_MODULE = new URL('../dist/demo/generate-demo.js', import.meta.url);
+const STORE_MODULE = new URL('../dist/store/open-store.js', import.meta.url);
+/** Any fixed instant: the demo generated at it is compared with the stored one to find the loaded demo's now. */
+const PROBE_NOW = Date.UTC(2026, 0, 1);
 
 /** Risks the changed indicators move to (always one that differs from the old risk). */
 const RISKS = ['low', 'medium', 'high', 'critical'];
@@ -34,9 +38,31 @@ function changeOne(indicator, k) {
   return { changed, expected };
 }
 
-export async function makeChange(changeFile, expectedFile) {
+/** Milliseconds since the epoch of a `YYYY-MM-DD HH:MM:SS` (UTC) stamp. */
+const msOf = (stamp) => Date.parse(`${stamp.replace(' ', 'T')}Z`);
+
+/**
+ * The `now` that `threatgate demo` counted the stamps in `db` back from (its clock's, when it
+ * ran). Every demo stamp moves with `now`, so threat 1's stored stamp_added lies as far from the
+ * one generated at PROBE_NOW as the loaded demo's now lies from PROBE_NOW. The change must keep
+ * the stored stamps: a STIX indicator's `created` is its stamp_added, and no version may change it.
+ */
+async function loadedDemoNow(generateDemo, db) {
+  const { openStore } = await import(STORE_MODULE.href);
+  const store = await openStore(db, { collections: [] });
+  try {
+    const stored = (await store.findThreat(1))?.stamp_added;
+    if (!stored) throw new Error(`${db} holds no demo threat 1 with a stamp_added`);
+    const probed = generateDemo({ indicators: 1, now: PROBE_NOW }).threats[0].stamp_added;
+    return PROBE_NOW + msOf(stored) - msOf(probed);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function makeChange(changeFile, expectedFile, db) {
   const { generateDemo } = await import(DEMO_MODULE.href);
-  const demo = generateDemo();
+  const demo = generateDemo({ now: await loadedDemoNow(generateDemo, db) });
   const sorted = [...demo.indicators].sort((a, b) => a.iid - b.iid);
   const indicators = [];
   const expected = [];
@@ -51,11 +77,11 @@ export async function makeChange(changeFile, expectedFile) {
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  const [changeFile, expectedFile] = process.argv.slice(2);
-  if (!changeFile || !expectedFile) {
-    process.stderr.write(`usage: node ${fileURLToPath(import.meta.url)} CHANGE.json EXPECTED.json\n`);
+  const [changeFile, expectedFile, db] = process.argv.slice(2);
+  if (!changeFile || !expectedFile || !db) {
+    process.stderr.write(`usage: node ${fileURLToPath(import.meta.url)} CHANGE.json EXPECTED.json DB\n`);
     process.exit(2);
   }
-  const expected = await makeChange(changeFile, expectedFile);
+  const expected = await makeChange(changeFile, expectedFile, db);
   process.stdout.write(`wrote ${expected.length} changed indicators to ${changeFile}\n`);
 }

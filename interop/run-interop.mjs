@@ -156,7 +156,7 @@ async function main() {
     const keys = loadDemo(db, config);
     const changeFile = join(work, 'change.json');
     const expectedFile = join(work, 'change-expected.json');
-    const changes = await makeChange(changeFile, expectedFile);
+    const changes = await makeChange(changeFile, expectedFile, db);
     process.stdout.write(`change import prepared: ${changes.length} indicators (${changeFile})\n`);
 
     step('gateway');

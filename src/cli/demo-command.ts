@@ -1,4 +1,4 @@
-// `threatgate demo`: loads the deterministic demo data set into an empty store and creates one key per plan.
+// `threatgate demo`: loads the demo data set, its stamps counted back from the clock's now, into an empty store and creates one key per plan.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
@@ -15,7 +15,7 @@ export interface DemoResult {
 
 export async function loadDemo(store: Store, config: Config, clock: Clock): Promise<DemoResult> {
   if (!(await store.isEmpty())) throw new ConfigError('demo: the store already holds data; demo fills an empty store only');
-  const dataset = generateDemo();
+  const dataset = generateDemo({ now: clock.now() });
   const summary = await importDataset(store, dataset, clock);
   const keys: DemoResult['keys'] = [];
   for (const plan of Object.keys(config.plans)) {

@@ -1,11 +1,25 @@
-// Timestamps of the demo data, all counted back from one fixed instant so output never depends on the clock.
+// Timestamps of the demo data, all counted back from one instant, the anchor: the caller's "now".
+// The anchor is the only input that moves the stamps, so for a given anchor the output never depends on the clock.
 
 export const MINUTE = 60;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** 2026-01-01 00:00:00 UTC, in seconds since the epoch: "now" for the demo world. */
-export const DEMO_NOW = Date.UTC(2026, 0, 1) / 1000;
+/**
+ * 2026-01-01 00:00:00 UTC, in milliseconds since the epoch: the anchor when a caller passes no
+ * `now` (tests and benches that need a data set but no particular time).
+ */
+export const DEMO_REFERENCE_NOW = Date.UTC(2026, 0, 1);
+
+/**
+ * The demo's anchor for a caller's `now` (milliseconds since the epoch): seconds since the epoch,
+ * rounded down to the whole second, the resolution of a stamp. Stamps are whole seconds counted
+ * back from it, so every `now` within one second gives the same data set.
+ */
+export function demoAnchor(nowMs: number): number {
+  if (!Number.isFinite(nowMs) || nowMs < 0) throw new RangeError(`generateDemo: now must be milliseconds since the epoch, got ${nowMs}`);
+  return Math.floor(nowMs / 1000);
+}
 
 const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 

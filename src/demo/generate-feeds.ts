@@ -1,7 +1,7 @@
 // The twelve demo feeds: who publishes them, what they carry, and how big each one is meant to be.
 
 import type { Feed } from '../domain.js';
-import { DAY, DEMO_NOW, HOUR, MINUTE, toStamp } from './demo-time.js';
+import { DAY, HOUR, MINUTE, toStamp } from './demo-time.js';
 import { createPrng, type Prng } from './prng.js';
 
 const FEED_SEED = 0xfeed5;
@@ -56,21 +56,21 @@ export const FEED_SEEDS: readonly FeedSeed[] = [
   { feed: "O'Brien Labs Sinkhole", organization: "O'Brien Labs", category: 'sinkhole', pricing: 'free', schedule: 'weekly', carries: ['domain', 'ip'], size: { share: 0.0006 }, description: "Domains O'Brien Labs took over and now sinkholes, with the addresses that resolved them before." },
 ];
 
-/** Builds the demo feeds; fids are 1..12 in FEED_SEEDS order. */
-export function generateFeeds(): Feed[] {
+/** Builds the demo feeds; fids are 1..12 in FEED_SEEDS order. `now` is the demo's anchor (epoch seconds). */
+export function generateFeeds(now: number): Feed[] {
   const prng = createPrng(FEED_SEED);
-  return FEED_SEEDS.map((seed, index) => buildFeed(seed, index + 1, prng));
+  return FEED_SEEDS.map((seed, index) => buildFeed(seed, index + 1, prng, now));
 }
 
-function buildFeed(seed: FeedSeed, fid: number, prng: Prng): Feed {
+function buildFeed(seed: FeedSeed, fid: number, prng: Prng, now: number): Feed {
   const org = ORGANIZATIONS[seed.organization];
   if (!org) throw new RangeError(`feed ${seed.feed}: unknown organization ${seed.organization}`);
   const slug = seed.feed.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   // Feeds predate every indicator (indicators span the last three years) so link stamps follow feed stamps.
-  const added = DEMO_NOW - prng.int(1300, 2600) * DAY - prng.int(0, DAY - 1);
-  const modified = DEMO_NOW - prng.int(0, 3) * DAY - prng.int(HOUR, DAY - 1);
+  const added = now - prng.int(1300, 2600) * DAY - prng.int(0, DAY - 1);
+  const modified = now - prng.int(0, 3) * DAY - prng.int(HOUR, DAY - 1);
   const updated = modified - prng.int(0, 60) * DAY - prng.int(0, HOUR);
-  const pulled = DEMO_NOW - prng.int(MINUTE, HOUR - 1);
+  const pulled = now - prng.int(MINUTE, HOUR - 1);
   return {
     fid,
     feed: seed.feed,

@@ -1,7 +1,7 @@
 // Builds the demo indicators: type mix, risk spread, consistent stamps, attributes and properties.
 
 import type { Indicator, Risk } from '../domain.js';
-import { DAY, DEMO_NOW, toStamp } from './demo-time.js';
+import { DAY, toStamp } from './demo-time.js';
 import type { IndicatorKind } from './generate-feeds.js';
 import { indicatorAttributes, indicatorProperties } from './indicator-profile.js';
 import { createValueFactory, TRICKY_VALUES } from './indicator-values.js';
@@ -32,8 +32,8 @@ const MAX_AGE_DAYS = 3 * 365;
 /** An indicator is retired after three months unseen, like a threat (spec section 3). */
 const RETIRE_AFTER_DAYS = 90;
 
-/** Builds `count` indicators with iids 1..count. */
-export function generateIndicators(count: number): Indicator[] {
+/** Builds `count` indicators with iids 1..count; `now` is the demo's anchor (epoch seconds). */
+export function generateIndicators(count: number, now: number): Indicator[] {
   const prng = createPrng(INDICATOR_SEED);
   const values = createValueFactory(prng);
   const typeWeights = TYPE_MIX.map(([, weight]) => weight);
@@ -50,10 +50,10 @@ export function generateIndicators(count: number): Indicator[] {
       indicator: value,
       type,
       risk,
-      ...indicatorStamps(retired, prng),
+      ...indicatorStamps(retired, prng, now),
       retired,
       attributes: indicatorAttributes(type, value, prng),
-      properties: indicatorProperties(type, value, prng),
+      properties: indicatorProperties(type, value, prng, now),
     };
   }
   return indicators;
@@ -62,16 +62,16 @@ export function generateIndicators(count: number): Indicator[] {
 type IndicatorStamps = Pick<Indicator, 'stamp_added' | 'stamp_updated' | 'stamp_seen'>;
 
 /** added <= seen <= now; updated lies between, or marks the retirement for retired indicators. */
-function indicatorStamps(retired: boolean, prng: Prng): IndicatorStamps {
+function indicatorStamps(retired: boolean, prng: Prng, now: number): IndicatorStamps {
   if (retired) {
-    const added = DEMO_NOW - prng.int(RETIRE_AFTER_DAYS + 30, MAX_AGE_DAYS) * DAY - prng.int(0, DAY - 1);
-    const seen = prng.int(added, DEMO_NOW - (RETIRE_AFTER_DAYS + 10) * DAY);
+    const added = now - prng.int(RETIRE_AFTER_DAYS + 30, MAX_AGE_DAYS) * DAY - prng.int(0, DAY - 1);
+    const seen = prng.int(added, now - (RETIRE_AFTER_DAYS + 10) * DAY);
     const updated = seen + (RETIRE_AFTER_DAYS + prng.int(0, 9)) * DAY;
     return { stamp_added: toStamp(added), stamp_updated: toStamp(updated), stamp_seen: toStamp(seen) };
   }
   const age = prng.int(0, MAX_AGE_DAYS * DAY);
-  const added = DEMO_NOW - age;
-  const seen = DEMO_NOW - prng.int(0, Math.min(age, 30 * DAY));
+  const added = now - age;
+  const seen = now - prng.int(0, Math.min(age, 30 * DAY));
   const updated = prng.int(added, seen);
   return { stamp_added: toStamp(added), stamp_updated: toStamp(updated), stamp_seen: toStamp(seen) };
 }

@@ -2,7 +2,7 @@
 
 import type { CommentItem, NewsItem, Threat } from '../domain.js';
 import { attackTechnique } from './attack-techniques.js';
-import { DAY, DEMO_NOW, toStamp } from './demo-time.js';
+import { DAY, toStamp } from './demo-time.js';
 import { createPrng, type Prng } from './prng.js';
 import { THREAT_SEEDS, type ThreatSeed } from './threat-catalog.js';
 
@@ -39,17 +39,20 @@ const MOTIVATION: Readonly<Record<string, string>> = {
   botnet: 'financial',
 };
 
-/** Builds all demo threats; tids are 1..N in catalog order. */
-export function generateThreats(): Threat[] {
+/** How many days before now a stale threat was last seen: at least `min`, under `max` (the lifecycle retires after 90). */
+const STALE_SEEN_DAYS = { min: 100, max: 400 } as const;
+
+/** Builds all demo threats; tids are 1..N in catalog order. `now` is the demo's anchor (epoch seconds). */
+export function generateThreats(now: number): Threat[] {
   const prng = createPrng(THREAT_SEED);
   const tidByName = new Map(THREAT_SEEDS.map((seed, index) => [seed.name, index + 1]));
   const related = relatedTids(tidByName);
   const nextCid = counter(1001);
-  return THREAT_SEEDS.map((seed, index) => buildThreat(seed, index + 1, prng, related.get(index + 1) ?? [], nextCid));
+  return THREAT_SEEDS.map((seed, index) => buildThreat(seed, index + 1, prng, related.get(index + 1) ?? [], nextCid, now));
 }
 
-function buildThreat(seed: ThreatSeed, tid: number, prng: Prng, related: number[], nextCid: () => number): Threat {
-  const dates = threatDates(seed, prng);
+function buildThreat(seed: ThreatSeed, tid: number, prng: Prng, related: number[], nextCid: () => number, now: number): Threat {
+  const dates = threatDates(seed, prng, now);
   const withWiki = tid % 3 !== 0;
   return {
     tid,
@@ -70,7 +73,7 @@ function buildThreat(seed: ThreatSeed, tid: number, prng: Prng, related: number[
     attributes: { family: seed.family, platforms: [...seed.platforms], motivation: MOTIVATION[seed.category] ?? 'financial' },
     ttps: seed.ttps.map((id) => ({ ...attackTechnique(id) })),
     news: tid % 4 === 0 ? [] : newsItems(seed, prng, dates.added, dates.seen),
-    comments: tid % 3 === 1 ? commentItems(prng, dates.added, nextCid) : [],
+    comments: tid % 3 === 1 ? commentItems(prng, dates.added, nextCid, now) : [],
     related,
   };
 }
@@ -82,17 +85,27 @@ interface ThreatDates {
   retired: number | null;
 }
 
-/** Active threats were seen in the last weeks; retired ones went silent for over three months first (spec 3). */
-function threatDates(seed: ThreatSeed, prng: Prng): ThreatDates {
+/**
+ * Active threats were seen in the last three weeks; retired ones went silent for over three
+ * months first (spec section 3). The stale ones of the catalog (Sable Tern, Ghostreed, Petrel
+ * Proxy, Driftglass DGA) are still active but were last seen 100-400 days ago, so the lifecycle's
+ * first run retires them. A stale threat makes the same draws as an active one, so the threats
+ * after it come out the same as if it were active.
+ */
+function threatDates(seed: ThreatSeed, prng: Prng, now: number): ThreatDates {
   const jitter = (): number => prng.int(0, DAY - 1);
   if (seed.retired) {
-    const added = DEMO_NOW - prng.int(1500, 2800) * DAY - jitter();
-    const seen = DEMO_NOW - prng.int(420, 900) * DAY - jitter();
+    const added = now - prng.int(1500, 2800) * DAY - jitter();
+    const seen = now - prng.int(420, 900) * DAY - jitter();
     const retired = seen + prng.int(91, 120) * DAY + jitter();
     return { added, updated: retired, seen, retired };
   }
-  const added = DEMO_NOW - prng.int(180, 2200) * DAY - jitter();
-  const seen = DEMO_NOW - prng.int(0, 20) * DAY - jitter();
+  // A stale threat was added before its last sighting: at least STALE_SEEN_DAYS.max days ago.
+  const addedDays = prng.int(180, 2200) + (seed.stale ? STALE_SEEN_DAYS.max : 0);
+  const added = now - addedDays * DAY - jitter();
+  // The jitter stays under a day, so a stale threat's silence stays under STALE_SEEN_DAYS.max days.
+  const seenDays = seed.stale ? prng.int(STALE_SEEN_DAYS.min, STALE_SEEN_DAYS.max - 1) : prng.int(0, 20);
+  const seen = now - seenDays * DAY - jitter();
   const updated = seen - prng.int(0, 5) * DAY - jitter();
   return { added, updated: Math.max(added, updated), seen, retired: null };
 }
@@ -123,10 +136,10 @@ function newsItems(seed: ThreatSeed, prng: Prng, from: number, to: number): News
   });
 }
 
-function commentItems(prng: Prng, from: number, nextCid: () => number): CommentItem[] {
+function commentItems(prng: Prng, from: number, nextCid: () => number, now: number): CommentItem[] {
   return prng.sample(COMMENT_TEMPLATES, prng.int(1, 3)).map(([title, comment]) => {
-    const added = prng.int(from, DEMO_NOW - DAY);
-    const updated = prng.chance(0.3) ? prng.int(added, DEMO_NOW) : added;
+    const added = prng.int(from, now - DAY);
+    const updated = prng.chance(0.3) ? prng.int(added, now) : added;
     return { cid: nextCid(), username: prng.pick(USERNAMES), title, comment, stamp_added: toStamp(added), stamp_updated: toStamp(updated) };
   });
 }

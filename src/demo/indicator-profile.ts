@@ -1,7 +1,7 @@
 // Attributes (services seen) and properties (network, whois, HTTP facts) of a demo indicator, by type.
 
 import type { IndicatorAttributes, JsonObject } from '../domain.js';
-import { DAY, DEMO_NOW, toStamp } from './demo-time.js';
+import { DAY, toStamp } from './demo-time.js';
 import type { IndicatorKind } from './generate-feeds.js';
 import { ipv4 } from './indicator-values.js';
 import type { Prng } from './prng.js';
@@ -57,13 +57,14 @@ function urlAttributes(value: string, prng: Prng): IndicatorAttributes {
   return attributes;
 }
 
-export function indicatorProperties(type: IndicatorKind, value: string, prng: Prng): JsonObject {
+/** `now` is the demo's anchor (epoch seconds): a domain's whois creation date counts back from it. */
+export function indicatorProperties(type: IndicatorKind, value: string, prng: Prng, now: number): JsonObject {
   switch (type) {
     case 'ip':
     case 'ipv6':
       return networkProperties(prng);
     case 'domain':
-      return domainProperties(value, prng);
+      return domainProperties(value, prng, now);
     case 'url':
       return urlProperties(value, prng);
   }
@@ -78,8 +79,8 @@ function networkProperties(prng: Prng): JsonObject {
   return properties;
 }
 
-function domainProperties(value: string, prng: Prng): JsonObject {
-  const created = DEMO_NOW - prng.int(2, 3000) * DAY;
+function domainProperties(value: string, prng: Prng, now: number): JsonObject {
+  const created = now - prng.int(2, 3000) * DAY;
   const whois: JsonObject = { registrar: prng.pick(REGISTRARS), created: toStamp(created).slice(0, 10) };
   if (prng.chance(0.4)) whois.registrant_country = prng.pick(COUNTRIES);
   const properties: JsonObject = { tld: value.slice(value.lastIndexOf('.') + 1).toLowerCase(), whois };

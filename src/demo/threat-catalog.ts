@@ -17,6 +17,11 @@ export interface ThreatSeed {
   weight: number;
   /** Retired threats stopped being observed long ago (spec section 3). */
   retired?: boolean;
+  /**
+   * Still active, but last seen 100-400 days before the demo's now: the lifecycle's first run
+   * retires it (spec section 3). Only a few are, so that run shows retirement without emptying the demo.
+   */
+  stale?: boolean;
   /** Names of related threats; the builder turns them into tids and makes the relation symmetric. */
   related?: string[];
 }
@@ -32,7 +37,7 @@ export const THREAT_SEEDS: readonly ThreatSeed[] = [
   { name: 'Pallid Heron', category: 'apt', risk: 'critical', aliases: ['APT-K17', 'Slate Crane', 'TG-2291'], family: 'espionage-group', platforms: ['windows', 'linux'], ttps: ['T1598.003', 'T1566.002', 'T1190', 'T1055', 'T1003.001', 'T1573.002'], blurb: 'A state-aligned espionage group targeting ministries and think tanks with credential phishing and edge-device exploits.', weight: 2, related: ['Copper Marten'] },
   { name: 'Copper Marten', category: 'apt', risk: 'high', aliases: ['TG-3104'], family: 'espionage-group', platforms: ['windows'], ttps: ['T1566.001', 'T1059.001', 'T1053.005', 'T1102', 'T1041'], blurb: 'An espionage cluster that shares tooling with Pallid Heron and hides its command traffic in cloud web services.', weight: 2 },
   { name: 'Hollow Lynx', category: 'apt', risk: 'high', aliases: ['Grey Bastion'], family: 'espionage-group', platforms: ['windows', 'macos'], ttps: ['T1189', 'T1204.002', 'T1036.005', 'T1071.004'], blurb: 'A watering-hole operator that compromises regional news sites and tunnels command traffic over DNS.', weight: 1 },
-  { name: 'Sable Tern', category: 'apt', risk: 'medium', aliases: [], family: 'espionage-group', platforms: ['android', 'windows'], ttps: ['T1566.002', 'T1204.001', 'T1114'], blurb: 'A mobile-focused surveillance actor that lures targets to fake app stores.', weight: 1 },
+  { name: 'Sable Tern', category: 'apt', risk: 'medium', aliases: [], family: 'espionage-group', platforms: ['android', 'windows'], ttps: ['T1566.002', 'T1204.001', 'T1114'], blurb: 'A mobile-focused surveillance actor that lures targets to fake app stores.', weight: 1, stale: true },
   { name: 'Undertow EK', category: 'exploit-kit', risk: 'high', aliases: ['Undertow'], family: 'exploit-kit', platforms: ['windows'], ttps: ['T1189', 'T1203', 'T1105', 'T1027'], blurb: 'A browser exploit kit served through malvertising chains that rotate landing domains every few hours.', weight: 3, related: ['Vexorat'] },
   { name: 'Halcyon EK', category: 'exploit-kit', risk: 'medium', aliases: ['Halcyon Kit'], family: 'exploit-kit', platforms: ['windows'], ttps: ['T1189', 'T1105'], blurb: 'A retired exploit kit that relied on browser plug-in bugs and vanished once those plug-ins were removed.', weight: 1, retired: true },
   { name: 'Cinderspam', category: 'spam', risk: 'low', aliases: ['Cinder Mailer'], family: 'spam-operation', platforms: ['windows'], ttps: ['T1585.002', 'T1566'], blurb: 'A snowshoe spam operation that pushed pharmacy and dating spam from rotating /24 ranges.', weight: 2, retired: true },
@@ -48,9 +53,9 @@ export const THREAT_SEEDS: readonly ThreatSeed[] = [
   { name: 'Quartzminer', category: 'cryptominer', risk: 'medium', aliases: ['QZMiner'], family: 'cryptominer', platforms: ['linux', 'windows'], ttps: ['T1190', 'T1059.004', 'T1496'], blurb: 'A Monero miner dropped on exposed container hosts, proxied through its own mining pools.', weight: 5 },
   { name: 'Fernrot', category: 'malware', risk: 'high', aliases: ['Fern Banker'], family: 'banking-trojan', platforms: ['android'], ttps: ['T1204.001', 'T1056.001', 'T1041'], blurb: 'An Android banking trojan that overlays fake login screens on banking apps.', weight: 4 },
   { name: 'Kettledrum', category: 'botnet', risk: 'medium', aliases: ['KDrum'], family: 'proxy-botnet', platforms: ['linux', 'iot'], ttps: ['T1584.005', 'T1090', 'T1110'], blurb: 'A residential-proxy botnet built from hijacked routers and sold as "clean" proxy bandwidth.', weight: 7 },
-  { name: 'Ghostreed', category: 'malware', risk: 'critical', aliases: ['Reedwiper'], family: 'wiper', platforms: ['windows'], ttps: ['T1078', 'T1485', 'T1070.004'], blurb: 'A destructive wiper disguised as ransomware; no decryptor exists because nothing is kept.', weight: 1 },
+  { name: 'Ghostreed', category: 'malware', risk: 'critical', aliases: ['Reedwiper'], family: 'wiper', platforms: ['windows'], ttps: ['T1078', 'T1485', 'T1070.004'], blurb: 'A destructive wiper disguised as ransomware; no decryptor exists because nothing is kept.', weight: 1, stale: true },
   { name: 'Bitterroot', category: 'ransomware', risk: 'critical', aliases: ['Bitter Root', 'BRT Locker'], family: 'ransomware', platforms: ['windows', 'esxi'], ttps: ['T1133', 'T1003.001', 'T1490', 'T1486', 'T1567.002'], blurb: 'A ransomware brand formed by former Tarnvolt affiliates, with a Tor leak site and a public negotiation portal.', weight: 4 },
   { name: 'Larkspur Stealer', category: 'stealer', risk: 'high', aliases: ['Larkspur'], family: 'infostealer', platforms: ['windows', 'macos'], ttps: ['T1204.002', 'T1555.003', 'T1539', 'T1041'], blurb: 'A cross-platform stealer distributed as cracked software on video-sharing sites.', weight: 6 },
-  { name: 'Petrel Proxy', category: 'botnet', risk: 'low', aliases: [], family: 'proxyware', platforms: ['windows', 'android'], ttps: ['T1090', 'T1496'], blurb: 'Bundled proxyware that quietly resells the victim\'s bandwidth; more nuisance than threat.', weight: 3 },
-  { name: 'Driftglass DGA', category: 'malware', risk: 'medium', aliases: ['Driftglass'], family: 'dga-malware', platforms: ['windows'], ttps: ['T1568.002', 'T1071.001'], blurb: 'A downloader that computes 250 candidate domains a day from the date and a fixed seed.', weight: 5 },
+  { name: 'Petrel Proxy', category: 'botnet', risk: 'low', aliases: [], family: 'proxyware', platforms: ['windows', 'android'], ttps: ['T1090', 'T1496'], blurb: 'Bundled proxyware that quietly resells the victim\'s bandwidth; more nuisance than threat.', weight: 3, stale: true },
+  { name: 'Driftglass DGA', category: 'malware', risk: 'medium', aliases: ['Driftglass'], family: 'dga-malware', platforms: ['windows'], ttps: ['T1568.002', 'T1071.001'], blurb: 'A downloader that computes 250 candidate domains a day from the date and a fixed seed.', weight: 5, stale: true },
 ];

@@ -4,10 +4,17 @@ import assert from 'node:assert/strict';
 import { isIPv4, isIPv6 } from 'node:net';
 import { describe, it } from 'node:test';
 
+import { DEMO_REFERENCE_NOW } from '../../src/demo/demo-time.js';
 import { generateDemo, type DemoDataset } from '../../src/demo/generate-demo.js';
 import { RISK_LEVELS, type Link } from '../../src/domain.js';
 
 const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+/** A fixed "now" for the tests of time: 2026-11-25 09:30:15.250 UTC, mid-second on purpose. */
+const NOW = Date.UTC(2026, 10, 25, 9, 30, 15, 250);
+/** The threats the catalog marks stale: active, but last seen 100-400 days before now. */
+const STALE_THREATS = ['Sable Tern', 'Ghostreed', 'Petrel Proxy', 'Driftglass DGA'];
 /** The default links page size (DESIGN section 2): feeds must span more than the largest plan's 10 pages. */
 const PAGE_SIZE = 1000;
 
@@ -38,6 +45,38 @@ function allStamps(data: DemoDataset): [string, unknown][] {
   }
   for (const l of data.links) stamps.push([`link of ${l.iid}`, l.stamp_linked]);
   return stamps;
+}
+
+/** Milliseconds since the epoch of a `YYYY-MM-DD HH:MM:SS` (UTC) stamp or a `YYYY-MM-DD` date. */
+function msOf(stamp: string): number {
+  return Date.parse(`${stamp.length === 10 ? `${stamp} 00:00:00` : stamp}Z`.replace(' ', 'T'));
+}
+
+/**
+ * Where `later` is not `earlier` moved by `shiftMs`: stamps must move by exactly the shift, dates
+ * (whois creation) by its whole days or one more, and everything else must be equal, except the
+ * year a threat's description names and the year/month in a news link, which move with the stamps.
+ */
+function unshifted(earlier: unknown, later: unknown, shiftMs: number, path = '$'): string[] {
+  if (typeof earlier === 'string' && typeof later === 'string') {
+    if (STAMP.test(earlier)) return STAMP.test(later) && msOf(later) - msOf(earlier) === shiftMs ? [] : [`${path}: ${earlier} -> ${later}`];
+    if (DATE.test(earlier)) {
+      const days = DATE.test(later) ? (msOf(later) - msOf(earlier)) / DAY_MS : NaN;
+      return days === Math.floor(shiftMs / DAY_MS) || days === Math.floor(shiftMs / DAY_MS) + 1 ? [] : [`${path}: ${earlier} -> ${later}`];
+    }
+    const mask = (text: string): string => (/\.(description|link)$/.test(path) ? text.replace(/\b\d{4}(\/\d{2})?\b/g, '#') : text);
+    return mask(earlier) === mask(later) ? [] : [`${path}: ${earlier} -> ${later}`];
+  }
+  if (Array.isArray(earlier) && Array.isArray(later)) {
+    if (earlier.length !== later.length) return [`${path}: length ${earlier.length} -> ${later.length}`];
+    return earlier.flatMap((item, index) => unshifted(item, later[index], shiftMs, `${path}[${index}]`));
+  }
+  if (typeof earlier === 'object' && earlier !== null && typeof later === 'object' && later !== null && !Array.isArray(later)) {
+    const keys = Object.keys(earlier);
+    if (keys.join() !== Object.keys(later).join()) return [`${path}: keys ${keys.join()} -> ${Object.keys(later).join()}`];
+    return keys.flatMap((key) => unshifted((earlier as Record<string, unknown>)[key], (later as Record<string, unknown>)[key], shiftMs, `${path}.${key}`));
+  }
+  return Object.is(earlier, later) ? [] : [`${path}: ${String(earlier)} -> ${String(later)}`];
 }
 
 function isPublicIPv4(value: string): boolean {
@@ -229,6 +268,64 @@ describe('generateDemo', () => {
   describe('with a non-positive or fractional count', () => {
     it('throws a RangeError', () => {
       for (const indicators of [0, -1, 2.5]) assert.throws(() => generateDemo({ indicators }), RangeError);
+    });
+  });
+
+  describe('without now', () => {
+    it('counts back from the fixed reference instant, 2026-01-01', () => {
+      assert.equal(JSON.stringify(generateDemo({ indicators: 300 })), JSON.stringify(generateDemo({ indicators: 300, now: DEMO_REFERENCE_NOW })));
+    });
+  });
+
+  describe('with a now (the demo loaded on 2026-11-25 09:30:15)', () => {
+    const atNow = generateDemo({ indicators: 2000, now: NOW });
+    const daysBeforeNow = (stamp: string): number => (NOW - msOf(stamp)) / DAY_MS;
+
+    itKeepsTheInvariants(() => atNow);
+
+    it('gives byte-for-byte the same data set for the same now, and for any now in the same second', () => {
+      const text = JSON.stringify(atNow);
+      assert.equal(JSON.stringify(generateDemo({ indicators: 2000, now: NOW })), text);
+      assert.equal(JSON.stringify(generateDemo({ indicators: 2000, now: NOW - 250 })), text);
+      assert.equal(JSON.stringify(generateDemo({ indicators: 2000, now: NOW + 749 })), text);
+      assert.notEqual(JSON.stringify(generateDemo({ indicators: 2000, now: NOW + 750 })), text);
+    });
+
+    it('moves every stamp by the difference of two nows and changes nothing else', () => {
+      const shift = 45 * DAY_MS + ((3 * 60 + 17) * 60 + 5) * 1000;
+      const problems = unshifted(atNow, generateDemo({ indicators: 2000, now: NOW + shift }), shift);
+      assert.deepEqual(problems.slice(0, 10), []);
+    });
+
+    it('puts no stamp after now, and shows feeds pulled within the last hour', () => {
+      const late = allStamps(atNow).filter(([, stamp]) => msOf(stamp as string) > NOW);
+      assert.deepEqual(late, []);
+      assert.ok(atNow.feeds.every((feed) => feed.stamp_pulled !== null && daysBeforeNow(feed.stamp_pulled) < 1 / 24));
+    });
+
+    it('keeps every active threat observed within 90 days but the stale ones, last seen 100-400 days ago', () => {
+      const active = atNow.threats.filter((t) => !t.retired);
+      // The lifecycle's "last observation" (DESIGN section 8): stamp_seen, or stamp_added when never seen.
+      const silence = (t: (typeof active)[number]): number => daysBeforeNow(t.stamp_seen ?? t.stamp_added ?? '');
+      const overdue = active.filter((t) => silence(t) > 90);
+      assert.deepEqual(overdue.map((t) => t.threat), STALE_THREATS);
+      for (const t of overdue) assert.ok(silence(t) >= 100 && silence(t) <= 400, `${t.threat} last seen ${silence(t)} days ago`);
+      assert.ok(active.length - overdue.length >= 20);
+    });
+
+    it('keeps the retired threats retired, after more than 90 days unseen', () => {
+      const retired = atNow.threats.filter((t) => t.retired);
+      assert.deepEqual(retired.map((t) => t.threat), ['Tarnvolt', 'Skeinworm', 'Halcyon EK', 'Cinderspam']);
+      for (const t of retired) {
+        assert.ok(t.stamp_retired !== null && t.stamp_seen !== null && t.stamp_retired <= t.stamp_updated!, t.threat);
+        assert.ok(daysBeforeNow(t.stamp_seen) - daysBeforeNow(t.stamp_retired) > 90, t.threat);
+      }
+    });
+  });
+
+  describe('with a now that is not a time', () => {
+    it('throws a RangeError', () => {
+      for (const now of [Number.NaN, Number.POSITIVE_INFINITY, -1]) assert.throws(() => generateDemo({ indicators: 10, now }), RangeError);
     });
   });
 });
