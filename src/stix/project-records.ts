@@ -2,7 +2,7 @@
 import { hash } from 'node:crypto';
 import type { Risk, Threat } from '../domain.js';
 import { isPatternedIndicatorType } from './stix-pattern.js';
-import { stixIdForIdentity, stixIdForIndicator, stixIdForIndicatorLink, stixIdForThreatRecord } from './stix-id.js';
+import { stixIdForIdentity, stixIdForIndicator, stixIdForIndicatorLink, stixIdForReactivation, stixIdForThreatRecord } from './stix-id.js';
 import { StixMappingError } from './stix-mapping-error.js';
 import { normalizeStixTime, STIX_EPOCH } from './stix-time.js';
 import type { StixObject } from './stix-types.js';
@@ -39,6 +39,8 @@ export interface ThreatLinkRecord {
   tid: number;
   stamp_linked: string;
   category: string;
+  /** The threat's reactivations after a published retirement, which name its ids (stixIdForThreatRecord). */
+  generation?: number;
 }
 
 /**
@@ -86,8 +88,32 @@ function isStixTime(value: string): boolean {
   }
 }
 
-export function threatSource(threat: Threat): ObjectSource {
-  return { id: stixIdForThreat(threat), iid: null, tid: threat.tid, render: (modified) => toStixThreat(threat, { modified }) };
+export function threatSource(threat: Threat, generation = 0): ObjectSource {
+  return { id: stixIdForThreat(threat, generation), iid: null, tid: threat.tid, render: (modified) => toStixThreat(threat, { modified, generation }) };
+}
+
+/**
+ * A reactivated threat's object is new (its earlier one was revoked, which is final): this
+ * `derived-from` relationship (STIX 2.1 §4.x common relationships) tells a SIEM that holds the
+ * revoked object which one continues it. Written once, when the threat comes back.
+ */
+export function reactivationSource(tid: number, generation: number, currentId: string, previousId: string): ObjectSource {
+  return {
+    id: stixIdForReactivation(tid, generation),
+    iid: null,
+    tid,
+    render: (modified) => ({
+      type: 'relationship',
+      spec_version: '2.1',
+      id: stixIdForReactivation(tid, generation),
+      created_by_ref: THREATGATE_IDENTITY.id,
+      created: normalizeStixTime(modified),
+      modified: normalizeStixTime(modified),
+      relationship_type: 'derived-from',
+      source_ref: currentId,
+      target_ref: previousId,
+    }),
+  };
 }
 
 /**
@@ -122,16 +148,17 @@ export function indicatorProjector(): (row: IndicatorRecord) => ObjectSource | u
 export function linkProjector(): (row: ThreatLinkRecord) => ObjectSource {
   const targets = new Map<number, { type: string; ref: string }>();
   return (row) => {
-    const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked };
+    const generation = Number(row.generation ?? 0);
+    const link = { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.stamp_linked, generation };
     let target = targets.get(link.tid);
     if (target === undefined) {
       const type = threatSdoType(row.category).type;
-      targets.set(link.tid, (target = { type, ref: stixIdForThreatRecord(link.tid, type) }));
+      targets.set(link.tid, (target = { type, ref: stixIdForThreatRecord(link.tid, type, generation) }));
     }
     const { type: targetType, ref: targetRef } = target;
     const sourceRef = stixIdForIndicator(link.iid);
     const render = (modified: string) => toStixRelationship(link, { modified, sourceRef, targetRef, createdByRef: THREATGATE_IDENTITY.id });
-    return { id: stixIdForIndicatorLink(link.iid, link.tid, targetType), iid: link.iid, tid: link.tid, render };
+    return { id: stixIdForIndicatorLink(link.iid, link.tid, targetType, generation), iid: link.iid, tid: link.tid, render };
   };
 }
 

@@ -122,9 +122,22 @@ export function stixIdForIdentity(organization: string): StixIdentifier {
   return stixId('identity', `organization:${organization}`);
 }
 
-/** The threat with this `tid`, as an SDO of `type` (which follows from its category). */
-export function stixIdForThreatRecord(tid: number, type: string): StixIdentifier {
-  return stixId(type, `threat:${recordNumber('tid', tid)}`);
+/**
+ * The threat with this `tid`, as an SDO of `type` (which follows from its category). `generation`
+ * counts the threat's reactivations after a published retirement (revocation is final, so each
+ * comes back under a new id); generation 0 names the id every threat had before.
+ */
+export function stixIdForThreatRecord(tid: number, type: string, generation = 0): StixIdentifier {
+  return stixId(type, `threat:${recordNumber('tid', tid)}${generationSuffix(generation)}`);
+}
+
+function generationSuffix(generation: number): string {
+  return generation === 0 ? '' : `:g${recordNumber('generation', generation)}`;
+}
+
+/** The `derived-from` relationship from a reactivated threat's object (generation `generation`) to the one it replaces. */
+export function stixIdForReactivation(tid: number, generation: number): StixIdentifier {
+  return stixId('relationship', `reactivation:${recordNumber('tid', tid)}${generationSuffix(generation)}`);
 }
 
 /**
@@ -132,15 +145,15 @@ export function stixIdForThreatRecord(tid: number, type: string): StixIdentifier
  * if a category change turns the threat into an SDO of another type (a new object, since a type
  * cannot change between versions), its relationships become new objects too.
  */
-export function stixIdForIndicatorLink(iid: number, tid: number, targetType: string): StixIdentifier {
+export function stixIdForIndicatorLink(iid: number, tid: number, targetType: string, generation = 0): StixIdentifier {
   const last = lastLink;
-  if (iid === last.iid && tid === last.tid && targetType === last.targetType) return last.id;
-  const id = stixId('relationship', `link:${recordNumber('iid', iid)}:${recordNumber('tid', tid)}:${targetType}`);
-  lastLink = { iid, tid, targetType, id };
+  if (iid === last.iid && tid === last.tid && targetType === last.targetType && generation === last.generation) return last.id;
+  const id = stixId('relationship', `link:${recordNumber('iid', iid)}:${recordNumber('tid', tid)}:${targetType}${generationSuffix(generation)}`);
+  lastLink = { iid, tid, targetType, generation, id };
   return id;
 }
 
-let lastLink = { iid: Number.NaN, tid: Number.NaN, targetType: '', id: '' };
+let lastLink = { iid: Number.NaN, tid: Number.NaN, targetType: '', generation: 0, id: '' };
 
 function recordNumber(field: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {

@@ -103,7 +103,7 @@ export function threatSdoType(category: string): ThreatSdoMapping {
   return BY_CATEGORY.get(normalizeCategory(category)) ?? DEFAULT_MAPPING;
 }
 
-/** The STIX id of a threat: its tid, under the SDO type its category maps to. */
-export function stixIdForThreat(threat: Pick<Threat, 'tid' | 'category'>): StixIdentifier {
-  return stixIdForThreatRecord(threat.tid, threatSdoType(threat.category).type);
+/** The STIX id of a threat: its tid, under the SDO type its category maps to, in its `generation` (stixIdForThreatRecord). */
+export function stixIdForThreat(threat: Pick<Threat, 'tid' | 'category'>, generation = 0): StixIdentifier {
+  return stixIdForThreatRecord(threat.tid, threatSdoType(threat.category).type, generation);
 }

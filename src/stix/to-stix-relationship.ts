@@ -37,7 +37,7 @@ export function relationshipTypeFor(targetType: string): string {
 
 /** The relationship of one indicator-to-threat link, `created` when the link was made. */
 export function toStixRelationship(
-  link: { iid: number; tid: number; stamp_linked: string },
+  link: { iid: number; tid: number; stamp_linked: string; generation?: number },
   ctx: StixRelationshipContext,
 ): StixRelationship {
   const targetType = stixIdType(ctx.targetRef);
@@ -45,7 +45,7 @@ export function toStixRelationship(
   return compactStixObject<StixRelationship>({
     type: 'relationship',
     spec_version: '2.1',
-    id: stixIdForIndicatorLink(link.iid, link.tid, targetType),
+    id: stixIdForIndicatorLink(link.iid, link.tid, targetType, link.generation ?? 0),
     created_by_ref: checkedStixId(ctx.createdByRef, 'identity'),
     created,
     modified: laterStixTime(normalizeStixTime(ctx.modified), created),

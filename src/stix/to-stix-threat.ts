@@ -17,6 +17,8 @@ export interface StixThreatContext {
   modified: string;
   /** Defaults to THREATGATE_IDENTITY: threats are threatgate's own analysis, not a feed's. */
   createdByRef?: string;
+  /** The threat's reactivations after a published retirement (stixIdForThreatRecord); default 0. */
+  generation?: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export function toStixThreat(threat: Threat, ctx: StixThreatContext): StixThreat
   const common: StixCommonProperties & { type: StixThreatObject['type'] } = {
     type: mapping.type,
     spec_version: '2.1',
-    id: stixIdForThreatRecord(threat.tid, mapping.type),
+    id: stixIdForThreatRecord(threat.tid, mapping.type, ctx.generation ?? 0),
     created_by_ref: checkedStixId(ctx.createdByRef ?? THREATGATE_IDENTITY.id, 'identity'),
     created,
     // Raised to `created` if earlier, so `created` stays the same in every version (§3.2).

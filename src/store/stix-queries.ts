@@ -74,6 +74,7 @@ interface RowWithBody {
   i_organization: string | null;
   l_stamp_linked: string | null;
   l_category: string | null;
+  l_generation: number | null;
 }
 
 /**
@@ -92,7 +93,7 @@ function sourcesOf(s: 'c' | 's'): RawBuilder<unknown> {
 const SOURCE_COLUMNS = sql`
   i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.retired as i_retired, i.attributes as i_attributes,
   case when i.iid is not null then ${organizationOf(sql.ref('i.iid'))} end as i_organization,
-  tl.stamp_linked as l_stamp_linked, t.category as l_category`;
+  tl.stamp_linked as l_stamp_linked, t.category as l_category, t.stix_generation as l_generation`;
 
 function listAllWithBodies(q: ObjectListing) {
   return sql<RowWithBody>`
@@ -130,7 +131,10 @@ function withBodyOrRecord(row: RowWithBody): ListedObject {
       },
     };
   } else if (row.type === 'relationship' && row.l_stamp_linked !== null) {
-    record = { kind: 'link', row: { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.l_stamp_linked, category: row.l_category! } };
+    record = {
+      kind: 'link',
+      row: { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.l_stamp_linked, category: row.l_category!, generation: Number(row.l_generation ?? 0) },
+    };
   }
   return { ...listed, body: null, rendered: { modified: row.body_modified, record } };
 }

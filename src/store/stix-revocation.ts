@@ -130,10 +130,21 @@ async function lastRelationshipVersion(db: Kysely<Database>, object: StoredObjec
   const iid = object.iid!;
   const tid = object.tid!;
   const link = await db.selectFrom('threat_links').select('stamp_linked').where('tid', '=', tid).where('iid', '=', iid).executeTakeFirst();
-  const targetType = THREAT_SDO_TYPES.find((type) => stixIdForIndicatorLink(iid, tid, type) === object.id);
-  if (link === undefined || targetType === undefined) return undefined;
+  const threat = await db.selectFrom('threats').select('stix_generation').where('tid', '=', tid).executeTakeFirst();
+  // And the generation it was made in (a threat reactivated after retirement has new ids).
+  let found: { type: string; generation: number } | undefined;
+  for (let generation = Number(threat?.stix_generation ?? 0); generation >= 0 && found === undefined; generation--) {
+    const type = THREAT_SDO_TYPES.find((t) => stixIdForIndicatorLink(iid, tid, t, generation) === object.id);
+    if (type !== undefined) found = { type, generation };
+  }
+  if (link === undefined || found === undefined) return undefined;
   return toStixRelationship(
-    { iid, tid, stamp_linked: link.stamp_linked },
-    { modified: object.modified, sourceRef: stixIdForIndicator(iid), targetRef: stixIdForThreatRecord(tid, targetType), createdByRef: THREATGATE_IDENTITY.id },
+    { iid, tid, stamp_linked: link.stamp_linked, generation: found.generation },
+    {
+      modified: object.modified,
+      sourceRef: stixIdForIndicator(iid),
+      targetRef: stixIdForThreatRecord(tid, found.type, found.generation),
+      createdByRef: THREATGATE_IDENTITY.id,
+    },
   );
 }

@@ -65,7 +65,7 @@ type LinkKey = { tid: number; iid: number };
  */
 export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
   const { rows } = await sql<ThreatLinkRecord>`
-    select tl.iid, tl.tid, tl.stamp_linked, t.category
+    select tl.iid, tl.tid, tl.stamp_linked, t.category, t.stix_generation as generation
     from threat_links tl join threats t on t.tid = tl.tid
     where (tl.tid, tl.iid) > (${after.tid}, ${after.iid})
     order by tl.tid, tl.iid limit ${limit}`.execute(db);
@@ -78,7 +78,7 @@ export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit
  */
 export async function readStagedLinks(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
   const { rows } = await sql<ThreatLinkRecord>`
-    select r.iid, r.tid, tl.stamp_linked, t.category
+    select r.iid, r.tid, tl.stamp_linked, t.category, t.stix_generation as generation
     from render_links r
     join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
     join threats t on t.tid = r.tid

@@ -2,14 +2,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
-import { laterStixTime, stixIdForIndicatorLink, stixIdType, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
+import { isRetired, laterStixTime, stixIdForIndicatorLink, stixIdForThreat, stixIdType, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
+import type { Threat } from '../domain.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from './derived-data.js';
 import type { ImportChanges } from './import-writer.js';
 import { readMeta, writeMeta } from './meta-queries.js';
 import type { Database } from './schema.js';
-import { identitySources, indicatorSources, linkSources, threatSource, type ObjectSource } from '../stix/project-records.js';
+import { identitySources, indicatorSources, linkSources, reactivationSource, threatSource, type ObjectSource } from '../stix/project-records.js';
 import { CHUNK, readIndicators, readIndicatorsAfter, readLinksAfter, readOrganizations, readStagedLinks, readThreats } from './stix-rows.js';
 import {
   dateVersionRows,
@@ -225,24 +226,68 @@ async function syncAllIndicatorsAndLinks(db: Kysely<Database>, writer: VersionWr
  * relationships (all written again by this import): the objects under the old ids are revoked.
  * A threat with no STIX form any more has all of its objects revoked.
  */
-async function revokeReplacedThreats(db: Kysely<Database>, writer: VersionWriter, tids: number[], current: Map<number, string>): Promise<void> {
+async function revokeReplacedThreats(
+  db: Kysely<Database>,
+  writer: VersionWriter,
+  tids: number[],
+  current: Map<number, string>,
+  generations: Map<number, number>,
+): Promise<void> {
   for (let i = 0; i < tids.length; i += CHUNK) {
     const chunk = tids.slice(i, i + CHUNK);
     const gone: StoredObject[] = [];
-    for (const object of await liveObjects(db, sql`s.tid in (${sql.join(chunk)}) and s.iid is null`)) {
-      if (current.get(object.tid!) !== object.id) gone.push(object);
+    const replaced = new Set<number>();
+    for (const object of await liveObjects(db, sql`s.tid in (${sql.join(chunk)}) and s.iid is null and s.type <> 'relationship'`)) {
+      if (current.get(object.tid!) === object.id) continue;
+      replaced.add(object.tid!);
+      // A retired threat's object already says `revoked` (its last version): no later version may follow.
+      if (!/"revoked":true\b/.test(object.body)) gone.push(object);
     }
-    const replaced = new Set(gone.map((o) => o.tid!));
     if (replaced.size > 0) {
       // A relationship stays when its id names the threat's current SDO type.
       const relationships = await liveObjects(db, sql`s.tid in (${sql.join([...replaced])}) and s.type = 'relationship'`);
       for (const r of relationships) {
         const now = current.get(r.tid!);
-        if (now === undefined || stixIdForIndicatorLink(r.iid!, r.tid!, stixIdType(now)) !== r.id) gone.push(r);
+        // The reactivation relationship (no indicator) stays: it points from the current object back.
+        if (r.iid === null && now !== undefined) continue;
+        if (now === undefined || stixIdForIndicatorLink(r.iid!, r.tid!, stixIdType(now), generations.get(r.tid!) ?? 0) !== r.id) gone.push(r);
       }
     }
     await writer.revoke(gone);
   }
+}
+
+/**
+ * Each threat's generation (its reactivations after a published retirement), counted one up for
+ * an active threat whose object under its current id is revoked: retired (a threat's object says
+ * `revoked`) or withdrawn. Revocation is final (STIX 2.1 §3.2), so the threat comes back as a new
+ * object, and its relationships under new ids; the old relationships are revoked by
+ * revokeReplacedThreats, and a `derived-from` relationship points from the new object to the old.
+ */
+async function reactivateThreats(
+  db: Kysely<Database>,
+  threats: readonly Threat[],
+): Promise<{ generations: Map<number, number>; reactivated: { tid: number; generation: number; currentId: string; previousId: string }[] }> {
+  const generations = new Map<number, number>();
+  const reactivated: { tid: number; generation: number; currentId: string; previousId: string }[] = [];
+  for (let i = 0; i < threats.length; i += CHUNK) {
+    const chunk = threats.slice(i, i + CHUNK);
+    const rows = await db.selectFrom('threats').select(['tid', 'stix_generation']).where('tid', 'in', chunk.map((t) => t.tid)).execute();
+    for (const r of rows) generations.set(Number(r.tid), Number(r.stix_generation));
+    const active = chunk.filter((t) => !isRetired(t));
+    if (active.length === 0) continue;
+    const ids = new Map(active.map((t) => [stixIdForThreat(t, generations.get(t.tid) ?? 0), t]));
+    const stored = await db.selectFrom('stix_objects').select(['id', 'revoked', 'body']).where('id', 'in', [...ids.keys()]).execute();
+    for (const object of stored) {
+      if (Number(object.revoked) !== 1 && !/"revoked":true\b/.test(object.body)) continue;
+      const threat = ids.get(object.id)!;
+      const generation = (generations.get(threat.tid) ?? 0) + 1;
+      generations.set(threat.tid, generation);
+      await db.updateTable('threats').set({ stix_generation: generation }).where('tid', '=', threat.tid).execute();
+      reactivated.push({ tid: threat.tid, generation, currentId: stixIdForThreat(threat, generation), previousId: object.id });
+    }
+  }
+  return { generations, reactivated };
 }
 
 /**
@@ -268,7 +313,10 @@ async function syncObjects(
 ): Promise<void> {
   if (changes.feeds > 0 || changes.threats > 0) await writer.write(identitySources(await readOrganizations(db, writer.now)));
   const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
-  const threats = await writer.write((await readThreats(db, tids)).map(threatSource));
+  const records = await readThreats(db, tids);
+  const { generations, reactivated } = await reactivateThreats(db, records);
+  const threats = await writer.write(records.map((t) => threatSource(t, generations.get(t.tid) ?? 0)));
+  await writer.write(reactivated.map((r) => reactivationSource(r.tid, r.generation, r.currentId, r.previousId)));
   if (changes.fresh) {
     // Nothing was there before: no earlier object to replace or withdraw.
     const onThread = changes.indicators >= (options.renderThreadFrom ?? RENDER_THREAD_FROM);
@@ -279,7 +327,7 @@ async function syncObjects(
   await syncIndicators(db, writer);
   await stageLinks(db, dialect);
   await syncRelationships(db, writer);
-  await revokeReplacedThreats(db, writer, tids, new Map(threats.map((t) => [t.tid!, t.id])));
+  await revokeReplacedThreats(db, writer, tids, new Map(threats.map((t) => [t.tid!, t.id])), generations);
   await dropRenderTables(db);
 }
 

@@ -47,7 +47,9 @@ function appendVersion(values: unknown[], source: ObjectSource, modified: string
     throw error;
   }
   const body = JSON.stringify(object);
-  values.push(source.id, object.type, object.modified, 0, RENDERED_ON_READ.has(object.type) ? '' : body, source.iid, source.tid, versionHash(object.type, body));
+  // A relationship of no indicator (a reactivated threat's `derived-from`) has no records to render it from: its body is kept.
+  const rendered = RENDERED_ON_READ.has(object.type) && source.iid !== null;
+  values.push(source.id, object.type, object.modified, 0, rendered ? '' : body, source.iid, source.tid, versionHash(object.type, body));
   return true;
 }
 

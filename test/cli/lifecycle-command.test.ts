@@ -60,7 +60,7 @@ for (const backend of storeBackends()) {
     });
 
     it('refuses an unknown, malformed or missing tid, and an unknown action, by name', async () => {
-      const cases: [string[], RegExp, typeof Error][] = [
+      const cases: [string[], RegExp, new (...args: never[]) => Error][] = [
         [['retire', '77'], /^threats retire: no threat has tid 77$/, ConfigError],
         [['retire', 'abc'], /^threats retire: give one TID, a positive whole number, not "abc"$/, UsageError],
         [['reactivate', '0'], /^threats reactivate: give one TID, a positive whole number, not "0"$/, UsageError],
