@@ -126,6 +126,17 @@ for (const backend of storeBackends()) {
       assert.equal(back[0]!.valid_until, undefined);
     });
 
+    it('a retired threat a pull observes again stays retired, and the log line of the pull names it', async () => {
+      const list = join(dir, 'retired-threat.txt');
+      writeFileSync(list, 'comeback.example.org\n');
+      const fid = await world.addSource('Names a retired threat', { url: pathToFileURL(list).href, format: 'text', threat: 'Retired long ago' });
+      const outcome = await world.pull(fid);
+      assert.equal(outcome.ok, true);
+      assert.equal((await threatOf(106)).retired, true);
+      const line = world.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).findLast((e) => e.msg === 'pull' && e.fid === fid);
+      assert.deepEqual(line?.retiredThreatsSeen, ['Retired long ago']);
+    });
+
     it('takes the age by type when indicatorRetireDays is an object', async () => {
       const list = join(dir, 'typed.txt');
       writeFileSync(list, '198.51.100.77\nhttp://typed.example.net/x\n');
