@@ -13,8 +13,13 @@ export { LINK_KIND };
 
 /** The temporary tables of an import. */
 export interface StagingDatabase {
-  /** Every link of the file; `changed` is 1 for those that were new or had another stamp_linked. */
-  import_links: { kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string; changed: Generated<number> };
+  /**
+   * Every link of the file; `changed` is 1 for those that were new or had another stamp_linked,
+   * `added` 1 for those that were new (the store held no link of that owner and indicator).
+   */
+  import_links: {
+    kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string; changed: Generated<number>; added: Generated<number>;
+  };
   /** Every tid, fid and iid of the file, at its first position; a conflicting repeat marks it (KEY_STAGING, write-batch.ts). */
   import_keys: {
     kind: number; id: number; content: number; ordinal: number; position: string; conflict_ordinal: number | null; conflict_position: string | null;
@@ -44,6 +49,7 @@ export async function createStaging(trx: Transaction<Database>, dialect: Dialect
   await sql`create temporary table import_links (
     kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
     ordinal bigint not null, position text not null, changed integer not null default ${sql.lit(fresh ? 1 : 0)},
+    added integer not null default ${sql.lit(fresh ? 1 : 0)},
     primary key (kind, owner, iid)) ${withoutRowid} ${onCommit}`.execute(trx);
   await sql`create temporary table import_keys (
     kind integer not null, id bigint not null, content bigint not null, ordinal bigint not null, position text not null,
@@ -95,9 +101,10 @@ export async function checkLinkTargets(trx: Transaction<Database>): Promise<void
 }
 
 /**
- * Marks the staged links that are new or changed, and writes those into place; returns how many.
- * Into a store that held no links (`fresh`), every link is new (and staged as changed): they go in
- * owner and iid order with their page ranks (seq) already set, so no rank needs rewriting afterwards.
+ * Marks the staged links that are new or changed (and those that are new as added), and writes
+ * those into place; returns how many. Into a store that held no links (`fresh`), every link is new
+ * (and staged as changed and added): they go in owner and iid order with their page ranks (seq)
+ * already set, so no rank needs rewriting afterwards.
  */
 export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1, fresh: boolean): Promise<number> {
   const table = kind === LINK_KIND.feed ? sql.table('feed_links') : sql.table('threat_links');
@@ -109,17 +116,13 @@ export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1, fresh: 
       from import_links where kind = ${kind} order by owner, iid`.execute(trx);
     return Number(result.numAffectedRows ?? 0n);
   }
-  await sql`update import_links set changed = 1 where kind = ${kind} and not exists (
-    select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid and l.stamp_linked = import_links.stamp_linked)`.execute(trx);
+  await sql`update import_links set changed = 1, added = case when exists (
+      select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid) then 0 else 1 end
+    where kind = ${kind} and not exists (
+      select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid and l.stamp_linked = import_links.stamp_linked)`.execute(trx);
   const result = await sql`
     insert into ${table} (${owner}, iid, stamp_linked, seq)
     select owner, iid, stamp_linked, -1 from import_links where kind = ${kind} and changed = 1
     on conflict (${owner}, iid) do update set stamp_linked = excluded.stamp_linked`.execute(trx);
   return Number(result.numAffectedRows ?? 0n);
-}
-
-/** The owners (feeds or threats) with new or changed links. */
-export async function ownersWithChangedLinks(trx: Kysely<Database>, kind: 0 | 1): Promise<number[]> {
-  const rows = await staged(trx).selectFrom('import_links').select('owner').distinct().where('kind', '=', kind).where('changed', '=', 1).execute();
-  return rows.map((r) => Number(r.owner));
 }

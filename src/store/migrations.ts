@@ -2,6 +2,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { sourcePulls } from './pull-migration.js';
 import { lifecycle } from './lifecycle-migration.js';
+import { ownerValueCounts } from './value-counts-migration.js';
 
 /**
  * Every lookup path has an index: threats by tid and by name, feeds by fid and by
@@ -255,6 +256,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0004-stix-id-index': stixIdIndex(dialect),
     '0005-revoked-objects': revokedObjects,
     '0006-feed-sources': feedSources(dialect),
+    '0007-owner-value-counts': ownerValueCounts(dialect),
     '0008-source-pulls': sourcePulls(dialect),
     '0010-lifecycle': lifecycle,
   };

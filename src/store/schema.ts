@@ -162,6 +162,22 @@ export interface SourceListingTable {
   risk: number;
 }
 
+/**
+ * Every value's count of a feed or threat (value-counts.ts): risk buckets, attribute values and
+ * scalar property values, each count above 0. The summaries show the most frequent ones.
+ */
+export interface OwnerValueCountTable {
+  /** 0 feed, 1 threat (LINK_KIND). */
+  kind: number;
+  owner: number;
+  /** 0 risk bucket, 1 attribute value, 2 property value (FACET in aggregates.ts). */
+  facet: number;
+  /** The attribute or property key; '' for a risk bucket. */
+  name: string;
+  value: string;
+  count: number;
+}
+
 export interface LeaseTable {
   name: string;
   owner: string;
@@ -186,6 +202,7 @@ export interface Database {
   feed_sources: FeedSourceTable;
   source_listings: SourceListingTable;
   leases: LeaseTable;
+  owner_value_counts: OwnerValueCountTable;
   meta: MetaTable;
 }
 

@@ -5,6 +5,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   aggregateOfSummary,
   feedSummaryRow,
+  parseSummary,
+  sharedOfSummary,
   threatSummaryRow,
   type AggregateResults,
   type FeedListItem,
@@ -13,6 +15,7 @@ import {
   type ThreatListItem,
   type ThreatSummaryRow,
 } from './aggregates.js';
+import { LINK_KIND } from './import-staging.js';
 import type { Database } from './schema.js';
 import type { OwnerIds } from './touched-owners.js';
 
@@ -23,6 +26,8 @@ const SLICE = 500;
 export interface StoredSummary<Row> {
   row: Row;
   aggregate: OwnerAggregate | undefined;
+  /** The owners of the other kind its summary lists, with the indicators each shares (undefined: no list yet). */
+  shared: Map<number, number> | undefined;
 }
 
 export interface StoredSummaries {
@@ -44,12 +49,18 @@ export async function readStoredSummaries(trx: Kysely<Database>, owners: OwnerId
   const threatQuery = trx.selectFrom('threats').select(['tid', 'summary', 'updated_last_domain']);
   for (const slice of owners === 'all' ? [undefined] : slices(owners.feeds)) {
     for (const r of await (slice ? feedQuery.where('fid', 'in', slice) : feedQuery).execute()) {
-      feeds.set(Number(r.fid), { row: { indicators: r.indicators, summary: r.summary }, aggregate: aggregateOfSummary(r.summary) });
+      const parsed = parseSummary(r.summary);
+      feeds.set(Number(r.fid), { row: { indicators: r.indicators, summary: r.summary }, aggregate: aggregateOfSummary(parsed), shared: sharedOfSummary(parsed.threats, 'tid') });
     }
   }
   for (const slice of owners === 'all' ? [undefined] : slices(owners.threats)) {
     for (const r of await (slice ? threatQuery.where('tid', 'in', slice) : threatQuery).execute()) {
-      threats.set(Number(r.tid), { row: { summary: r.summary, updated_last_domain: r.updated_last_domain }, aggregate: aggregateOfSummary(r.summary) });
+      const parsed = parseSummary(r.summary);
+      threats.set(Number(r.tid), {
+        row: { summary: r.summary, updated_last_domain: r.updated_last_domain },
+        aggregate: aggregateOfSummary(parsed),
+        shared: sharedOfSummary(parsed.feeds, 'fid'),
+      });
     }
   }
   return { feeds, threats };
@@ -88,6 +99,59 @@ async function sharedIndicators(trx: Kysely<Database>, owners: OwnerIds | 'all')
   return { feeds, threats };
 }
 
+/**
+ * The shared counts the import's new links add (import_links.added): each indicator a new link
+ * gives a feed and a threat in common, once, whether the feed's link is new, the threat's or both.
+ * Reads the import's staging tables.
+ */
+async function sharedAdded(trx: Kysely<Database>): Promise<{ fid: number; tid: number; n: number }[]> {
+  const { rows: feedSide } = await sql<{ fid: number; tid: number; n: number }>`
+    select s.owner as fid, tl.tid, count(*) as n from import_links s join threat_links tl on tl.iid = s.iid
+    where s.kind = ${LINK_KIND.feed} and s.added = 1 group by s.owner, tl.tid`.execute(trx);
+  const { rows: threatSide } = await sql<{ fid: number; tid: number; n: number }>`
+    select fl.fid, s.owner as tid, count(*) as n from import_links s join feed_links fl on fl.iid = s.iid
+    where s.kind = ${LINK_KIND.threat} and s.added = 1
+      and not exists (select 1 from import_links x where x.kind = ${LINK_KIND.feed} and x.owner = fl.fid and x.iid = fl.iid and x.added = 1)
+    group by fl.fid, s.owner`.execute(trx);
+  return [...feedSide, ...threatSide].map((p) => ({ fid: Number(p.fid), tid: Number(p.tid), n: Number(p.n) }));
+}
+
+/**
+ * The shared counts of the owners an import touched: each stored list with what the import's new
+ * links add to it (links only come, so no count falls), or, for an owner with no list yet (a record
+ * new to the store), read from the links as the whole pass does. Every owner whose list the new
+ * links change is touched (touched-owners.ts), so the stored lists stay exact.
+ */
+async function sharedOfTouched(trx: Kysely<Database>, fids: readonly number[], tids: readonly number[], stored: StoredSummaries): Promise<{ feeds: Shared; threats: Shared }> {
+  const shared = await sharedIndicators(trx, {
+    feeds: fids.filter((fid) => stored.feeds.get(fid)?.shared === undefined),
+    threats: tids.filter((tid) => stored.threats.get(tid)?.shared === undefined),
+  });
+  const added = { feeds: new Map<number, Map<number, number>>(), threats: new Map<number, Map<number, number>>() };
+  const note = (map: Map<number, Map<number, number>>, owner: number, id: number, n: number) => {
+    let counts = map.get(owner);
+    if (!counts) map.set(owner, (counts = new Map()));
+    counts.set(id, (counts.get(id) ?? 0) + n);
+  };
+  for (const { fid, tid, n } of await sharedAdded(trx)) {
+    note(added.feeds, fid, tid, n);
+    note(added.threats, tid, fid, n);
+  }
+  for (const [owners, storedOf, addedOf, out] of [
+    [fids, stored.feeds, added.feeds, shared.feeds],
+    [tids, stored.threats, added.threats, shared.threats],
+  ] as const) {
+    for (const owner of owners) {
+      const list = storedOf.get(owner)?.shared;
+      if (list === undefined) continue;
+      const counts = new Map(list);
+      for (const [id, n] of addedOf.get(owner) ?? []) counts.set(id, (counts.get(id) ?? 0) + n);
+      out.set(owner, [...counts].map(([id, indicators]) => ({ id, indicators })).sort(byShared));
+    }
+  }
+  return shared;
+}
+
 /** The listed fields of the given threats and feeds: what a summary shows of the owners it lists. */
 async function listedRecords(trx: Kysely<Database>, tids: readonly number[], fids: readonly number[]) {
   const threats = new Map<number, Omit<ThreatListItem, 'indicators'>>();
@@ -106,13 +170,14 @@ async function listedRecords(trx: Kysely<Database>, tids: readonly number[], fid
 /**
  * Composes the summaries of the owners in `aggregates` (their own aggregates, with the lists of the
  * owners they share indicators with) and writes those whose text differs from `stored`. `whole`: the
- * owners are all of the store's, so the shared counts are read in one statement.
+ * owners are all of the store's, so the shared counts are read in one statement; otherwise they are
+ * the owners an import touched, whose stored lists take what its new links add (sharedOfTouched).
  * Returns how many rows were written.
  */
 export async function writeSummaries(trx: Kysely<Database>, aggregates: AggregateResults, stored: StoredSummaries, whole: boolean): Promise<number> {
   const fids = [...aggregates.feeds.keys()];
   const tids = [...aggregates.threats.keys()];
-  const shared = await sharedIndicators(trx, whole ? 'all' : { feeds: fids, threats: tids });
+  const shared = whole ? await sharedIndicators(trx, 'all') : await sharedOfTouched(trx, fids, tids, stored);
   const listedTids = new Set([...shared.feeds.values()].flatMap((list) => list.map((s) => s.id)));
   const listedFids = new Set([...shared.threats.values()].flatMap((list) => list.map((s) => s.id)));
   const listed = await listedRecords(trx, [...listedTids], [...listedFids]);

@@ -10,7 +10,10 @@ export interface OwnerIds {
 }
 
 export interface TouchedOwners {
-  /** Owners whose own aggregates (risk counts, attributes, properties) are computed again from their indicators. */
+  /**
+   * Owners whose own aggregates (risk counts, attributes, properties) are computed again: from their
+   * stored value counts and the indicators the import added or changed (value-counts.ts).
+   */
   recompute: OwnerIds;
   /**
    * Owners whose own aggregates stand, but whose summary's list of the other kind (a feed's threats,

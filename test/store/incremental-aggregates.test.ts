@@ -56,6 +56,8 @@ interface Step {
   delta(data: Dataset): Partial<Dataset>;
   /** The owners the step touches (from the data before it), or 'whole' for the whole-store pass. */
   touched(data: Dataset, delta: Partial<Dataset>): { recompute: [number[], number[]]; relist: [number[], number[]] } | 'whole';
+  /** The touched feeds and threats read again through their links (default none: all updated from their value counts). */
+  read?: [number[], number[]];
   /** Feeds (f) and threats (t) whose stored aggregates cannot change: their rows must not be written. */
   untouched(data: Dataset): string[];
 }
@@ -120,6 +122,8 @@ const STEPS: Step[] = [
       };
     },
     touched: (data) => ({ recompute: [[13], []], relist: [[], sorted([...threatsOf(data, [30, 31, 32]), 31])] }),
+    // The new feed starts from no counts; the new threat, relisted, has no summary to keep yet.
+    read: [[], [31]],
     untouched: () => ['f1', 'f2'],
   },
   {
@@ -136,11 +140,14 @@ const STEPS: Step[] = [
   },
 ];
 
-/** Every feed's and threat's computed columns. */
+/** Every feed's and threat's computed columns, and their value counts. */
 async function computedColumns(db: Kysely<Database>) {
   return {
     feeds: await db.selectFrom('feeds').select(['fid', 'indicators', 'summary']).orderBy('fid').execute(),
     threats: await db.selectFrom('threats').select(['tid', 'summary', 'updated_last_domain']).orderBy('tid').execute(),
+    valueCounts: (
+      await db.selectFrom('owner_value_counts').selectAll().orderBy('kind').orderBy('owner').orderBy('facet').orderBy('name').orderBy('value').execute()
+    ).map((r) => ({ ...r, owner: Number(r.owner), count: Number(r.count) })),
     feedLinks: await db.selectFrom('feed_links').selectAll().orderBy('fid').orderBy('iid').execute(),
     threatLinks: await db.selectFrom('threat_links').selectAll().orderBy('tid').orderBy('iid').execute(),
   };
@@ -208,7 +215,8 @@ for (const backend of storeBackends()) {
             assert.deepEqual(plan, {
               whole: false,
               touched: { recompute: { feeds: touched.recompute[0], threats: touched.recompute[1] }, relist: { feeds: touched.relist[0], threats: touched.relist[1] } },
-            }, `${step.name}: the owners touched`);
+              read: { feeds: step.read?.[0] ?? [], threats: step.read?.[1] ?? [] },
+            }, `${step.name}: the owners touched, and those read again`);
             const mayWrite = new Set([...touched.recompute[0], ...touched.relist[0]].map((id) => `f${id}`).concat([...touched.recompute[1], ...touched.relist[1]].map((id) => `t${id}`)));
             assert.deepEqual(written.filter((key) => !mayWrite.has(key)), [], `${step.name}: only touched owners written`);
           }
