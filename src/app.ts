@@ -7,6 +7,7 @@ import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
+import { createOpenApiRoute } from './http/openapi-route.js';
 import { silentLogger, type Logger } from './http/logger.js';
 import { createRequestLog } from './http/request-log.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
@@ -86,6 +87,7 @@ export function createApp(config: Config, deps: AppDeps): Express {
   app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? null), securityHeaders, hstsOverHttps());
 
   app.use(createHealthRoutes(store));
+  app.use(createOpenApiRoute(config));
   app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate }));
   app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret }));
 
