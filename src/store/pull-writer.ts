@@ -54,12 +54,14 @@ export class PullRefused extends Error {
   override name = 'PullRefused';
 }
 
-/** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source. */
+/** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source; a value may repeat. */
 export const VALUE_STAGING: BulkInsert = {
-  table: 'pull_values',
+  table: 'pull_rows',
   columns: ['type', 'value', 'risk', 'ordinal'],
   // A value listed twice keeps its first place and the higher of its risks.
-  tail: 'on conflict (type, value) do update set risk = case when excluded.risk > pull_values.risk then excluded.risk else pull_values.risk end',
+  // Plain inserts into a table without a key, grouped once at the end (groupValues): a keyed upsert
+  // per batch cost twice as much at a million values (bench/README.md, pulls).
+  tail: '',
 };
 
 export const VALUE_THREAT_STAGING: BulkInsert = {
@@ -89,10 +91,11 @@ export const THREAT_DEF_STAGING: BulkInsert = {
   tail: 'on conflict (name_key) do nothing',
 };
 
-const PULL_TABLES = ['pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs'];
+const PULL_TABLES = ['pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs'];
 
 /** The staging tables of a pull, in the import's transaction. */
 interface PullStaging {
+  pull_rows: { type: string; value: string; risk: number; ordinal: number };
   pull_values: { type: string; value: string; risk: number; ordinal: number; iid: number | null; new: number; relisted: number };
   pull_value_threats: { type: string; value: string; name: string };
   pull_threats: { name_key: string; tid: number };
@@ -107,6 +110,7 @@ const pullStaged = (trx: Kysely<Database>) => trx as unknown as Kysely<PullStagi
 export async function createPullStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
   await dropPullStaging(trx);
   const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
+  await sql`create temporary table pull_rows (type text not null, value text not null, risk integer not null, ordinal bigint not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_values (
     type text not null, value text not null, risk integer not null, ordinal bigint not null,
     iid bigint, new integer not null default 0, relisted integer not null default 0,
@@ -282,6 +286,9 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
     select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', '', ${plan.at}
     from pull_values where new = 1 order by iid`.execute(trx);
   await sql`insert into changed_indicators (id) select iid from pull_values where new = 1`.execute(trx);
+  // Later steps look values up by iid (a dropped listing is one no staged value has): without this
+  // index, that lookup scanned the staging table once per listing (bench/README.md, pulls).
+  await sql`create index pull_values_iid on pull_values (iid)`.execute(trx);
   return Number(inserted.numAffectedRows ?? 0n);
 }
 
@@ -344,6 +351,10 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
  */
 export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
   if (plan.repeat) return applyRepeat(trx, plan);
+  // Each value once, at its first place, with the highest risk it was listed with.
+  await sql`insert into pull_values (type, value, risk, ordinal)
+    select type, value, max(risk), min(ordinal) from pull_rows group by type, value`.execute(trx);
+  await sql`delete from pull_rows`.execute(trx);
   const values = await count(trx, sql`select 1 from pull_values`);
   if (values === 0 && plan.incremental !== true) {
     const listed = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
