@@ -14,6 +14,7 @@ import { readLookupApi, type UpstreamFeed } from './formats/read-lookup-api.js';
 import { readMispFeed } from './formats/read-misp.js';
 import { readStixBundle } from './formats/read-stix.js';
 import { readTaxiiCollection } from './formats/read-taxii.js';
+import { spoolBody } from './spool-body.js';
 import type { FeedSourceState } from '../store/source-queries.js';
 import { normalizeValue } from './normalize-value.js';
 import { nextRun, parseSchedule, retryDelay, scheduleFromFeed, type Schedule } from './schedule.js';
@@ -186,6 +187,10 @@ interface SourceRead {
   incremental: boolean;
   cursor?: () => string | null;
   describe?: () => Promise<UpstreamFeed | undefined>;
+  /** SHA-256 of a one-body source's body, kept to recognize the same body next time. */
+  bodyHash?: string | null;
+  /** Frees what reading the source held (its spooled body), after the pull. */
+  done?: () => Promise<void>;
 }
 
 /**
@@ -218,9 +223,17 @@ async function openSource(source: SourceDefinition, resolved: SourceDefinition, 
     default: {
       const fetched = await fetchSource(resolved, { etag: state.etag, lastModified: state.last_modified }, common);
       // A 304 keeps the validators it was asked with.
-      if (fetched.kind === 'not-modified') return { rows: undefined, etag: state.etag, lastModified: state.last_modified, incremental: false };
-      const rows = source.format === 'stix' ? readStixBundle(fetched.body, deps.clock.now()) : readFeed(source, fetched.body);
-      return { rows, etag: fetched.etag, lastModified: fetched.lastModified, incremental: false };
+      if (fetched.kind === 'not-modified') return { rows: undefined, etag: state.etag, lastModified: state.last_modified, incremental: false, bodyHash: state.body_hash };
+      const validators = { etag: fetched.etag, lastModified: fetched.lastModified };
+      // The body the previous pull read, byte for byte: seen again, as after a 304.
+      const spooled = await spoolBody(fetched.body);
+      if (spooled.hash === state.body_hash) {
+        await spooled.remove();
+        return { rows: undefined, ...validators, incremental: false, bodyHash: spooled.hash };
+      }
+      const body = spooled.open();
+      const rows = source.format === 'stix' ? readStixBundle(body, deps.clock.now()) : readFeed(source, body);
+      return { rows, ...validators, incremental: false, bodyHash: spooled.hash, done: spooled.remove };
     }
   }
 }
@@ -282,12 +295,13 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
   const tally: RowTally = { rejected: 0, allowlisted: 0, skipped: 0 };
   let source: SourceDefinition | undefined;
   let secrets: string[] = [];
+  let read: SourceRead | undefined;
   try {
     source = parseSource(JSON.parse(state.definition));
     secrets = envReferences(source).map((name) => deps.env[name] ?? '');
     const resolved = resolveEnv(source, deps.env);
     const nextDue = nextRun(scheduleOf(source, state.schedule), new Date(started)).getTime();
-    const read = await openSource(source, resolved, state, deps);
+    read = await openSource(source, resolved, state, deps);
     const plan: PullPlan = {
       fid,
       at,
@@ -297,6 +311,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       etag: read.etag,
       lastModified: read.lastModified,
       nextDue,
+      ...(read.bodyHash === undefined ? {} : { bodyHash: read.bodyHash }),
     };
     const summary = await store.applyImport(pullBatches(plan, read, source, deps, tally, fid), clock);
     const counts = summary.pulled!;
@@ -316,6 +331,8 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: false, reason };
     logger.warn('pull', { fid, feed: state.feed, outcome: 'failed', reason, failures, seconds: outcome.seconds });
     return outcome;
+  } finally {
+    await read?.done?.().catch(() => undefined);
   }
 }
 

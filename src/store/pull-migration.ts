@@ -10,6 +10,8 @@ import type { Dialect } from './migrations.js';
  *   highest among the feeds that list it now; a 304 sees these values again; an empty body where
  *   rows stand is an outage. Links (feed_links) stay when a value leaves the list; a listing goes.
  * - `feed_sources.seen_threats`: the tids the latest pull saw (JSON), seen again by a 304.
+ * - `feed_sources.body_hash`: SHA-256 of the body the latest pull read: the same body again is
+ *   seen again without being parsed, as after a 304.
  * - `feed_sources.cursor`: where the next pull of a structured source resumes (a TAXII
  *   `X-TAXII-Date-Added-Last`, a MISP event timestamp), written by the pull that read up to it.
  * - `feed_sources.lease_owner`/`lease_until`: which instance pulls the feed now and until when
@@ -29,6 +31,7 @@ export const sourcePulls = (dialect: Dialect): Migration => ({
     await db.schema.createIndex('source_listings_iid').on('source_listings').columns(['iid', 'risk']).execute();
     await db.schema.alterTable('feed_sources').addColumn('seen_threats', 'text', (c) => c.notNull().defaultTo('[]')).execute();
     await db.schema.alterTable('feed_sources').addColumn('cursor', 'text').execute();
+    await db.schema.alterTable('feed_sources').addColumn('body_hash', 'text').execute();
     await db.schema.alterTable('feed_sources').addColumn('lease_owner', 'text').execute();
     await db.schema.alterTable('feed_sources').addColumn('lease_until', 'bigint').execute();
   },

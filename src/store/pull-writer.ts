@@ -30,6 +30,8 @@ export interface PullPlan {
   etag: string | null;
   lastModified: string | null;
   nextDue: number;
+  /** SHA-256 of the body read (one-body sources); undefined keeps the stored one. */
+  bodyHash?: string | null;
   /** Where the next pull of a structured source resumes; undefined keeps the stored cursor. */
   cursor?: string | null;
   /** An upstream feed's descriptive fields (lookup-api): they fill the feed's empty ones. */
@@ -176,6 +178,7 @@ async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: 
       next_due: plan.nextDue,
       ...(plan.repeat ? {} : { seen_threats: JSON.stringify(seenThreats) }),
       ...(plan.cursor === undefined ? {} : { cursor: plan.cursor }),
+      ...(plan.bodyHash === undefined ? {} : { body_hash: plan.bodyHash }),
     })
     .where('fid', '=', plan.fid)
     .execute();

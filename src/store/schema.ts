@@ -150,6 +150,8 @@ export interface FeedSourceTable {
   seen_threats: Generated<string>;
   /** Where the next pull of a structured source resumes (pull-migration.ts). */
   cursor: string | null;
+  /** SHA-256 of the body the latest pull read (pull-migration.ts). */
+  body_hash: string | null;
   /** The instance pulling the feed now, and until when its lease holds (milliseconds since the epoch). */
   lease_owner: string | null;
   lease_until: number | null;

@@ -40,11 +40,11 @@ export async function putFeedSource(db: Kysely<Database>, fid: number, definitio
 export async function upsertFeedSource(trx: Kysely<Database>, fid: number, definition: string, stamp: string): Promise<void> {
   await trx
     .insertInto('feed_sources')
-    .values({ fid, definition, stamp_added: stamp, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, next_due: null })
+    .values({ fid, definition, stamp_added: stamp, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, next_due: null, body_hash: null })
     .onConflict((oc) =>
       oc
         .column('fid')
-        .doUpdateSet({ definition, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, failures: 0, next_due: null })
+        .doUpdateSet({ definition, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, failures: 0, next_due: null, body_hash: null })
         .where('feed_sources.definition', '<>', definition),
     )
     .execute();
@@ -94,13 +94,15 @@ export interface FeedSourceState {
   cursor: string | null;
   /** The feed's last successful pull (null: never pulled). */
   stamp_pulled: string | null;
+  /** SHA-256 of the body the latest pull read (one-body sources). */
+  body_hash: string | null;
 }
 
 export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
   const row = await db
     .selectFrom('feed_sources as s')
     .innerJoin('feeds as f', 'f.fid', 's.fid')
-    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures', 's.cursor', 'f.stamp_pulled'])
+    .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures', 's.cursor', 'f.stamp_pulled', 's.body_hash'])
     .where('s.fid', '=', fid)
     .executeTakeFirst();
   if (row === undefined) return undefined;

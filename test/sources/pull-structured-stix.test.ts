@@ -152,7 +152,8 @@ for (const backend of storeBackends()) {
       assert.ok(cursor);
       const before = (await world.api('feed.php', { fid })) as { stamp_modified: string };
       const again = await world.pull(fid);
-      assert.deepEqual(counts(again), { ok: true, values: 14, newIndicators: 0, newLinks: 0, newThreats: 0, rejected: 1, skipped: 5 });
+      // The same bytes are recognized by their hash and not read again, as after a 304: nothing to reject or skip.
+      assert.deepEqual(counts(again), { ok: true, values: 14, newIndicators: 0, newLinks: 0, newThreats: 0, rejected: 0, skipped: 0 });
       assert.equal(server.requestsFor('/stix-bundle.json').length, 2);
       assert.deepEqual((await world.taxii(`&added_after=${cursor}`)).objects, []);
       const feed = (await world.api('feed.php', { fid })) as { stamp_pulled: string; stamp_modified: string };
