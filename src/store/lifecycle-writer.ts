@@ -4,6 +4,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { noteChanged } from './import-staging.js';
+import { keepIndicatorRows } from './stix-revocation.js';
 
 /** A lifecycle run (WriteBatch `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
 export interface LifecyclePlan {
@@ -48,11 +49,12 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
     types.length === 0
       ? sql`${plan.indicatorCutoffs.default}`
       : sql`case type ${sql.join(types.map((type) => sql`when ${type} then ${plan.indicatorCutoffs.byType[type]!}`), sql` `)} else ${plan.indicatorCutoffs.default} end`;
+  const aging = sql`stamp_listed is not null and risk <> 'retired' and stamp_listed < ${cutoff}
+      and not exists (select 1 from source_listings l where l.iid = indicators.iid)`;
+  // Their rows as they were, for the aggregates to take away (value-counts.ts).
+  await keepIndicatorRows(trx, sql`select iid from indicators where ${aging}`);
   const { rows: aged } = await sql<{ iid: number }>`
-    update indicators set risk = 'retired', stamp_updated = ${plan.at}, content_hash = ''
-    where stamp_listed is not null and risk <> 'retired' and stamp_listed < ${cutoff}
-      and not exists (select 1 from source_listings l where l.iid = indicators.iid)
-    returning iid`.execute(trx);
+    update indicators set risk = 'retired', stamp_updated = ${plan.at}, content_hash = '' where ${aging} returning iid`.execute(trx);
   await noteChanged(trx, 'changed_indicators', aged.map((r) => Number(r.iid)));
   return { retiredThreats, agedIndicators: aged.length };
 }

@@ -6,6 +6,7 @@ import type { BulkInsert } from './bulk-insert.js';
 import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { noteChanged } from './import-staging.js';
+import { keepIndicatorRows } from './stix-revocation.js';
 import { LINK_KIND } from './write-batch.js';
 
 /** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
@@ -311,6 +312,8 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_values where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
+  // Their rows as they were, for the aggregates to take away (value-counts.ts).
+  await keepIndicatorRows(trx, sql`select iid from pull_values where relisted = 1 union select iid from pull_dropped`);
   const { rows } = await sql<{ iid: number }>`
     update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = ''
     from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
