@@ -136,6 +136,16 @@ export class OwnerCounts {
     }
   }
 
+  /** The values one indicator counts for this owner (those add() changes). */
+  *cellsOf(facts: IndicatorFacts): Generator<Omit<CountCell, 'count'>> {
+    yield { facet: FACET.risk, name: '', value: facts.bucket };
+    for (const key of this.attributeKeys) {
+      const values = facts.attributes[key];
+      if (Array.isArray(values)) for (const v of values) yield { facet: FACET.attribute, name: key, value: String(v) };
+    }
+    for (const [name, value] of facts.properties) yield { facet: FACET.property, name, value };
+  }
+
   /** The count of one value (0 when not counted). */
   count({ facet, name, value }: Omit<CountCell, 'count'>): number {
     if (facet === FACET.risk) return value in this.risk && value !== 'total' ? this.risk[value as Risk] : 0;

@@ -51,19 +51,24 @@ export async function readOwnerCounts(db: Kysely<Database>, kind: OwnerKind, own
   return counts;
 }
 
-/** One owner's counts as stored (undefined: no rows) and as they are to be. */
+/** The counted values of one owner to write, each with its new count (0: the value is no longer counted). */
 export interface CountsChange {
   owner: number;
-  before: OwnerCounts | undefined;
-  after: OwnerCounts;
+  cells: Iterable<CountCell>;
+}
+
+/** The values whose count differs between an owner's stored counts (undefined: no rows) and its new ones. */
+export function* changedCells(before: OwnerCounts | undefined, after: OwnerCounts): Generator<CountCell> {
+  for (const cell of after.cells()) if (before?.count(cell) !== cell.count) yield cell;
+  if (before) for (const cell of before.cells()) if (after.count(cell) === 0) yield { ...cell, count: 0 };
 }
 
 /** Rows per multi-row upsert. */
 const UPSERT_ROWS = 1000;
 
 /**
- * Writes the rows whose count changed and deletes those whose value is no longer counted: they are
- * written with count 0 first, then each such owner's zero rows go in one statement over its rows.
+ * Writes the given counts: a value no longer counted is written with count 0 first, then each such
+ * owner's zero rows go in one statement over its rows.
  */
 export async function writeOwnerCounts(db: Kysely<Database>, kind: OwnerKind, changes: Iterable<CountsChange>): Promise<void> {
   const k = SIDES[kind].kind;
@@ -74,19 +79,13 @@ export async function writeOwnerCounts(db: Kysely<Database>, kind: OwnerKind, ch
       on conflict (kind, owner, facet, name, value) do update set count = excluded.count`.execute(db);
     values = [];
   };
-  const write = async (owner: number, { facet, name, value }: CountCell, count: number) => {
-    values.push(sql`(${k}, ${owner}, ${facet}, ${name}, ${value}, ${count})`);
-    if (values.length === UPSERT_ROWS) await flush();
-  };
   const emptied: number[] = [];
-  for (const { owner, before, after } of changes) {
-    for (const cell of after.cells()) if (before?.count(cell) !== cell.count) await write(owner, cell, cell.count);
-    if (before === undefined) continue;
+  for (const { owner, cells } of changes) {
     let gone = false;
-    for (const cell of before.cells()) {
-      if (after.count(cell) !== 0) continue;
-      await write(owner, cell, 0);
-      gone = true;
+    for (const { facet, name, value, count } of cells) {
+      values.push(sql`(${k}, ${owner}, ${facet}, ${name}, ${value}, ${count})`);
+      gone ||= count === 0;
+      if (values.length === UPSERT_ROWS) await flush();
     }
     if (gone) emptied.push(owner);
   }
@@ -102,22 +101,43 @@ export async function writeCountsOf(db: Kysely<Database>, results: AggregateResu
     const computed = kind === 'feed' ? results.counts!.feeds : results.counts!.threats;
     if (computed.size === 0) continue;
     const stored = await readOwnerCounts(db, kind, owners === 'all' ? 'all' : kind === 'feed' ? owners.feeds : owners.threats);
-    const changes: CountsChange[] = [...computed].map(([owner, after]) => ({ owner, before: stored.get(owner), after }));
+    const changes: CountsChange[] = [...computed].map(([owner, after]) => ({ owner, cells: changedCells(stored.get(owner), after) }));
     // The whole-store pass computes every owner: rows of any other (none are expected) go.
-    if (owners === 'all') for (const [owner, before] of stored) if (!computed.has(owner)) changes.push({ owner, before, after: new OwnerCounts(ATTRIBUTE_KEYS[kind]) });
+    if (owners === 'all') for (const [owner, before] of stored) if (!computed.has(owner)) changes.push({ owner, cells: changedCells(before, new OwnerCounts(ATTRIBUTE_KEYS[kind])) });
     await writeOwnerCounts(db, kind, changes);
   }
 }
 
-/** An owner updated from its stored counts: what it holds now, and what its latest domain stamp may do. */
+/** An owner updated from its stored counts: its counts, the values changed, and what its latest domain stamp may do. */
 interface Update {
-  before: OwnerCounts;
-  after: OwnerCounts;
+  counts: OwnerCounts;
+  /** The values whose count the import changed, to be written. */
+  changed: CellSet;
   /** The stored latest domain stamp (threats only; feeds do not show one). */
   storedDomain: string | null;
   /** An indicator taken away had that latest stamp: unless one added has a later one, the owner is read again. */
   lostDomain: boolean;
   addedDomain: string | null;
+}
+
+/** A set of counted values (facet, name, value). */
+class CellSet {
+  private readonly cells = new Map<number, Map<string, Set<string>>>();
+
+  add({ facet, name, value }: Omit<CountCell, 'count'>): void {
+    let names = this.cells.get(facet);
+    if (!names) this.cells.set(facet, (names = new Map()));
+    let values = names.get(name);
+    if (!values) names.set(name, (values = new Set()));
+    values.add(value);
+  }
+
+  /** Each value with its count in `counts` (0 when no longer counted). */
+  *withCounts(counts: OwnerCounts): Generator<CountCell> {
+    for (const [facet, names] of this.cells) {
+      for (const [name, values] of names) for (const value of values) yield { facet, name, value, count: counts.count({ facet, name, value }) };
+    }
+  }
 }
 
 /** True when the counts an owner's rows hold are what its stored summary shows (the same risk counts). */
@@ -155,17 +175,16 @@ export async function countTouchedOwners(
         again[kind].add(owner);
         continue;
       }
-      const after = new OwnerCounts(ATTRIBUTE_KEYS[kind]);
-      for (const cell of before.cells()) after.set(cell);
       const storedDomain = kind === 'threat' ? (summary?.lastDomainUpdate ?? null) : null;
-      after.lastDomainUpdate = storedDomain;
-      updates[kind].set(owner, { before, after, storedDomain, lostDomain: false, addedDomain: null });
+      before.lastDomainUpdate = storedDomain;
+      updates[kind].set(owner, { counts: before, changed: new CellSet(), storedDomain, lostDomain: false, addedDomain: null });
     }
   }
   const add = (kind: OwnerKind, owner: number, facts: IndicatorFacts, sign: 1 | -1) => {
     const update = updates[kind].get(owner);
     if (update === undefined) return;
-    update.after.add(facts, sign);
+    update.counts.add(facts, sign);
+    for (const cell of update.counts.cellsOf(facts)) update.changed.add(cell);
     const stamp = facts.domainStamp;
     if (kind !== 'threat' || stamp === null) return;
     if (sign === -1 && update.storedDomain !== null && stamp >= update.storedDomain) update.lostDomain = true;
@@ -195,11 +214,11 @@ export async function countTouchedOwners(
     const aggregates = kind === 'feed' ? results.feeds : results.threats;
     const counts = kind === 'feed' ? results.counts!.feeds : results.counts!.threats;
     const storedCounts = await readOwnerCounts(trx, kind, [...again[kind]]);
-    const changes: CountsChange[] = [...counts].map(([owner, after]) => ({ owner, before: storedCounts.get(owner), after }));
-    for (const [owner, { before, after }] of updates[kind]) {
-      aggregates.set(owner, after.aggregate());
-      counts.set(owner, after);
-      changes.push({ owner, before, after });
+    const changes: CountsChange[] = [...counts].map(([owner, after]) => ({ owner, cells: changedCells(storedCounts.get(owner), after) }));
+    for (const [owner, update] of updates[kind]) {
+      aggregates.set(owner, update.counts.aggregate());
+      counts.set(owner, update.counts);
+      changes.push({ owner, cells: update.changed.withCounts(update.counts) });
     }
     await writeOwnerCounts(trx, kind, changes);
   }
@@ -230,39 +249,57 @@ async function addNewLinks(trx: Kysely<Database>, kind: OwnerKind, owners: reado
   }
 }
 
+/** Changed indicators per chunk: each chunk's rows are used as they come, so little outlives it. */
+const CHANGED_CHUNK = 200;
+
 /**
  * Each indicator the import changed, with each owner it was linked to before the import (its links
  * that are not new): its earlier facts (undefined when its earlier row was not kept) and its new ones.
+ * An indicator linked to several owners is parsed once per statement.
  */
 async function replaceChangedIndicators(
   trx: Kysely<Database>,
   visit: (kind: OwnerKind, owner: number, before: IndicatorFacts | undefined, now: IndicatorFacts) => void,
 ): Promise<void> {
-  const columns = sql`iid, type, risk, retired, stamp_updated, stamp_added, attributes, properties`;
+  type Row = IndicatorAggregateRow & { owner: number; iid: number; kept: number | null } & { [K in keyof IndicatorAggregateRow as `was_${K}`]: IndicatorAggregateRow[K] };
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const { rows: ids } = await sql<{ id: number }>`select id from changed_indicators where id > ${after} order by id limit ${SLICE}`.execute(trx);
+    const { rows: ids } = await sql<{ id: number }>`select id from changed_indicators where id > ${after} order by id limit ${CHANGED_CHUNK}`.execute(trx);
     if (ids.length === 0) break;
     const iids = ids.map((r) => Number(r.id));
     after = iids[iids.length - 1]!;
-    const owners: { kind: OwnerKind; owner: number; iid: number }[] = [];
     for (const kind of KINDS) {
       const { kind: k, links, owner } = SIDES[kind];
-      const { rows } = await sql<{ owner: number; iid: number }>`
-        select l.${sql.ref(owner)} as owner, l.iid from ${sql.table(links)} l
+      const { rows } = await sql<Row>`
+        select l.${sql.ref(owner)} as owner, l.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties,
+          r.iid as kept, r.type as was_type, r.risk as was_risk, r.retired as was_retired, r.stamp_updated as was_stamp_updated,
+          r.stamp_added as was_stamp_added, r.attributes as was_attributes, r.properties as was_properties
+        from ${sql.table(links)} l join indicators i on i.iid = l.iid left join replaced_indicators r on r.iid = l.iid
         where l.iid in (${sql.join(iids)})
-          and not exists (select 1 from import_links s where s.kind = ${k} and s.owner = l.${sql.ref(owner)} and s.iid = l.iid and s.added = 1)`.execute(trx);
-      for (const r of rows) owners.push({ kind, owner: Number(r.owner), iid: Number(r.iid) });
+          and not exists (select 1 from import_links s where s.kind = ${k} and s.owner = l.${sql.ref(owner)} and s.iid = l.iid and s.added = 1)
+        order by l.iid`.execute(trx);
+      let iid: number | undefined;
+      let now: IndicatorFacts | undefined;
+      let before: IndicatorFacts | undefined;
+      for (const row of rows) {
+        if (Number(row.iid) !== iid) {
+          iid = Number(row.iid);
+          now = indicatorFacts(row);
+          before =
+            row.kept === null
+              ? undefined
+              : indicatorFacts({
+                  type: row.was_type,
+                  risk: row.was_risk,
+                  retired: row.was_retired,
+                  stamp_updated: row.was_stamp_updated,
+                  stamp_added: row.was_stamp_added,
+                  attributes: row.was_attributes,
+                  properties: row.was_properties,
+                });
+        }
+        visit(kind, Number(row.owner), before, now!);
+      }
     }
-    if (owners.length > 0) {
-      const facts = async (table: 'indicators' | 'replaced_indicators') => {
-        const { rows } = await sql<IndicatorAggregateRow & { iid: number }>`
-          select ${columns} from ${sql.table(table)} where iid in (${sql.join([...new Set(owners.map((o) => o.iid))])})`.execute(trx);
-        return new Map(rows.map((r) => [Number(r.iid), indicatorFacts(r)]));
-      };
-      const now = await facts('indicators');
-      const before = await facts('replaced_indicators');
-      for (const { kind, owner, iid } of owners) visit(kind, owner, before.get(iid), now.get(iid)!);
-    }
-    if (ids.length < SLICE) break;
+    if (ids.length < CHANGED_CHUNK) break;
   }
 }
