@@ -123,7 +123,44 @@ const onCommitDrop = (dialect: Dialect) => (dialect === 'postgres' ? sql`on comm
 
 async function dropRenderTables(db: Kysely<Database>): Promise<void> {
   await sql`drop table if exists render_iids`.execute(db);
+  await sql`drop table if exists render_new`.execute(db);
   await sql`drop table if exists render_links`.execute(db);
+}
+
+/**
+ * Indicators new to the export (no object has their iid), when there are many (a first pull of a
+ * large list into a store that already has its feed): rendered on a worker thread while this one
+ * writes, as into a fresh store, without looking up earlier versions that cannot exist. They leave
+ * render_iids; the rest go the way of every other import. An indicator without a STIX form has no
+ * object to withdraw.
+ */
+async function syncNewIndicators(db: Kysely<Database>, dialect: Dialect, writer: VersionWriter, options: StixSyncOptions): Promise<void> {
+  await sql`create temporary table render_new (iid bigint primary key) ${onCommitDrop(dialect)}`.execute(db);
+  await sql`insert into render_new (iid) select r.iid from render_iids r
+    where not exists (select 1 from stix_objects s where s.iid = r.iid)`.execute(db);
+  const { rows } = await sql<{ n: number }>`select count(*) as n from render_new`.execute(db);
+  if (Number(rows[0]?.n ?? 0) < (options.renderThreadFrom ?? RENDER_THREAD_FROM)) {
+    await sql`drop table render_new`.execute(db);
+    return;
+  }
+  await sql`delete from render_iids where iid in (select iid from render_new)`.execute(db);
+  const modified = writer.now;
+  async function* jobs(): AsyncGenerator<RenderJob> {
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      const { rows: page } = await sql<{ iid: number }>`select iid from render_new where iid > ${after} order by iid limit ${CHUNK}`.execute(db);
+      if (page.length === 0) return;
+      const iids = page.map((r) => Number(r.iid));
+      after = iids.at(-1)!;
+      yield { kind: 'indicators', rows: await readIndicators(db, iids), modified };
+    }
+  }
+  const thread = new RenderThread();
+  try {
+    await renderAndStore(thread, writer, jobs());
+  } finally {
+    await thread.close();
+  }
+  await sql`drop table render_new`.execute(db);
 }
 
 async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
@@ -324,6 +361,7 @@ async function syncObjects(
     return;
   }
   await stageIndicators(db, dialect);
+  await syncNewIndicators(db, dialect, writer, options);
   await syncIndicators(db, writer);
   await stageLinks(db, dialect);
   await syncRelationships(db, writer);
