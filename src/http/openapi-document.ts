@@ -12,6 +12,8 @@ type Json = Record<string, unknown>;
 const TAXII = 'application/taxii+json;version=2.1';
 const STIX = 'application/stix+json;version=2.1';
 const JSON_TYPE = 'application/json';
+/** STIX identifiers as this server writes and accepts them: `type--UUID`, lower case. */
+const STIX_ID_PATTERN = '^[a-z0-9][a-z0-9-]+[a-z0-9]--[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
@@ -85,7 +87,7 @@ function schemaComponents(config: Config): Json {
   const valueCounts: Json = { type: 'object', description: 'Each value found, with the number of linked indicators that have it.', additionalProperties: { type: 'integer', minimum: 0 } };
   const attributeCounts = (keys: string[]): Json =>
     closed(Object.fromEntries(keys.map((key) => [key, ref('ValueCounts')])), { description: 'Counts of the linked indicators\u2019 attribute values, per attribute.' });
-  const stixId: Json = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]+[a-z0-9]--[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' };
+  const stixId: Json = { type: 'string', pattern: STIX_ID_PATTERN };
   const rfc3339: Json = { type: 'string', format: 'date-time' };
   const continuation = {
     more: { type: 'boolean', description: 'True when another page follows; it then comes with `next`.' },
@@ -319,9 +321,9 @@ function parameterComponents(config: Config): Json {
   const query = (name: string, description: string, schema: Json, extra: Json = {}): Json => ({ name, in: 'query', required: false, description, schema, ...extra });
   const idSchema: Json = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
   const collectionIds = config.collections.map((c) => c.id);
-  const list = (pattern: string | undefined, description: string, example: string): Json => ({
+  const list = (items: Json, description: string, example: string): Json => ({
     description,
-    schema: { type: 'array', minItems: 1, items: pattern ? { type: 'string', pattern } : { type: 'string' } },
+    schema: { type: 'array', minItems: 1, items: { type: 'string', ...items } },
     style: 'form',
     explode: false,
     example: [example],
@@ -357,15 +359,15 @@ function parameterComponents(config: Config): Json {
       { example: '2026-01-15T10:00:00.123456Z' },
     ),
     next: query('next', 'The `next` token of the previous page. It carries the first request\u2019s filters; an altered token, or one of another listing, is a 400.', { type: 'string', minLength: 1 }),
-    'match-id': { name: 'match[id]', in: 'query', required: false, ...list(undefined, 'STIX ids, comma-separated; an object matches any of them.', 'indicator--593efada-1b4e-543f-a440-dc78d2ed3018') },
-    'match-type': { name: 'match[type]', in: 'query', required: false, ...list('^[a-z0-9][a-z0-9-]+[a-z0-9]$', 'STIX types, comma-separated.', 'indicator') },
+    'match-id': { name: 'match[id]', in: 'query', required: false, ...list({ pattern: STIX_ID_PATTERN }, 'STIX ids, comma-separated; an object matches any of them.', 'indicator--593efada-1b4e-543f-a440-dc78d2ed3018') },
+    'match-type': { name: 'match[type]', in: 'query', required: false, ...list({ pattern: '^[a-z0-9][a-z0-9-]+[a-z0-9]$' }, 'STIX types, comma-separated.', 'indicator') },
     'match-version': {
       name: 'match[version]',
       in: 'query',
       required: false,
-      ...list(undefined, '`first`, `last`, `all` or a `modified` timestamp, comma-separated. Only the latest version of each object is kept, so `first`, `last` and `all` give the same one.', 'last'),
+      ...list({ anyOf: [{ enum: ['first', 'last', 'all'] }, { format: 'date-time' }] }, '`first`, `last`, `all` or a `modified` timestamp, comma-separated. Only the latest version of each object is kept, so `first`, `last` and `all` give the same one.', 'last'),
     },
-    'match-spec_version': { name: 'match[spec_version]', in: 'query', required: false, ...list('^\\d{1,2}\\.\\d{1,2}$', 'STIX versions, comma-separated; every object is STIX 2.1.', '2.1') },
+    'match-spec_version': { name: 'match[spec_version]', in: 'query', required: false, ...list({ pattern: '^\\d{1,2}\\.\\d{1,2}$' }, 'STIX versions, comma-separated; every object is STIX 2.1.', '2.1') },
     collection_id: {
       name: 'collection_id',
       in: 'path',
