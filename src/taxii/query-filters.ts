@@ -1,5 +1,6 @@
 // Parses TAXII 2.1 query parameters (section 3.4): added_after, limit, next and the match[...] filters.
 import { BadRequestError } from '../errors.js';
+import { normalizeStixTime, StixMappingError } from '../stix/index.js';
 import type { ObjectFilters } from './next-token.js';
 import { parseTimestampMicros, timestampParam } from './taxii-time.js';
 
@@ -35,7 +36,18 @@ function list(query: Record<string, unknown>, field: MatchField, valid: (value: 
   return [...new Set(items)];
 }
 
-const validVersion = (v: string) => v === 'first' || v === 'last' || v === 'all' || parseTimestampMicros(v) !== undefined;
+/** A version is a keyword or a timestamp that is a STIX timestamp once in UTC (an offset may move it out of years 0000-9999). */
+const validVersion = (v: string) => v === 'first' || v === 'last' || v === 'all' || (parseTimestampMicros(v) !== undefined && isStixTime(v));
+
+function isStixTime(v: string): boolean {
+  try {
+    normalizeStixTime(v);
+    return true;
+  } catch (error) {
+    if (error instanceof StixMappingError) return false;
+    throw error;
+  }
+}
 
 /**
  * `allowed` names the match fields the endpoint supports; any other match[...] is a 400, as is

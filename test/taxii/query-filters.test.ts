@@ -61,6 +61,9 @@ describe('parseListingQuery', () => {
       ['match[type]', 'x'],
       ['match[version]', 'newest'],
       ['match[version]', '2026-01-15'],
+      // Valid timestamps whose offset moves them out of the years STIX can write (was a 500).
+      ['match[version]', '0000-01-01T00:30:00+01:00'],
+      ['match[version]', '9999-12-31T23:30:00-01:00'],
       ['match[spec_version]', '2'],
       ['match[spec_version]', 'latest'],
     ]) {
