@@ -9,7 +9,9 @@ import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
 import { createOpenApiRoute } from './http/openapi-route.js';
 import { silentLogger, type Logger } from './http/logger.js';
+import { addMetricsRoute } from './http/metrics-route.js';
 import { createRequestLog } from './http/request-log.js';
+import type { Metrics } from './metrics/metrics.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { findClient } from './plans/request-client.js';
 import type { Store } from './store/store.js';
@@ -24,6 +26,8 @@ export interface AppDeps {
   rateLimitStores?: RateLimitStoreFactory;
   /** Signs TAXII `next` tokens instead of the secret every instance shares in the store (tests). */
   nextTokenSecret?: string;
+  /** Counts requests, 429s, cache hits and store errors, and serves GET /metrics (absent: neither). */
+  metrics?: Metrics;
 }
 
 /** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
@@ -76,7 +80,8 @@ export function createApp(config: Config, deps: AppDeps): Express {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
-  const rateLimit = createRateLimiter(deps.rateLimitStores);
+  const { metrics } = deps;
+  const rateLimit = createRateLimiter(deps.rateLimitStores, metrics?.rateLimited);
   const authenticate = createKeyAuthenticator(store, config, clock);
 
   const app = express();
@@ -84,12 +89,13 @@ export function createApp(config: Config, deps: AppDeps): Express {
   app.set('etag', false);
   app.disable('x-powered-by');
   parseQueryOnce(app);
-  app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? null), securityHeaders, hstsOverHttps());
+  app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? null, metrics), securityHeaders, hstsOverHttps());
 
   app.use(createHealthRoutes(store));
+  if (metrics) addMetricsRoute(app, metrics, logger);
   app.use(createOpenApiRoute(config));
-  app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate }));
-  app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret }));
+  app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate, metrics }));
+  app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));

@@ -81,6 +81,8 @@ const configSchema = z.strictObject({
     /** How often `serve` asks the store which feeds are due, in seconds. */
     checkSeconds: z.number().min(1).max(3600).default(15),
   }),
+  /** GET /metrics in the Prometheus text format (DESIGN 9); false: no route, nothing counted. */
+  metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z
     .array(collectionSchema)
     .min(1)

@@ -15,6 +15,7 @@ import { feedsCommand } from './cli/feeds-command.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
 import { serve } from './cli/serve-command.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { DEFAULT_DB_PATH, openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -150,7 +151,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
-        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined) => createApp(config, { store, logger, rateLimitStores });
+        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createApp(config, { store, logger, rateLimitStores, metrics });
         const pull = config.pull.enabled && values['no-pull'] !== true;
         await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write });
         return;

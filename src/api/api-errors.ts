@@ -11,7 +11,7 @@ export const notFoundRoute: RequestHandler = (_req, _res, next) => next(new NotF
 export function createApiErrorRenderer(logger: Logger): ErrorRequestHandler {
   const storeUnavailable = createStoreUnavailableMapper(logger);
   return (thrown, req, res, _next) => {
-    const error: unknown = storeUnavailable(thrown) ?? thrown;
+    const error: unknown = storeUnavailable(thrown, res) ?? thrown;
     if (error instanceof AppError) {
       res.set(error.headers);
       sendJson(res, { error: error.message }, false, error.status);

@@ -5,13 +5,23 @@ import type { Config } from '../config.js';
 import { createLookupClientResolver } from '../auth/lookup-client.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { Logger } from '../http/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { createLookupHandlers } from './lookup-handlers.js';
 
-export function createApiRouter(deps: { store: Store; config: Config; clock: Clock; logger: Logger; rateLimit: RequestHandler; authenticate: KeyAuthenticator }): Router {
-  const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config, deps.clock);
+export function createApiRouter(deps: {
+  store: Store;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  rateLimit: RequestHandler;
+  authenticate: KeyAuthenticator;
+  /** Counts the lookup cache's hits and misses (`cache="lookup"`). */
+  metrics?: Pick<Metrics, 'cache'> | undefined;
+}): Router {
+  const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
   router.use(createLookupClientResolver(deps.authenticate, deps.config), deps.rateLimit);

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { prettyParam, singleParam } from '../http/query-params.js';
-import { ResponseCache } from '../http/response-cache.js';
+import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';
 import { getClient } from '../plans/request-client.js';
@@ -24,9 +24,9 @@ function wantsLinks(req: Request): boolean {
   return true;
 }
 
-export function createLookupHandlers(store: Store, config: Config, clock: Clock) {
+export function createLookupHandlers(store: Store, config: Config, clock: Clock, cacheCounter?: CacheCounter) {
   // Bodies are kept as UTF-8 bytes: a links page of 1,000 rows is not encoded again per request.
-  const cache = new ResponseCache<Buffer>(() => store.dataVersion(), clock, config.cache, (body) => body.length);
+  const cache = new ResponseCache<Buffer>(() => store.dataVersion(), clock, config.cache, (body) => body.length, cacheCounter);
 
   /**
    * Serves the cached body for `key` (what the record is) rendered compact or `pretty`, building it

@@ -3,6 +3,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
 import { servePrimaryCounters } from '../plans/cluster-rate-limit-store.js';
+import { servePrimaryMetrics } from '../metrics/cluster-metrics.js';
+import type { Registry } from 'prom-client';
 
 const WORKER_FAILED = 'threatgate:worker-failed';
 /** A worker that keeps dying (bad disk, exhausted memory) should stop the service, not loop forever. */
@@ -23,6 +25,8 @@ export interface ClusterOptions {
   err: (line: string) => void;
   /** Called once when the cluster starts stopping (the primary's own background work stops then). */
   onStopping?: () => void;
+  /** The primary's own metrics (its pull thread's), added to the workers' on every scrape; absent: metrics are off. */
+  metricsRegistry?: Registry;
 }
 
 /** In a worker: hands a start-up failure to the primary, which prints it once, then exits 1. */
@@ -48,6 +52,7 @@ function failureMessage(message: unknown): string | undefined {
 export function runClusterPrimary(options: ClusterOptions): void {
   const { logger } = options;
   if (options.sharedCounters) servePrimaryCounters(cluster);
+  if (options.metricsRegistry) servePrimaryMetrics(cluster, options.metricsRegistry);
   const live = new Set<number>();
   const ports = new Map<number, number>();
   const restarts: number[] = [];

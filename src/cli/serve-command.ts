@@ -7,6 +7,8 @@ import type { Config, RuntimeSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { expressMessageClasses, type MessageClasses } from '../http/express-server.js';
 import type { Logger } from '../http/logger.js';
+import { joinClusterMetrics } from '../metrics/cluster-metrics.js';
+import { createMetrics, withScrape, type Metrics } from '../metrics/metrics.js';
 import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js';
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
 import { connectRedisRateLimits, type RedisRateLimits } from '../plans/redis-rate-limit-store.js';
@@ -27,8 +29,8 @@ export interface ServeOptions {
   demoIfEmpty: boolean;
   /** Processes to serve with; 1 serves in this process, more fork a node:cluster. */
   workers: number;
-  /** The app over this process's store (from the composition root), given its rate-limit counters. */
-  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined) => Express;
+  /** The app over this process's store (from the composition root), given its rate-limit counters and metrics. */
+  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => Express;
   out: (line: string) => void;
   err: (line: string) => void;
   /** Pull due source feeds in the background (config `pull.enabled`, unless `--no-pull`). */
@@ -37,8 +39,13 @@ export interface ServeOptions {
   writeLog: (line: string) => void;
 }
 
+/** The metrics of a process that serves requests (a single process or a worker), when `metrics.enabled`. */
+function processMetrics(options: ServeOptions): Metrics | undefined {
+  return options.config.metrics.enabled ? createMetrics({ plans: Object.keys(options.config.plans) }) : undefined;
+}
+
 /** The background pulls of this process: the single one, or a cluster's primary (never a worker). */
-function startPulls(options: ServeOptions): BackgroundPulls | undefined {
+function startPulls(options: ServeOptions, metrics: Metrics | undefined): BackgroundPulls | undefined {
   if (!options.pull) return undefined;
   const { config, settings } = options;
   // A bad allowlist entry stops start-up here, naming it, rather than the pull thread later.
@@ -56,6 +63,7 @@ function startPulls(options: ServeOptions): BackgroundPulls | undefined {
     logger: options.logger,
     logLevel: settings.logLevel,
     writeLog: options.writeLog,
+    ...(metrics ? { report: metrics.background } : {}),
   });
 }
 
@@ -121,7 +129,7 @@ async function prepareStore(options: ServeOptions): Promise<void> {
 }
 
 /** Serves in this process (alone, or as one worker); calls `onReady` with the bound port. */
-async function serveHere(options: ServeOptions, onReady: (port: number) => void, pulls?: BackgroundPulls): Promise<void> {
+async function serveHere(options: ServeOptions, onReady: (port: number) => void, metrics: Metrics | undefined, pulls?: BackgroundPulls): Promise<void> {
   const { store, config, settings, logger } = options;
   let redis: RedisRateLimits | undefined;
   let rateLimitStores: RateLimitStoreFactory | undefined;
@@ -131,7 +139,9 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   } else if (cluster.isWorker) {
     rateLimitStores = createPrimaryCounterStores(process);
   }
-  const app = options.buildApp(rateLimitStores);
+  // A worker's scrape answers for the whole cluster: the primary sums every worker's registry and its own.
+  const served = metrics && cluster.isWorker ? withScrape(metrics, joinClusterMetrics(process, metrics.registry)) : metrics;
+  const app = options.buildApp(rateLimitStores, served);
   const { server, drain, inFlight } = createDrainableServer(app, expressMessageClasses(app));
   // Longer than common load balancer idle timeouts (60 s), so the balancer closes first.
   server.keepAliveTimeout = 65_000;
@@ -173,7 +183,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (cluster.isWorker) {
     // The primary prints the ready line once every worker listens; a worker's failure goes to it.
     try {
-      await serveHere(options, () => undefined);
+      await serveHere(options, () => undefined, processMetrics(options));
     } catch (error) {
       await options.store.close().catch(() => undefined);
       reportWorkerFailure(error);
@@ -183,7 +193,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     await prepareStore(options);
     if (options.workers <= 1) {
-      await serveHere(options, (port) => options.out(readyLine(settings.host, port)), startPulls(options));
+      const metrics = processMetrics(options);
+      await serveHere(options, (port) => options.out(readyLine(settings.host, port)), metrics, startPulls(options, metrics));
       return;
     }
   } catch (error) {
@@ -193,8 +204,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   // Workers open their own connections; the primary keeps none (its pull thread opens its own).
   await options.store.close();
-  const pulls = startPulls(options);
+  // The primary serves no requests: its registry holds its own process metrics and its pull thread's.
+  const metrics = options.config.metrics.enabled ? createMetrics() : undefined;
+  const pulls = startPulls(options, metrics);
   runClusterPrimary({
+    ...(metrics ? { metricsRegistry: metrics.registry } : {}),
     onStopping: () => void pulls?.stop().catch(() => undefined),
     workers: options.workers,
     sharedCounters: !settings.redisUrl,

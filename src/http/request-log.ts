@@ -1,6 +1,8 @@
 // Request logging, with the API key redacted from the logged URL (DESIGN section 4).
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Logger } from './logger.js';
+import { answeredForStoreOutage } from './store-unavailable.js';
 
 /** Query parameters whose values are secrets, matched case-insensitively. */
 const SECRET_PARAMS = /^(key|api_?key|token|password)$/i;
@@ -27,19 +29,43 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * The route a request is counted under in the metrics: the template of the route that answered it
+ * (`/api/threat.php`, `/taxii2/api/collections/:collectionId/objects`), never the URL, so that keys,
+ * ids and made-up paths cannot grow the label set. A request answered before any route was chosen
+ * (401, 403, 406 and 429 come from a surface's middleware; 404 of an unknown path) counts as its
+ * surface's `/*` (`/api/*`, `/taxii2/*`), or `/*` outside the surfaces.
+ *
+ * The surface is the first segment of `req.baseUrl`: the routers are mounted at one literal
+ * segment each, and a deeper base (a router mounted with a parameter) is cut to that segment.
+ */
+export function routeLabel(req: Request): string {
+  const base = req.baseUrl;
+  const cut = base.indexOf('/', 1);
+  const surface = cut === -1 ? base : base.slice(0, cut);
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return `${surface}${typeof path === 'string' ? path : '/*'}`;
+}
+
+/**
  * Logs one line per finished request; headers (Authorization among them) are never logged.
  * `keyIdOf` names the API key the request was served for (null without one): who the client is
  * belongs to the surfaces' authentication, which builds on this folder, not the other way round.
+ * With `metrics`, each request is also counted there (by route template, method and status).
  */
-export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null): RequestHandler {
+export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null, metrics?: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const ms = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
+      if (metrics) {
+        metrics.request(routeLabel(req), req.method, res.statusCode, ms / 1000);
+        if (answeredForStoreOutage(res)) metrics.storeError();
+      }
       logger.info('request', {
         method: req.method,
         url: redactUrl(req.originalUrl),
         status: res.statusCode,
-        ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        ms,
         client: keyIdOf(res),
         ip: req.ip,
       });

@@ -11,6 +11,12 @@ export interface ResponseCacheOptions {
   versionCheckMs: number;
 }
 
+/** Counts a cache's hits and misses (the metrics). */
+export interface CacheCounter {
+  hit(): void;
+  miss(): void;
+}
+
 /**
  * Keyed by what determines the body (endpoint and parameters, never the key or plan). The store's
  * data version is re-read at most every `versionCheckMs`, so a response lags an import by at most
@@ -29,6 +35,8 @@ export class ResponseCache<T = string> {
     private readonly options: ResponseCacheOptions,
     /** The weight of a value against maxMegabytes; strings weigh their length. */
     private readonly sizeOf: (value: T) => number = (value) => (typeof value === 'string' ? value.length : 0),
+    /** Hears every lookup, hit or miss. */
+    private readonly counter?: CacheCounter,
   ) {}
 
   private clear(): void {
@@ -59,8 +67,10 @@ export class ResponseCache<T = string> {
     if (hit !== undefined) {
       this.entries.delete(key);
       this.entries.set(key, hit);
+      this.counter?.hit();
       return hit;
     }
+    this.counter?.miss();
     const versionBefore = this.version;
     const body = await build();
     // A body built while the version changed might mix old and new data: serve it, don't keep it.

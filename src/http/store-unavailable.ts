@@ -45,14 +45,24 @@ export function isStoreUnavailable(error: unknown, depth = 0): boolean {
 /** A warning per outage is useful; one per failed request during an outage is noise. */
 const WARN_EVERY_MS = 10_000;
 
+/** Responses that answer a database outage, for the request metrics (threatgate_store_errors_total). */
+const outageAnswers = new WeakSet<object>();
+
+/** True when the error renderer answered this response for an unreachable database. */
+export function answeredForStoreOutage(res: object): boolean {
+  return outageAnswers.has(res);
+}
+
 /**
  * For an error renderer: the ServiceUnavailableError to render when the database is unreachable
- * (logging a short reason now and then), or undefined for any other error.
+ * (logging a short reason now and then, and marking `res` for the metrics), or undefined for any
+ * other error.
  */
-export function createStoreUnavailableMapper(logger: Logger): (error: unknown) => ServiceUnavailableError | undefined {
+export function createStoreUnavailableMapper(logger: Logger): (error: unknown, res?: object) => ServiceUnavailableError | undefined {
   let warnedAt = -Infinity;
-  return (error) => {
+  return (error, res) => {
     if (!isStoreUnavailable(error)) return undefined;
+    if (res !== undefined) outageAnswers.add(res);
     const now = Date.now();
     if (now - warnedAt >= WARN_EVERY_MS) {
       warnedAt = now;

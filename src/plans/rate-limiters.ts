@@ -56,7 +56,11 @@ function partitionKeys(): (key: string) => string {
  * express-rate-limit's draft-8 format (`RateLimit` and `RateLimit-Policy`, one line per window) and
  * with an `X-Requests-Remaining-*` header per window; on a 429, for the windows counted so far.
  */
-export function createRateLimiter(storeFor: RateLimitStoreFactory = () => undefined): RequestHandler {
+export function createRateLimiter(
+  storeFor: RateLimitStoreFactory = () => undefined,
+  /** Hears each 429: the client's plan and the window whose limit it reached (the metrics). */
+  onLimited?: (plan: string, window: RateWindow['name']) => void,
+): RequestHandler {
   const partitionKey = partitionKeys();
   const infoOf = (req: Request, window: RateWindow) => (req as unknown as Record<string, RateLimitInfo | undefined>)[`rateLimit_${window.name}`];
 
@@ -92,6 +96,7 @@ export function createRateLimiter(storeFor: RateLimitStoreFactory = () => undefi
       passOnStoreError: false,
       handler: (req, res, next) => {
         const info = infoOf(req, window);
+        onLimited?.(getClient(res).planName, window.name);
         setHeaders(req, res, index + 1);
         const retryAfter = info?.resetTime ? (info.resetTime.getTime() - Date.now()) / 1000 : window.ms / 1000;
         next(new RateLimitError(describe(getClient(res), window), retryAfter));

@@ -8,6 +8,8 @@ import { startModuleWorker } from '../threads.js';
 import { createAllowlist } from './allowlist.js';
 import { startPullScheduler } from './pull-scheduler.js';
 import type { LifecycleSettings } from '../lifecycle/run-lifecycle.js';
+import type { BackgroundEvent } from '../metrics/metrics.js';
+import type { ReportMetric } from './pull-metrics.js';
 
 /** What the pull thread is started with (structured-cloned: plain data only). */
 export interface PullThreadData {
@@ -18,16 +20,22 @@ export interface PullThreadData {
   checkMs: number;
   logLevel: LogLevel;
   lifecycle: LifecycleSettings;
+  /** Post the metrics' events (DESIGN 9) to this thread's parent, which owns the registry. */
+  metrics: boolean;
 }
 
-export type PullThreadMessage = { kind: 'log'; line: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
+export type PullThreadMessage =
+  | { kind: 'log'; line: string }
+  | { kind: 'metric'; event: BackgroundEvent }
+  | { kind: 'stopped' }
+  | { kind: 'failed'; message: string };
 
 export interface BackgroundPulls {
   /** Aborts a running pull (it changes nothing) and stops; resolves once the store is closed. */
   stop(): Promise<void>;
 }
 
-export interface BackgroundPullOptions extends Omit<PullThreadData, 'logLevel'> {
+export interface BackgroundPullOptions extends Omit<PullThreadData, 'logLevel' | 'metrics'> {
   /** This process's store: used only when the database is in memory. */
   store: Store;
   clock: Clock;
@@ -35,6 +43,8 @@ export interface BackgroundPullOptions extends Omit<PullThreadData, 'logLevel'> 
   logLevel: LogLevel;
   /** Where the thread's log lines go (the process's log writer). */
   writeLog: (line: string) => void;
+  /** Where the pulls' and lifecycle's metrics go (the process's registry); absent, none are gathered. */
+  report?: ReportMetric;
 }
 
 const IN_MEMORY = new Set([':memory:', 'sqlite::memory:']);
@@ -44,19 +54,20 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   if (IN_MEMORY.has(options.db)) {
     const scheduler = startPullScheduler({
       store: options.store, clock: options.clock, env: process.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
-      lifecycle: options.lifecycle,
+      lifecycle: options.lifecycle, report: options.report,
     });
     return { stop: () => scheduler.stop() };
   }
   const data: PullThreadData = {
     db: options.db, setting: options.setting, collections: options.collections, allowlist: options.allowlist, checkMs: options.checkMs, logLevel: options.logLevel,
-    lifecycle: options.lifecycle,
+    lifecycle: options.lifecycle, metrics: options.report !== undefined,
   };
   const worker = startModuleWorker(import.meta.url, 'pull-worker', { workerData: data });
   let stopped = false;
   const done = new Promise<void>((resolve) => {
     worker.on('message', (message: PullThreadMessage) => {
       if (message.kind === 'log') options.writeLog(message.line);
+      else if (message.kind === 'metric') options.report?.(message.event);
       else if (message.kind === 'failed') logger.error('source pulls could not start', { error: message.message });
       else resolve();
     });

@@ -42,7 +42,8 @@ export interface RowTally {
 }
 
 export type PullOutcome = { fid: number; feed: string; seconds: number } & (
-  | ({ ok: true } & PullCounts & RowTally)
+  /** `notModified`: the source answered 304, nothing changed since the previous pull. */
+  | ({ ok: true; notModified: boolean } & PullCounts & RowTally)
   | { ok: false; reason: string }
 );
 
@@ -315,7 +316,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     };
     const summary = await store.applyImport(pullBatches(plan, read, source, deps, tally, fid), clock);
     const counts = summary.pulled!;
-    const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, ...counts, ...tally };
+    const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, notModified: read.rows === undefined, ...counts, ...tally };
     logger.info('pull', {
       fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
       newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, seconds: outcome.seconds,

@@ -4,7 +4,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { runLifecycle, type LifecycleSettings } from '../lifecycle/run-lifecycle.js';
-import { pullFeed, type PullDeps } from './pull-feed.js';
+import { pullFeed, type PullDeps, type PullOutcome } from './pull-feed.js';
+import { readFeedStates, timingImports, type ReportMetric } from './pull-metrics.js';
 
 /**
  * How long a lease holds without renewal. A holder renews it while it pulls; one that dies stops
@@ -24,6 +25,12 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
   lifecycle?: LifecycleSettings;
   /** Names this instance in leases; default: host, pid and a random part. */
   owner?: string;
+  /**
+   * Hears what the metrics count (DESIGN 9): each pull's outcome, the lifecycle's retirements, the
+   * imports' durations, and every feed's last good pull and schedule, read from the store at the
+   * first check, after checks that pulled and at least hourly. Absent, none of it is gathered.
+   */
+  report?: ReportMetric;
 }
 
 export interface PullScheduler {
@@ -34,7 +41,7 @@ export interface PullScheduler {
 }
 
 export function startPullScheduler(options: PullSchedulerOptions): PullScheduler {
-  const { store, clock, logger } = options;
+  const { store, clock, logger, report } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const abort = new AbortController();
   let running: Promise<void> | undefined;
@@ -47,10 +54,20 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     const renew = setInterval(() => {
       void store.renewPullLease(fid, owner, clock.now() + LEASE_MS).catch(() => undefined);
     }, RENEW_MS);
+    const started = performance.now();
+    let outcome: PullOutcome | undefined;
     try {
-      await pullFeed(fid, { ...options, signal: abort.signal });
+      outcome = await pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), signal: abort.signal });
       return true;
     } finally {
+      // A pull that threw (its failure could not even be recorded) failed too.
+      report?.({
+        kind: 'pull',
+        fid,
+        outcome: outcome?.ok ? (outcome.notModified ? 'not_modified' : 'ok') : 'failed',
+        seconds: (performance.now() - started) / 1000,
+        at: Math.floor(now / 1000),
+      });
       clearInterval(renew);
       await store.releasePullLease(fid, owner).catch(() => undefined);
     }
@@ -63,8 +80,9 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     const now = clock.now();
     if (!(await store.takeLease(LIFECYCLE_LEASE, owner, now, now + LEASE_MS))) return;
     try {
-      const counts = await runLifecycle(store, settings, clock);
+      const counts = await runLifecycle(report ? timingImports(store, 'lifecycle', report) : store, settings, clock);
       lastLifecycle = now;
+      report?.({ kind: 'retired', threats: counts.retiredThreats.length, indicators: counts.agedIndicators });
       if (counts.retiredThreats.length > 0 || counts.agedIndicators > 0) {
         logger.info('lifecycle', { retiredThreats: counts.retiredThreats, agedIndicators: counts.agedIndicators });
       }
@@ -73,9 +91,18 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     }
   }
 
+  let lastFeedStates = Number.NEGATIVE_INFINITY;
+
+  /** The feed gauges from the store (another instance's pulls included), for the metrics. */
+  async function reportFeedStates(reportTo: ReportMetric): Promise<void> {
+    const now = clock.now();
+    reportTo({ kind: 'feeds', feeds: await readFeedStates(store, now) });
+    lastFeedStates = now;
+  }
+
   async function check(): Promise<void> {
+    let pulled = false;
     try {
-      let pulled = false;
       for (const fid of await store.dueFeedSources(clock.now())) {
         if (stopped) return;
         pulled = (await pullLeased(fid)) || pulled;
@@ -85,6 +112,11 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     } catch (error) {
       // The store is unreachable (or the pull's failure could not be recorded): try again at the next check.
       if (!stopped) logger.error('pull scheduler: checking due feeds failed', { error: error instanceof Error ? error.message : String(error) });
+    }
+    if (report !== undefined && !stopped && (pulled || clock.now() - lastFeedStates >= LIFECYCLE_EVERY_MS)) {
+      await reportFeedStates(report).catch((error: unknown) => {
+        logger.warn('pull scheduler: reading the feeds for the metrics failed', { error: error instanceof Error ? error.message : String(error) });
+      });
     }
   }
 

@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.js';
 import { createLogger } from '../http/logger.js';
+import type { BackgroundEvent } from '../metrics/metrics.js';
 import { openStore } from '../store/open-store.js';
 import { createAllowlist } from './allowlist.js';
 import type { PullThreadData, PullThreadMessage } from './background-pulls.js';
@@ -17,6 +18,8 @@ try {
   const store = await openStore(data.db, { setting: data.setting, collections: data.collections });
   const scheduler = startPullScheduler({
     store, clock: systemClock, env: process.env, allowlist: createAllowlist(data.allowlist), logger, checkMs: data.checkMs, lifecycle: data.lifecycle,
+    // The registry is the parent's: the thread's events travel as messages, like its log lines.
+    ...(data.metrics ? { report: (event: BackgroundEvent) => send({ kind: 'metric', event }) } : {}),
   });
   port.on('message', (message: unknown) => {
     if (message !== 'stop') return;

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../clock.js';
-import { ResponseCache } from '../http/response-cache.js';
+import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { normalizeStixTime } from '../stix/index.js';
 import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from './envelope.js';
 import { decodeNext, encodeNext, type ObjectFilters } from './next-token.js';
@@ -42,7 +42,7 @@ interface RenderedPage {
 /** Query parameters that do not shape a listing: the credentials of query-string authentication. */
 const NOT_SHAPING = new Set(['key', 'accept']);
 
-export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string> }) {
+export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string>; cacheCounter?: CacheCounter }) {
   const { store, config } = deps;
   /** Objects left out of pages because their records no longer give them (object-bodies.ts), since start-up. */
   let skippedObjects = 0;
@@ -52,7 +52,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   };
   // Pages depend only on the data (and the request): SIEMs polling the same tail, or walking the same
   // collection, are served from memory until the next import.
-  const pages = new ResponseCache<RenderedPage>(() => store.dataVersion(), deps.clock, config.cache, (page) => page.body.length);
+  const pages = new ResponseCache<RenderedPage>(() => store.dataVersion(), deps.clock, config.cache, (page) => page.body.length, deps.cacheCounter);
 
   async function respond(req: Request, res: Response, kind: Kind, render: (result: PageResult, pretty: boolean) => string, objectId?: string): Promise<void> {
     const collection = getCollection(res);

@@ -27,7 +27,7 @@ export const taxiiNotFoundRoute: RequestHandler = (_req, _res, next) => next(new
 export function createTaxiiErrorRenderer(logger: Logger): ErrorRequestHandler {
   const storeUnavailable = createStoreUnavailableMapper(logger);
   return (thrown, req, res, _next) => {
-    const error: unknown = storeUnavailable(thrown) ?? thrown;
+    const error: unknown = storeUnavailable(thrown, res) ?? thrown;
     if (error instanceof AppError) {
       sendTaxii(res, error.status, JSON.stringify(errorBody(error.status, error.code, error.message)), { ...error.headers });
       return;

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../http/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { prettyParam } from '../http/query-params.js';
 import type { Store } from '../store/store.js';
@@ -28,6 +29,8 @@ export interface TaxiiDeps {
   clock: Clock;
   /** Signs `next` tokens instead of the secret every instance shares in the store (tests). */
   nextTokenSecret?: string;
+  /** Counts the object-page cache's hits and misses (`cache="taxii"`). */
+  metrics?: Pick<Metrics, 'cache'> | undefined;
 }
 
 const acceptsTaxii = rememberingAcceptsTaxii();
@@ -58,7 +61,7 @@ const readOnly: RequestHandler = () => {
 
 export function createTaxiiRouter(deps: TaxiiDeps): Router {
   const { config } = deps;
-  const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, logger: deps.logger, secret: createNextSecretReader(deps.store, deps.nextTokenSecret) });
+  const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, logger: deps.logger, secret: createNextSecretReader(deps.store, deps.nextTokenSecret), cacheCounter: deps.metrics?.cache('taxii') });
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
   const rendered = (body: unknown) => ({ compact: Buffer.from(serialize(body, false), 'utf8'), pretty: Buffer.from(serialize(body, true), 'utf8') });
   const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);
