@@ -30,6 +30,7 @@ export interface ThreatTable {
   /** Aggregates computed from links and indicators after each import. */
   summary: JsonText;
   updated_last_domain: string | null;
+  /** Reactivations after a published retirement: the STIX ids count it (lifecycle-migration.ts). */
   stix_generation: Generated<number>;
 }
 
@@ -74,6 +75,7 @@ export interface IndicatorTable {
   attributes: JsonText;
   properties: JsonText;
   content_hash: string;
+  /** The last time a pull listed it; null when no pull ever did (lifecycle-migration.ts). */
   stamp_listed: Generated<string | null>;
 }
 
@@ -180,6 +182,7 @@ export interface OwnerValueCountTable {
   count: number;
 }
 
+/** A lease that is not a feed's (the lifecycle run): one instance holds it until `until` (ms since the epoch). */
 export interface LeaseTable {
   name: string;
   owner: string;
