@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { createApiRouter } from './api/api-router.js';
 import { createKeyAuthenticator } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
+import { createExportRouter } from './export/export-router.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
@@ -73,8 +74,9 @@ function parseQueryOnce(app: Express): void {
 }
 
 /**
- * Both surfaces, always: the lookup API at /api and the TAXII 2.1 gateway at /taxii2, sharing one
- * key authenticator and one set of rate limits, with the health probes beside them.
+ * Every surface, always: the lookup API at /api, the TAXII 2.1 gateway at /taxii2 and the exports
+ * at /export, sharing one key authenticator and one set of rate limits, with the health probes
+ * beside them.
  */
 export function createApp(config: Config, deps: AppDeps): Express {
   const { store } = deps;
@@ -96,6 +98,7 @@ export function createApp(config: Config, deps: AppDeps): Express {
   app.use(createOpenApiRoute(config));
   app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate, metrics }));
   app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics }));
+  app.use('/export', createExportRouter({ store, config, logger, rateLimit, authenticate }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));

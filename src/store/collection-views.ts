@@ -11,8 +11,11 @@ export function isUnfiltered(filter: CollectionFilter): boolean {
   return Object.values(filter).every((value) => value === undefined);
 }
 
-/** The iids of the indicators a view selects. */
-function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
+/**
+ * The conditions on an indicator `i` that a view's filter sets: what the view holds, and what the
+ * exports of the collection list (export-queries.ts), from this one definition.
+ */
+export function viewIndicatorConditions(filter: CollectionFilter): RawBuilder<unknown> {
   const conditions: RawBuilder<unknown>[] = [sql`1 = 1`];
   if (filter.sample !== undefined) conditions.push(sql`i.iid in (select iid from indicators order by iid limit ${filter.sample})`);
   // As IN lists, so that the owner's links (read by their page index) drive the lookup rather
@@ -25,7 +28,12 @@ function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
     conditions.push(levels.length ? sql`i.risk in (${sql.join(levels)}) and (i.retired is null or i.retired = 0)` : sql`1 = 0`);
   }
   if (filter.types !== undefined) conditions.push(sql`i.type in (${sql.join(filter.types)})`);
-  return sql`select i.iid from indicators i where ${sql.join(conditions, sql` and `)}`;
+  return sql.join(conditions, sql` and `);
+}
+
+/** The iids of the indicators a view selects. */
+function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
+  return sql`select i.iid from indicators i where ${viewIndicatorConditions(filter)}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { migrationsCurrent, type Dialect } from './migrations.js';
 import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
 import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
+import { exportIndicatorPages, type ExportQuery, type ExportRow } from './export-queries.js';
 import {
   dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
   releaseLease, takeLease, takePullLease,
@@ -95,6 +96,8 @@ export interface Store {
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
   /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
   nextTokenSecret(): Promise<string>;
+  /** A collection's active indicators in ascending iid, a page at a time (the plain-text and CSV exports). */
+  exportIndicators(query: ExportQuery): AsyncIterable<ExportRow[]>;
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
@@ -149,6 +152,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
+    exportIndicators: (query) => exportIndicatorPages(db, query),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
     applyImport: (batches, clock, importOptions = {}) =>
       writeImport(

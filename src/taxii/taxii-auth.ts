@@ -38,8 +38,12 @@ export function getAccept(res: Response): string | undefined {
   return accepts.get(res);
 }
 
-/** Resolves the request's client and its Accept value (from the header, or the `accept` query value). */
-export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): RequestHandler {
+/**
+ * Resolves the request's client from `Authorization: Basic taxii2:KEY`, or else `?key=KEY`; a
+ * request with neither is a 401 (`hint` says how to send a key). The exports authenticate this way
+ * too, as the firewalls that poll them send Basic.
+ */
+export function createBasicOrQueryKeyAuthenticator(authenticate: KeyAuthenticator, hint: string): RequestHandler {
   return async (req, res, next) => {
     const query = req.query as Record<string, unknown>;
     const header = req.headers.authorization;
@@ -50,11 +54,22 @@ export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): Reques
       if (typeof query.key !== 'string') throw unauthorized('Parameter "key" must be given once.');
       key = query.key;
     } else {
-      throw unauthorized('Authentication is required: HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>.');
+      throw unauthorized(`Authentication is required: ${hint}.`);
     }
     setClient(res, await authenticate(key, CHALLENGE));
-    if (query.accept !== undefined && typeof query.accept !== 'string') throw new BadRequestError('Parameter "accept" must be given once.');
-    accepts.set(res, typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept);
     next();
   };
+}
+
+/** Resolves the request's client and its Accept value (from the header, or the `accept` query value). */
+export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): RequestHandler {
+  const client = createBasicOrQueryKeyAuthenticator(authenticate, 'HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>');
+  return (req, res, next) =>
+    client(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      const query = req.query as Record<string, unknown>;
+      if (query.accept !== undefined && typeof query.accept !== 'string') return next(new BadRequestError('Parameter "accept" must be given once.'));
+      accepts.set(res, typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept);
+      next();
+    });
 }

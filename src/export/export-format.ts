@@ -1,0 +1,89 @@
+// The export formats (DESIGN section 10), pure: the options a request or a command line gives, and rows as lines.
+import { indicatorTypeOf, INDICATOR_TYPES } from '../indicator-types.js';
+
+export const EXPORT_FORMATS = ['txt', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** `panos`: URLs without their scheme, as PAN-OS URL lists take them. */
+export const EXPORT_STYLES = ['panos'] as const;
+export type ExportStyle = (typeof EXPORT_STYLES)[number];
+
+export interface ExportOptions {
+  format: ExportFormat;
+  /** Stored type names; undefined: every type. */
+  types?: readonly string[] | undefined;
+  style?: ExportStyle | undefined;
+}
+
+/** The row fields a format reads (a store's ExportRow has them). */
+export interface ExportLine {
+  value: string;
+  type: string;
+  risk: string;
+  stamp_seen: string | null;
+  threats: readonly string[];
+}
+
+export const CSV_HEADER = 'value,type,risk,stamp_seen,threats\r\n';
+
+/** Why a value of an option was refused; the caller names the parameter or flag it came from. */
+export class ExportOptionError extends Error {
+  override name = 'ExportOptionError';
+}
+
+/** `ip,domain,url`: each a type of the vocabulary (case ignored), kept once each in the order given. */
+export function parseTypes(list: string): string[] {
+  const types: string[] = [];
+  for (const name of list.split(',')) {
+    const type = indicatorTypeOf(name);
+    if (type === undefined) {
+      throw new ExportOptionError(`"${name.slice(0, 40)}" is not an indicator type; use a comma-separated list of ${INDICATOR_TYPES.join(', ')}`);
+    }
+    if (!types.includes(type)) types.push(type);
+  }
+  return types;
+}
+
+export function parseStyle(style: string): ExportStyle {
+  if (!(EXPORT_STYLES as readonly string[]).includes(style)) throw new ExportOptionError(`"${style.slice(0, 40)}" is not a style; the one style is ${EXPORT_STYLES.join(', ')}`);
+  return style as ExportStyle;
+}
+
+export function parseFormat(format: string): ExportFormat {
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new ExportOptionError(`"${format.slice(0, 40)}" is not a format; use ${EXPORT_FORMATS.join(' or ')}`);
+  return format as ExportFormat;
+}
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+const LINE_BREAK = /[\r\n]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** The value as the style writes it: with `panos`, a URL's scheme (`https://`) is left off. */
+export function styledValue(row: ExportLine, style: ExportStyle | undefined): string {
+  return style === 'panos' && (row.type === 'url' || row.type === 'uri') ? row.value.replace(SCHEME, '') : row.value;
+}
+
+/** A CSV field, quoted when it holds a comma, a quote or a line break, quotes doubled (RFC 4180 section 2). */
+export function csvField(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * One page of rows as text. A plain-text line is the value alone; a value holding a line break
+ * cannot be one line, and is left out rather than split (a device would read each piece as an
+ * entry of its own). CSV records end with CRLF (RFC 4180 section 2); `threats` joins names with `|`.
+ */
+export function renderRows(rows: readonly ExportLine[], options: ExportOptions): string {
+  let text = '';
+  if (options.format === 'txt') {
+    for (const row of rows) {
+      const value = styledValue(row, options.style);
+      if (!LINE_BREAK.test(value)) text += `${value}\n`;
+    }
+    return text;
+  }
+  for (const row of rows) {
+    text += `${csvField(styledValue(row, options.style))},${csvField(row.type)},${csvField(row.risk)},${csvField(row.stamp_seen ?? '')},${csvField(row.threats.join('|'))}\r\n`;
+  }
+  return text;
+}

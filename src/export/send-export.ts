@@ -1,0 +1,78 @@
+// GET /export/{collection-id}.txt|.csv (DESIGN section 10): validators first, then the list streamed, gzipped when asked.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { Request, RequestHandler, Response } from 'express';
+import { BadRequestError } from '../errors.js';
+import type { Logger } from '../http/logger.js';
+import { singleParam } from '../http/query-params.js';
+import type { Store } from '../store/store.js';
+import { getCollection } from '../taxii/collection-resolver.js';
+import { exportChunks } from './export-chunks.js';
+import { ExportOptionError, parseStyle, parseTypes, type ExportFormat, type ExportOptions } from './export-format.js';
+import { exportValidators } from './export-validators.js';
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  txt: 'text/plain; charset=utf-8',
+  // RFC 4180 section 3: `header=present` tells a reader the first line names the fields.
+  csv: 'text/csv; charset=utf-8; header=present',
+};
+
+/** `type` and `style`, each given at most once; a bad value is a 400 naming its parameter. */
+function exportOptions(req: Request, format: ExportFormat): ExportOptions {
+  const parse = <T>(name: string, read: (value: string) => T): T | undefined => {
+    const value = singleParam(req, name);
+    try {
+      return value === undefined ? undefined : read(value);
+    } catch (error) {
+      if (error instanceof ExportOptionError) throw new BadRequestError(`Parameter "${name}": ${error.message}.`);
+      throw error;
+    }
+  };
+  return { format, types: parse('type', parseTypes), style: parse('style', parseStyle) };
+}
+
+/** A client that hangs up mid-list ends the stream early: nothing went wrong on this side. */
+const hungUp = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+
+export function createExportSender(deps: { store: Store; logger: Logger }, format: ExportFormat): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const collection = getCollection(res);
+    const options = exportOptions(req, format);
+    const { etag, lastModified } = exportValidators(await deps.store.dataVersion(), collection, options);
+    res.statusCode = 200;
+    res.setHeader('ETag', etag);
+    if (lastModified !== undefined) res.setHeader('Last-Modified', lastModified);
+    // Readable by the key's holder only, and checked with the server before each reuse.
+    res.setHeader('Cache-Control', 'private, no-cache');
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (req.fresh) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    res.setHeader('Content-Type', CONTENT_TYPES[format]);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const chunks = exportChunks(deps.store, collection, options);
+    // The first page is read before anything is sent: a store fault is still an error response.
+    const first = await chunks.next();
+    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+    if (gzip) res.setHeader('Content-Encoding', 'gzip');
+    const body = Readable.from(
+      (async function* () {
+        if (first.done !== true) yield first.value;
+        yield* chunks;
+      })(),
+    );
+    try {
+      await (gzip ? pipeline(body, createGzip(), res) : pipeline(body, res));
+    } catch (error) {
+      // The status line is gone: the response is cut off (no final chunk), so no client takes a partial list for the whole.
+      if (!hungUp(error)) deps.logger.error('export stream failed', { path: req.path, error: error instanceof Error ? error.message : String(error) });
+      res.destroy();
+    }
+  };
+}
