@@ -1,14 +1,28 @@
 // The STIX 2.1 export's public surface: pure, deterministic mappers from threatgate records.
 
+export {
+  ATTACK_KILL_CHAIN,
+  ATTACK_TECHNIQUE_ID,
+  attackPhaseName,
+  attackTechniqueId,
+  attackTechniqueUrl,
+  mergeTechniqueUses,
+  skippedTtpItems,
+  threatTechniques,
+  type TechniqueUse,
+  type ThreatTechnique,
+} from './attack-techniques.js';
 export { compactStixObject, optionalText } from './compact-stix-object.js';
 export { confidenceForRisk } from './confidence-for-risk.js';
 export { isRetired } from './is-retired.js';
 export {
   checkedStixId,
   stixId,
+  stixIdForAttackPattern,
   stixIdForIdentity,
   stixIdForIndicator,
   stixIdForIndicatorLink,
+  stixIdForTechniqueUse,
   stixIdForThreatRecord,
   stixIdType,
   THREATGATE_STIX_NAMESPACE,
@@ -32,3 +46,10 @@ export { THREATGATE_IDENTITY, toStixIdentity, type StixIdentityContext } from '.
 export { toStixIndicator, type ExportedIndicator, type StixIndicatorContext } from './to-stix-indicator.js';
 export { relationshipTypeFor, toStixRelationship, type StixRelationshipContext } from './to-stix-relationship.js';
 export { toStixThreat, type StixThreatContext } from './to-stix-threat.js';
+export {
+  techniqueRelationshipType,
+  toStixAttackPattern,
+  toStixTechniqueUse,
+  type AttackPatternRecord,
+  type TechniqueUseRecord,
+} from './to-stix-attack-pattern.js';

@@ -155,6 +155,22 @@ export function stixIdForIndicatorLink(iid: number, tid: number, targetType: str
 
 let lastLink = { iid: Number.NaN, tid: Number.NaN, targetType: '', generation: 0, id: '' };
 
+/** The attack-pattern of an ATT&CK technique (upper-case id, as attackTechniqueId gives it): one object per technique, whichever threats cite it. */
+export function stixIdForAttackPattern(technique: string): StixIdentifier {
+  return stixId('attack-pattern', `attack-technique:${technique}`);
+}
+
+/**
+ * The relationship from a threat's object to a technique's attack-pattern. Like an indicator
+ * link's, it names the threat's SDO type and generation, so that the threat's new object gets new
+ * relationships; `round` counts the times the threat dropped the technique from its ttps (the
+ * relationship was then revoked, which is final, so a technique cited again needs a new id).
+ */
+export function stixIdForTechniqueUse(tid: number, sourceType: string, technique: string, generation = 0, round = 0): StixIdentifier {
+  const rounds = round === 0 ? '' : `:r${recordNumber('round', round)}`;
+  return stixId('relationship', `technique:${recordNumber('tid', tid)}:${technique}:${sourceType}${generationSuffix(generation)}${rounds}`);
+}
+
 function recordNumber(field: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new StixMappingError('invalid-record', `${field} ${value} is not a non-negative integer`);

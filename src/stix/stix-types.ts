@@ -98,6 +98,20 @@ export interface StixAttackPattern extends StixCommonProperties, StixThreatCusto
   aliases?: string[];
 }
 
+/** §2.8: a phase of a kill chain; ATT&CK's is `mitre-attack`, its phases the tactics. */
+export interface StixKillChainPhase {
+  kill_chain_name: string;
+  phase_name: string;
+}
+
+/** An ATT&CK technique that threats' ttps cite (§4.1): one object per technique, shared by those threats. */
+export interface StixAttackTechnique extends StixCommonProperties {
+  type: 'attack-pattern';
+  name: string;
+  external_references: StixExternalReference[];
+  kill_chain_phases?: StixKillChainPhase[];
+}
+
 export interface StixVulnerability extends StixCommonProperties, StixThreatCustomProperties {
   type: 'vulnerability';
   name: string;
@@ -128,4 +142,4 @@ export interface StixRelationship extends StixCommonProperties {
 }
 
 /** Any object the threatgate export produces. */
-export type StixObject = StixIndicator | StixThreatObject | StixIdentity | StixRelationship;
+export type StixObject = StixIndicator | StixThreatObject | StixAttackTechnique | StixIdentity | StixRelationship;

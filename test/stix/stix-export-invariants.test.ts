@@ -10,6 +10,7 @@ import { THREATGATE_IDENTITY, toStixIdentity } from '../../src/stix/to-stix-iden
 import { toStixIndicator } from '../../src/stix/to-stix-indicator.js';
 import { toStixRelationship } from '../../src/stix/to-stix-relationship.js';
 import { toStixThreat } from '../../src/stix/to-stix-threat.js';
+import { toStixAttackPattern, toStixTechniqueUse } from '../../src/stix/to-stix-attack-pattern.js';
 
 const RISKS: Risk[] = ['unknown', 'none', 'low', 'medium', 'high', 'critical', 'retired'];
 const CATEGORIES = ['malware', 'ransomware', 'botnet', 'rat', 'apt', 'group', 'phishing', 'spam', 'scanner', 'proxy',
@@ -46,6 +47,11 @@ function sample(): StixObject[] {
     ...threats().map((threat) => toStixThreat(threat, { modified: MODIFIED })),
     ...threats().map((threat, n) => toStixRelationship({ iid: n, tid: threat.tid, stamp_linked: '2026-01-01 00:00:00' }, {
       modified: MODIFIED, sourceRef: stixIdForIndicator(n), targetRef: stixIdForThreat(threat), createdByRef: org,
+    })),
+    toStixAttackPattern({ technique: 'T1566.001', name: 'Phishing: Spearphishing Attachment', tactics: ['initial-access'], created: MODIFIED }, { modified: MODIFIED }),
+    toStixAttackPattern({ technique: 'T1027', name: 'T1027', tactics: [], created: MODIFIED }, { modified: MODIFIED }),
+    ...threats().map((threat) => toStixTechniqueUse({ tid: threat.tid, technique: 'T1027', generation: 0, round: 0, created: MODIFIED }, {
+      modified: MODIFIED, sourceRef: stixIdForThreat(threat),
     })),
   ];
 }
