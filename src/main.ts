@@ -14,6 +14,7 @@ import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand, UsageError } from './cli/keys-command.js';
+import { exportCommand } from './cli/export-command.js';
 import { serve } from './cli/serve-command.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
@@ -44,6 +45,10 @@ Commands:
   lifecycle                          retire the threats no source has observed for lifecycle.threatRetireDays
                                      and age out the indicators no source lists any more; prints what it did
   demo                               fill an empty store with the demo data set, print one key per plan
+  export COLLECTION [--type T,...] [--format txt|csv] [--style panos] [--output FILE]
+                                     a collection's active indicators (id or alias), as GET /export/
+                                     serves them: one value per line (txt, the default) or CSV;
+                                     --output writes a temporary file and renames it into place
 
 Options for every command:
   --db PATH_OR_URL     SQLite file (default ${DEFAULT_DB_PATH}) or postgres:// URL; env DATABASE_URL
@@ -84,6 +89,10 @@ function parseCommandLine(argv: string[]) {
       'demo-if-empty': { type: 'boolean' },
       all: { type: 'boolean' },
       'no-pull': { type: 'boolean' },
+      type: { type: 'string' },
+      format: { type: 'string' },
+      style: { type: 'string' },
+      output: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -140,6 +149,9 @@ async function runCommand(command: string, positionals: string[], values: Return
         return;
       case 'threats':
         await threatsCommand(positionals, { store, config, clock: systemClock, out });
+        return;
+      case 'export':
+        await exportCommand(positionals, values, { store, config, stdout: process.stdout });
         return;
       case 'demo': {
         const result = await loadDemo(store, config, systemClock);

@@ -63,16 +63,18 @@ export interface ExportContext {
   store: Store;
   config: Config;
   keys: Record<string, string>;
+  /** Where the store lives: an SQLite file or a postgres:// URL (the CLI's --db). */
+  location: string;
 }
 
 /** The app over a new store of `backend` holding `exportDataset()`, with a key per plan. */
 export async function createExportContext(backend: Backend, overrides: unknown = GENEROUS_PLANS): Promise<ExportContext> {
   const config = loadConfig({ overrides: deepMerge(deepMerge({ cache: { versionCheckMs: 0 } }, EXTRA_COLLECTIONS), overrides) });
-  const { store } = await createConfiguredStore(backend, config);
+  const { store, location } = await createConfiguredStore(backend, config);
   await importDataset(store, exportDataset(), fixedClock);
   const keys: Record<string, string> = {};
   for (const plan of Object.keys(config.plans)) if (plan !== 'anonymous') keys[plan] = (await createKey(store, config, fixedClock, plan, `test ${plan}`)).key;
-  return { app: createApp(config, { store, clock: fixedClock, nextTokenSecret: TEST_NEXT_SECRET }), store, config, keys };
+  return { app: createApp(config, { store, clock: fixedClock, nextTokenSecret: TEST_NEXT_SECRET }), store, config, keys, location };
 }
 
 /**
