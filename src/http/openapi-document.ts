@@ -69,6 +69,15 @@ function headerComponents(): Json {
   }
   headers['Retry-After'] = { description: 'Seconds to wait before the limit that was used up allows another request.', required: true, schema: { type: 'integer', minimum: 1 } };
   headers['WWW-Authenticate'] = { description: 'Always `Basic realm="threatgate"`.', required: true, schema: { type: 'string', const: 'Basic realm="threatgate"' } };
+  headers['Export-ETag'] = {
+    description: 'A weak validator of the list: it changes with the data version, the collection\u2019s filter and the list\u2019s parameters. Sent back in `If-None-Match`, it gets a 304 while the list is unchanged.',
+    required: true,
+    schema: { type: 'string', pattern: '^W/"[A-Za-z0-9_-]{27}"$' },
+  };
+  headers['Export-Last-Modified'] = {
+    description: 'When the import that made the current data ended (HTTP-date); absent while nothing was ever imported.',
+    schema: { type: 'string', pattern: '^[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$' },
+  };
   headers['X-TAXII-Date-Added-First'] = {
     description: 'The `date_added` of the first object of the page (RFC 3339, six fractional digits). Only on a page that lists objects.',
     schema: { type: 'string', format: 'date-time' },
@@ -376,6 +385,13 @@ function parameterComponents(config: Config): Json {
       schema: { type: 'string' },
       ...(collectionIds.length > 0 ? { examples: Object.fromEntries(config.collections.map((c) => [c.alias ?? c.id, { summary: c.title, value: c.id }])) } : {}),
     },
+    'export-type': {
+      name: 'type',
+      in: 'query',
+      required: false,
+      ...list({ enum: [...INDICATOR_TYPES] }, 'Only indicators of these types, comma-separated (case ignored); an unknown type, or `type` given twice, is a 400.', 'ip'),
+    },
+    'export-style': query('style', '`panos` writes URLs without their scheme (`https://`), as PAN-OS URL lists take them. Another value is a 400.', { type: 'string', enum: ['panos'] }),
     object_id: { name: 'object_id', in: 'path', required: true, description: 'A STIX object id.', schema: { type: 'string' }, example: 'indicator--593efada-1b4e-543f-a440-dc78d2ed3018' },
     status_id: { name: 'status_id', in: 'path', required: true, description: 'A status id. None exists: this server accepts no writes.', schema: { type: 'string' } },
   };
@@ -478,6 +494,33 @@ function refusedWrite(operationId: string, summary: string, parameters: string[]
   };
 }
 
+const EXPORT_TYPES: Record<string, string> = { txt: 'text/plain', csv: 'text/csv' };
+
+/** GET /export/{collection_id}.txt|.csv (DESIGN section 10): TAXII's keys and plan gate, the lookup API's error bodies. */
+function exportOperation(format: 'txt' | 'csv', description: string): Json {
+  const validators = { ETag: headerRef('Export-ETag'), 'Last-Modified': headerRef('Export-Last-Modified') };
+  return {
+    get: {
+      tags: ['Exports'],
+      operationId: format === 'txt' ? 'getExportText' : 'getExportCsv',
+      summary: format === 'txt' ? 'A collection\u2019s active indicators, one value per line' : 'A collection\u2019s active indicators as CSV',
+      description,
+      security: TAXII_SECURITY,
+      parameters: ['collection_id', 'export-type', 'export-style'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      responses: {
+        '200': { description: 'The list, streamed (gzip when Accept-Encoding asks for it).', headers: { ...rateHeaders(true), ...validators }, content: { [EXPORT_TYPES[format]!]: { schema: { type: 'string' } } } },
+        '304': { description: 'The list is unchanged since the `If-None-Match` validator: nothing is read or sent.', headers: { ...rateHeaders(true), ...validators } },
+        ...errors(JSON_TYPE, [400]),
+        '401': { ...errorResponse(401, JSON_TYPE, 'No key, or a malformed, unknown or revoked one (HTTP Basic `taxii2:KEY` or `?key=`). Not counted against the rate limits.'), headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate') } },
+        ...errors(JSON_TYPE, [403, 404, 429, 500, 503], {
+          403: 'The plan does not include TAXII (or only the free test collection), or the key\u2019s plan is no longer offered: as TAXII answers.',
+          404: 'No collection with this id, as TAXII answers.',
+        }),
+      },
+    },
+  };
+}
+
 function paths(): Json {
   const listing = ['added_after', 'limit', 'next'];
   const dateHeaders = { 'X-TAXII-Date-Added-First': headerRef('X-TAXII-Date-Added-First'), 'X-TAXII-Date-Added-Last': headerRef('X-TAXII-Date-Added-Last') };
@@ -557,6 +600,14 @@ function paths(): Json {
     [`${objectPath}/versions/`]: {
       get: taxiiGet('getObjectVersions', 'Versions of an object', 'TAXII 2.1 section 5.8.', ['collection_id', 'object_id', ...listing, 'match-spec_version'], 'Versions', TAXII_RESOURCE_ERRORS, { headers: dateHeaders }),
     },
+    '/export/{collection_id}.txt': exportOperation(
+      'txt',
+      'For firewalls\u2019 external lists (PAN-OS EDL, FortiGate threat feeds, pfBlockerNG): each active (not retired) indicator of the collection\u2019s view, its value alone, in ascending `iid`, with no header; a value holding a line break is left out. The checks run in TAXII\u2019s order: the key (401), the rate limits (429), the plan (403), the collection (404), the parameters (400). Also answers HEAD.',
+    ),
+    '/export/{collection_id}.csv': exportOperation(
+      'csv',
+      'The same indicators as the `.txt` list, under the header `value,type,risk,stamp_seen,threats`, one record per indicator quoted per RFC 4180 (CRLF line ends); `stamp_seen` is `YYYY-MM-DD HH:MM:SS` or empty, `threats` the names of its linked threats joined with `|`. Also answers HEAD.',
+    ),
     '/healthz': {
       get: {
         tags: ['Operations'],
@@ -641,6 +692,7 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
     tags: [
       { name: 'Lookup API', description: 'Threats, feeds and their linked indicators (docs/interface.md sections 4-6).' },
       { name: 'TAXII 2.1', description: 'The read-only TAXII 2.1 gateway (docs/interface.md section 9). The checks run in this order: authentication (401), rate limits (429), plan (403), media type (406), resource (404), parameters (400). Every path also answers without its trailing slash.' },
+      { name: 'Exports', description: 'Plain-text and CSV lists of a collection for firewalls and scripts (docs/interface.md section 10): the keys, plan gate and rate limits of TAXII, `ETag`/`If-None-Match`, gzip when asked.' },
       { name: 'Operations', description: 'Probes, metrics and this document: no key, no rate limits.' },
     ],
     paths: paths(),

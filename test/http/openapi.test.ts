@@ -100,11 +100,12 @@ class DocumentChecker {
     else {
       assert.ok(contentType, `${label}: no Content-Type`);
       // TAXII types are compared verbatim (clients do); `application/json` is always sent with charset=utf-8.
+      const text = (m: string) => m === 'text/plain' || m === 'text/csv';
       const mediaType = mediaTypes.find(
-        (m) => m === contentType || (m === 'application/json' && contentType === 'application/json; charset=utf-8') || (m === 'text/plain' && /^text\/plain(;|$)/.test(contentType)),
+        (m) => m === contentType || (m === 'application/json' && contentType === 'application/json; charset=utf-8') || (text(m) && contentType.startsWith(`${m}; charset=utf-8`)),
       );
       assert.ok(mediaType, `${label}: Content-Type ${contentType} is not one of ${mediaTypes.join(', ')}`);
-      const body = mediaType === 'text/plain' ? res.text : JSON.parse(res.text);
+      const body = text(mediaType) ? res.text : JSON.parse(res.text);
       this.validate([...at, 'content', mediaType, 'schema'], body, `${label} body`);
     }
 
@@ -368,6 +369,30 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   add(versions, 404, 'an unknown object', () => taxii('get', `${ALL}objects/${UNKNOWN_OBJECT}/versions/`, pro));
   add(versions, 400, 'match[version], which this endpoint does not take', () => taxii('get', `${ALL}objects/${objectId}/versions/?match[version]=last`, pro));
 
+  // ---- Exports -----------------------------------------------------------------------------
+  for (const format of ['txt', 'csv'] as const) {
+    const template = `/export/{collection_id}.${format}`;
+    const path = (id: string, query = '') => `/export/${id}.${format}${query}`;
+    const basic = (url: string, key: () => string, app?: () => Express) => get(url, app).set('Authorization', basicAuth(key()));
+    add(template, 200, 'the unfiltered collection with a Pro key', () => basic(path(INDICATORS_COLLECTION), pro));
+    add(template, 200, 'the test collection with a Free key by query, two types', () => get(path(TEST_COLLECTION, `?type=ip,domain&key=${free()}`)));
+    add(template, 200, 'URLs in the PAN-OS style', () => basic(path(INDICATORS_COLLECTION, '?type=url&style=panos'), pro));
+    add(template, 304, 'an unchanged list', async () => {
+      const first = await basic(path(TEST_COLLECTION), pro);
+      return basic(path(TEST_COLLECTION), pro).set('If-None-Match', first.headers.etag as string);
+    });
+    add(template, 400, 'an unknown type', () => basic(path(INDICATORS_COLLECTION, '?type=ip,colour'), pro));
+    add(template, 400, 'style given twice', () => basic(path(INDICATORS_COLLECTION, '?style=panos&style=panos'), pro));
+    add(template, 401, 'no key', () => get(path(INDICATORS_COLLECTION)));
+    add(template, 401, 'an unknown key in the query', () => get(path(INDICATORS_COLLECTION, `?key=${UNKNOWN_KEY}`)));
+    add(template, 403, 'a Free key beyond the test collection', () => basic(path(INDICATORS_COLLECTION), free));
+    add(template, 403, 'a key whose plan is no longer offered', () => basic(path(INDICATORS_COLLECTION), () => ctx.keys.team!, () => noTeam));
+    add(template, 404, 'an unknown collection', () => basic(path(UNKNOWN_COLLECTION), pro));
+    add(template, 429, 'a Pro key over its limit', () => basic(path(INDICATORS_COLLECTION), () => tight.keys.pro!, () => tight.app));
+    add(template, 500, 'a fault', () => basic(path(INDICATORS_COLLECTION), pro, () => broken));
+    add(template, 503, 'the database down', () => basic(path(INDICATORS_COLLECTION), pro, () => down));
+  }
+
   // ---- Operations --------------------------------------------------------------------------
   add('/healthz', 200, 'up', () => get('/healthz'));
   add('/readyz', 200, 'ready', () => get('/readyz'));
@@ -406,7 +431,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
 
   it('leaves no route of the app undocumented: a path the document lacks is a 404', async () => {
     const templates = Object.keys(checker.doc.paths);
-    for (const path of ['/api/', '/api/indicator.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x']) {
+    for (const path of ['/api/', '/api/indicator.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
       assert.ok(!templates.includes(path));
       const res = await request(ctx.app).get(path).set('Authorization', basicAuth(pro())).set('Accept', TAXII_TYPE);
       assert.equal(res.status, 404, path);
