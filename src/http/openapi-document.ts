@@ -692,7 +692,7 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
     tags: [
       { name: 'Lookup API', description: 'Threats, feeds and their linked indicators (docs/interface.md sections 4-6).' },
       { name: 'TAXII 2.1', description: 'The read-only TAXII 2.1 gateway (docs/interface.md section 9). The checks run in this order: authentication (401), rate limits (429), plan (403), media type (406), resource (404), parameters (400). Every path also answers without its trailing slash.' },
-      { name: 'Exports', description: 'Plain-text and CSV lists of a collection for firewalls and scripts (docs/interface.md section 10): the keys, plan gate and rate limits of TAXII, `ETag`/`If-None-Match`, gzip when asked.' },
+      { name: 'Exports', description: 'Plain-text and CSV lists of a collection for firewalls and scripts (docs/interface.md section 11): the keys, plan gate and rate limits of TAXII, `ETag`/`If-None-Match`, gzip when asked.' },
       { name: 'Operations', description: 'Probes, metrics and this document: no key, no rate limits.' },
     ],
     paths: paths(),
