@@ -1,0 +1,67 @@
+// The export formats, pure: options parsed, values styled, CSV fields quoted (RFC 4180), rows rendered.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { csvField, ExportOptionError, parseFormat, parseStyle, parseTypes, renderRows, styledValue, type ExportLine } from '../../src/export/export-format.js';
+
+const row = (value: string, type = 'url', threats: string[] = [], stamp_seen: string | null = '2025-05-01 00:00:00'): ExportLine => ({ value, type, risk: 'high', stamp_seen, threats });
+
+describe('parseTypes', () => {
+  it('reads a comma-separated list, ignoring case, each type once in the order given', () => {
+    assert.deepEqual(parseTypes('url,IP,domain,ip'), ['url', 'ip', 'domain']);
+  });
+  for (const list of ['', 'ip,', 'ip,color', 'ip, domain x']) {
+    it(`refuses "${list}", naming the value`, () => {
+      assert.throws(() => parseTypes(list), (error: unknown) => error instanceof ExportOptionError && /is not an indicator type/.test(error.message));
+    });
+  }
+});
+
+describe('parseStyle and parseFormat', () => {
+  it('take panos, and txt or csv; anything else is refused', () => {
+    assert.equal(parseStyle('panos'), 'panos');
+    assert.equal(parseFormat('csv'), 'csv');
+    assert.throws(() => parseStyle('PANOS'), ExportOptionError);
+    assert.throws(() => parseFormat('json'), ExportOptionError);
+  });
+});
+
+describe('styledValue', () => {
+  const cases: [ExportLine, string | undefined, string][] = [
+    [row('https://a.example/x?y=1'), 'panos', 'a.example/x?y=1'],
+    [row('HTTP://A.example/'), 'panos', 'A.example/'],
+    [row('hxxp://a.example/'), 'panos', 'a.example/'],
+    [row('a.example/no-scheme'), 'panos', 'a.example/no-scheme'],
+    [row('https://a.example/x'), undefined, 'https://a.example/x'],
+    [row('mailto://x', 'email'), 'panos', 'mailto://x'],
+  ];
+  for (const [line, style, expected] of cases) {
+    it(`${style ?? 'no style'}: ${line.type} ${line.value} › ${expected}`, () => assert.equal(styledValue(line, style as 'panos' | undefined), expected));
+  }
+});
+
+describe('csvField', () => {
+  const cases: [string, string][] = [
+    ['plain', 'plain'],
+    ['', ''],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['cr\ronly', '"cr\ronly"'],
+    [' spaced ', ' spaced '],
+  ];
+  for (const [text, expected] of cases) it(`${JSON.stringify(text)} › ${JSON.stringify(expected)}`, () => assert.equal(csvField(text), expected));
+});
+
+describe('renderRows', () => {
+  const rows = [row('https://a.example/a,b', 'url', ['B "two"', 'A']), row('bad\nvalue', 'domain'), row('198.51.100.1', 'ip', [], null)];
+  it('txt: one value per LF-ended line, a value with a line break left out', () => {
+    assert.equal(renderRows(rows, { format: 'txt' }), 'https://a.example/a,b\n198.51.100.1\n');
+    assert.equal(renderRows(rows, { format: 'txt', style: 'panos' }), 'a.example/a,b\n198.51.100.1\n');
+  });
+  it('csv: five fields per CRLF-ended record, quoted where needed, threats joined with |', () => {
+    assert.equal(
+      renderRows(rows, { format: 'csv' }),
+      '"https://a.example/a,b",url,high,2025-05-01 00:00:00,"B ""two""|A"\r\n"bad\nvalue",domain,high,2025-05-01 00:00:00,\r\n198.51.100.1,ip,high,,\r\n',
+    );
+  });
+});
