@@ -133,7 +133,8 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (progress) process.stderr.write('\n');
         const { read, changed } = summary;
         out(`imported ${file}: read ${read.threats} threats, ${read.feeds} feeds, ${read.indicators} indicators, ${read.links} links; ` +
-          `changed ${changed.threats} threats, ${changed.feeds} feeds, ${changed.indicators} indicators, ${changed.links} links`);
+          `changed ${changed.threats} threats, ${changed.feeds} feeds, ${changed.indicators} indicators, ${changed.links} links` +
+          (summary.skippedTtps ? `; skipped ${summary.skippedTtps} ttps items without an ATT&CK technique id (not in STIX)` : ''));
         return;
       }
       case 'keys':

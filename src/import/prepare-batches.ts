@@ -4,6 +4,7 @@
 import { hash } from 'node:crypto';
 import { formatStamp } from '../clock.js';
 import type { Indicator, Link, Threat } from '../domain.js';
+import { skippedTtpItems } from '../stix/index.js';
 import type { ImportCounts } from '../store/records.js';
 import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/write-batch.js';
 import { PendingRows } from './pending-rows.js';
@@ -93,6 +94,7 @@ function nameKeys(t: Threat): string[] {
  */
 export async function* prepareBatches(records: AsyncIterable<readonly PositionedRecord[]>): AsyncGenerator<WriteBatch> {
   const read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
+  let skippedTtps = 0;
   let ordinal = 0;
   const threats = new PendingRows<Threat>('threat');
   const feeds = new PendingRows<FeedRecord>('feed');
@@ -126,6 +128,7 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
     switch (record.kind) {
       case 'threat':
         read.threats++;
+        skippedTtps += skippedTtpItems(record.value.ttps);
         threats.add(record.value.tid, record.value, ordinal, position);
         for (const tid of record.value.related) if (!related.has(tid)) related.set(tid, { tid, ordinal, position });
         if (threats.size >= BATCH_ROWS / 2) yield threatBatch();
@@ -156,5 +159,5 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   if (indicators.size > 0) yield indicatorBatch();
   if (links.size > 0) yield linkBatch();
   if (sources.size > 0) yield { kind: 'sources', rows: [...sources], stamp: formatStamp(Date.now()), records: ordinal };
-  yield { kind: 'end', records: ordinal, read, related: [...related.values()] };
+  yield { kind: 'end', records: ordinal, read, related: [...related.values()], ...(skippedTtps > 0 ? { skippedTtps } : {}) };
 }

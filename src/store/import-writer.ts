@@ -16,7 +16,7 @@ import {
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
-const IMPORT_LOCK_ID = 7_324_861_001;
+export const IMPORT_LOCK_ID = 7_324_861_001;
 
 /**
  * SQLite page cache while an import runs, in KiB (the default is 2 MB). Tables and indexes mostly
@@ -223,6 +223,7 @@ async function writeInTransaction(
     if (pull !== undefined) await dropPullStaging(trx);
     return {
       read,
+      ...(end.skippedTtps ? { skippedTtps: end.skippedTtps } : {}),
       changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
       ...(aggregates === undefined ? {} : { aggregates }),
       ...(pulled === undefined ? {} : { pulled }),

@@ -3,6 +3,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import { sourcePulls } from './pull-migration.js';
 import { lifecycle } from './lifecycle-migration.js';
 import { ownerValueCounts } from './value-counts-migration.js';
+import { threatTechniques } from './technique-migration.js';
 
 /**
  * Every lookup path has an index: threats by tid and by name, feeds by fid and by
@@ -259,6 +260,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0007-owner-value-counts': ownerValueCounts(dialect),
     '0008-source-pulls': sourcePulls(dialect),
     '0010-lifecycle': lifecycle,
+    '0011-threat-techniques': threatTechniques(dialect),
   };
 }
 

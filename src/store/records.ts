@@ -101,6 +101,11 @@ export interface ImportSummary {
   read: ImportCounts;
   /** Records inserted or changed (0 everywhere on a re-import of the same file). */
   changed: ImportCounts;
+  /**
+   * ttps items of the threats read that carry no valid ATT&CK technique id: kept in the threat
+   * (the lookup API shows them), left out of the STIX export (docs/stix-mapping.md). Absent when 0.
+   */
+  skippedTtps?: number;
   /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
   aggregates?: AggregatePlan;
   /** A feed pull's counts (pull-writer.ts). */

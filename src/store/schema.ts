@@ -182,6 +182,23 @@ export interface OwnerValueCountTable {
   count: number;
 }
 
+/** A threat's ATT&CK technique as the STIX export publishes it (technique-migration.ts). */
+export interface ThreatTechniqueTable {
+  tid: number;
+  /** Upper-case technique id (T1566.001). */
+  technique: string;
+  /** The first name the threat's ttps give it, if any. */
+  name: string | null;
+  /** Phase names of its tactics, sorted, JSON. */
+  tactics: JsonText;
+  /** The STIX id of the technique's attack-pattern. */
+  attack_pattern: string;
+  /** 1 while the threat's ttps cite it; 0 once they no longer do (its relationship revoked). */
+  active: number;
+  /** Times the threat dropped it: a new id for its relationship when cited again. */
+  round: Generated<number>;
+}
+
 /** A lease that is not a feed's (the lifecycle run): one instance holds it until `until` (ms since the epoch). */
 export interface LeaseTable {
   name: string;
@@ -208,6 +225,7 @@ export interface Database {
   source_listings: SourceListingTable;
   leases: LeaseTable;
   owner_value_counts: OwnerValueCountTable;
+  threat_techniques: ThreatTechniqueTable;
   meta: MetaTable;
 }
 

@@ -27,6 +27,8 @@ import { LINK_KIND, staged } from './import-staging.js';
 import { bulkInsertRows, type BulkInsert } from './bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
 import type { Dialect } from './migrations.js';
+import { syncTechniques, techniquesPending } from './technique-sync.js';
+import { IMPORT_LOCK_ID } from './import-writer.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
@@ -354,6 +356,7 @@ async function syncObjects(
   const { generations, reactivated } = await reactivateThreats(db, records);
   const threats = await writer.write(records.map((t) => threatSource(t, generations.get(t.tid) ?? 0)));
   await writer.write(reactivated.map((r) => reactivationSource(r.tid, r.generation, r.currentId, r.previousId)));
+  await syncTechniques(db, writer, { records, objectIds: new Map(threats.map((t) => [t.tid!, t.id])), generations }, changes.fresh);
   if (changes.fresh) {
     // Nothing was there before: no earlier object to replace or withdraw.
     const onThread = changes.indicators >= (options.renderThreadFrom ?? RENDER_THREAD_FROM);
@@ -393,8 +396,30 @@ export function createStixSync(collections: readonly CollectionConfig[], options
   };
 }
 
-/** At start-up: rebuilds memberships when the configured collections differ from the stored ones. */
-export async function syncCollectionsWithConfig(db: Kysely<Database>, collections: readonly CollectionConfig[], clock: Clock): Promise<boolean> {
+/**
+ * A store upgraded past migration 0011 publishes the attack-patterns of its threats' techniques and
+ * their relationships once, at start-up, without waiting for an import (technique-sync.ts). Imports
+ * are serialized on PostgreSQL by their lock, so of several instances starting together one does it.
+ */
+async function publishPendingTechniques(db: Kysely<Database>, dialect: Dialect, collections: readonly CollectionConfig[], clock: Clock): Promise<void> {
+  if (!(await techniquesPending(db))) return;
+  await db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
+    if (!(await techniquesPending(trx))) return;
+    const dates = await DateAddedClock.open(trx, clock.now());
+    const writer = new VersionWriter(trx, dialect, dates, clock.now(), false);
+    await syncTechniques(trx, writer, { records: [], objectIds: new Map(), generations: new Map() }, false);
+    await refreshCollections(trx, collections, dates);
+    await dates.save(trx);
+  });
+}
+
+/**
+ * At start-up: publishes what an upgrade left unpublished (publishPendingTechniques), then rebuilds
+ * memberships when the configured collections differ from the stored ones; true if it rebuilt them.
+ */
+export async function syncCollectionsWithConfig(db: Kysely<Database>, dialect: Dialect, collections: readonly CollectionConfig[], clock: Clock): Promise<boolean> {
+  await publishPendingTechniques(db, dialect, collections, clock);
   const fingerprint = collectionsFingerprint(collections);
   const previous = await readMeta(db, FINGERPRINT_KEY);
   if (previous === fingerprint) return false;

@@ -153,7 +153,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     exportIndicators: (query) => exportIndicatorPages(db, query),
-    syncCollections: (collections, clock) => syncCollectionsWithConfig(db, collections, clock),
+    syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
     applyImport: (batches, clock, importOptions = {}) =>
       writeImport(
         db,

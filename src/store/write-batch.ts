@@ -35,7 +35,8 @@ export type WriteBatch =
   | { kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; refs?: unknown[]; refCount?: number; records: number }
   /** Threats upstream objects indicate: `rows` of REF_THREAT_STAGING, `defs` of THREAT_DEF_STAGING (pull-writer.ts). */
   | { kind: 'relations'; rows: unknown[]; count: number; defs: unknown[]; defCount: number; records: number }
-  | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[] };
+  /** `skippedTtps`: ttps items of the threats read that name no ATT&CK technique (left out of STIX, counted for the summary). */
+  | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[]; skippedTtps?: number };
 
 /** Columns of each table as an import writes them; computed aggregates start empty. */
 export const THREAT_COLUMNS = [

@@ -95,20 +95,22 @@ for (const backend of storeBackends()) {
     });
 
     describe('Store.exportIndicators', () => {
-      it('pages by iid without losing or repeating a row, whatever the page size', async () => {
-        const collection = ctx.config.collections.find((c) => c.id === ALL_COLLECTION)!;
-        const read = async (pageSize: number) => {
-          const rows = [];
-          for await (const page of ctx.store.exportIndicators({ filter: collection.filter, withThreats: true, pageSize })) {
-            assert.ok(page.length <= pageSize);
-            rows.push(...page);
-          }
-          return rows;
-        };
-        const whole = await read(10_000);
-        assert.deepEqual(whole.map((r) => r.iid), (await collectionTruth(ctx.store, ALL_COLLECTION, true)).map((r) => r.iid));
-        for (const size of [1, 4, 7]) assert.deepEqual(await read(size), whole);
-      });
+      for (const [name, id, unfiltered] of [['the unfiltered collection', ALL_COLLECTION, true], ['a collection filtered to a feed', FEED_COLLECTION, false]] as const) {
+        it(`pages ${name} by iid without losing or repeating a row, whatever the page size`, async () => {
+          const collection = ctx.config.collections.find((c) => c.id === id)!;
+          const read = async (pageSize: number) => {
+            const rows = [];
+            for await (const page of ctx.store.exportIndicators({ filter: collection.filter, withThreats: true, pageSize })) {
+              assert.ok(page.length <= pageSize);
+              rows.push(...page);
+            }
+            return rows;
+          };
+          const whole = await read(10_000);
+          assert.deepEqual(whole.map((r) => r.iid), (await collectionTruth(ctx.store, id, unfiltered)).map((r) => r.iid));
+          for (const size of [1, 4, 7]) assert.deepEqual(await read(size), whole);
+        });
+      }
     });
   });
 }
