@@ -23,8 +23,14 @@ EXPLANATIONS = {
     '103': 'ids are UUIDv5 on purpose, so that re-exports never mint new objects (docs/stix-mapping.md)',
     '401': 'x_ custom properties (x_risk, x_threatgate_*): STIX 2.1 still allows them (section 11.1); the '
            'validator prefers a property extension',
-    '302': 'external reference with a url and no hashes: the threat\'s wiki page, which has no stable hash',
+    '302': 'external reference with a url and no hashes: a threat\'s wiki page or an ATT&CK technique\'s page, '
+           'which have no stable hash',
 }
+
+_TECHNIQUE_ID = re.compile(r'^T\d{4}(\.\d{3})?$')
+_PHASE_NAME = re.compile(r'^[a-z0-9]+(-[a-z0-9]+)*$')
+# STIX 2.1 section 4: the SDO types whose relationship tables list `uses` to an attack-pattern.
+_USES_ATTACK_PATTERN = {'campaign', 'intrusion-set', 'malware', 'threat-actor'}
 
 
 def _options() -> ValidationOptions:
@@ -168,6 +174,40 @@ def check_with_stix2(checks: Checks, label: str, objects: list[dict]) -> None:
     checks.check(f'stix2 3.0.1 parses {label} ({len(objects)} objects)', not failures, '; '.join(failures[:2]))
 
 
+def check_attack_patterns(checks: Checks, objects: list[dict]) -> None:
+    """The demo threats' ATT&CK techniques (docs/stix-mapping.md): one attack-pattern each, referenced to
+    attack.mitre.org, and a relationship from each citing threat: `uses` where STIX 2.1 lists it, else `related-to`."""
+    by_id = {obj['id']: obj for obj in objects}
+    patterns = [obj for obj in objects if obj['type'] == 'attack-pattern' and 'x_threatgate_tid' not in obj]
+    problems = []
+    techniques = set()
+    for obj in patterns:
+        refs = obj.get('external_references') or [{}]
+        ref = refs[0]
+        technique = ref.get('external_id', '')
+        techniques.add(technique)
+        url = 'https://attack.mitre.org/techniques/' + technique.replace('.', '/')
+        if ref.get('source_name') != 'mitre-attack' or not _TECHNIQUE_ID.match(technique) or ref.get('url') != url:
+            problems.append(f'{obj["id"]}: reference {ref}')
+        for phase in obj.get('kill_chain_phases', []):
+            if phase.get('kill_chain_name') != 'mitre-attack' or not _PHASE_NAME.match(phase.get('phase_name', '')):
+                problems.append(f'{obj["id"]}: phase {phase}')
+    checks.check(f'{len(patterns)} ATT&CK attack-patterns, one per technique, referenced to attack.mitre.org',
+                 len(patterns) > 0 and len(techniques) == len(patterns) and not problems, '; '.join(problems[:3]))
+    pattern_ids = {obj['id'] for obj in patterns}
+    relationships = [obj for obj in objects if obj['type'] == 'relationship' and obj['target_ref'] in pattern_ids]
+    wrong = []
+    for rel in relationships:
+        source = by_id.get(rel['source_ref'])
+        expected = 'uses' if rel['source_ref'].split('--')[0] in _USES_ATTACK_PATTERN else 'related-to'
+        if source is None or rel['relationship_type'] != expected:
+            wrong.append(f'{rel["id"]}: {rel["relationship_type"]} from {rel["source_ref"]} (served: {source is not None})')
+    cited = {rel['target_ref'] for rel in relationships if not rel.get('revoked')}
+    checks.check(f'{len(relationships)} threat-to-technique relationships: uses where STIX 2.1 section 4 allows it, '
+                 'else related-to, from served threats; every attack-pattern cited',
+                 len(relationships) > 0 and not wrong and cited == pattern_ids, '; '.join(wrong[:3]))
+
+
 def start(workers: int) -> Validation:
     """Starts the worker processes; the reference client feeds them each collection as soon as it has read it."""
     return Validation(workers)
@@ -180,6 +220,7 @@ def finish(checks: Checks, validation: Validation, snapshots: dict[str, Snapshot
     print(f'   {len(objects)} distinct objects, validated in bundles of {BUNDLE_SIZE} by {validation.workers} processes', flush=True)
     errors, kinds, examples, seconds = validation.result()
     report(checks, 'all collections', objects, errors, kinds, examples, f'done {seconds:.0f} s after the first objects were queued')
+    check_attack_patterns(checks, objects)
     check_accelerator(checks, _sample(objects))
     # stix2 takes ~2 ms an object: the small collections whole, and a sample of each type.
     small = {obj['id']: obj for snapshot in snapshots.values() if len(snapshot.objects) <= 5000 for obj in snapshot.objects}

@@ -40,8 +40,20 @@ function indicatorSet(filter: CollectionFilter): RawBuilder<unknown> {
 }
 
 /**
- * A filtered view holds its indicators, their relationships, the threats those point at, and every
- * identity (organizations and threatgate itself: few, and referenced as created_by_ref).
+ * The ids of the attack-patterns of the techniques that the view's threats cite now (technique-sync.ts):
+ * an attack-pattern has no tid of its own, as several threats share it.
+ */
+function viewAttackPatterns(filter: CollectionFilter, set: RawBuilder<unknown>): RawBuilder<unknown> {
+  const onlyThreat = filter.tid !== undefined ? sql` and tt.tid = ${filter.tid}` : sql``;
+  return sql`select tt.attack_pattern from threat_techniques tt
+    where tt.active = 1 and tt.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}`;
+}
+
+/**
+ * A filtered view holds its indicators, their relationships, the threats those point at with the
+ * threats' own relationships (to their techniques, from their earlier objects), the attack-patterns
+ * of those techniques, and every identity (organizations and threatgate itself: few, and referenced
+ * as created_by_ref).
  */
 function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
   const set = indicatorSet(filter);
@@ -49,13 +61,14 @@ function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
   return sql`(s.type = 'identity'
     or (s.type = 'indicator' and s.iid in (${set}))
     or (s.type = 'relationship' and s.iid in (${set})${onlyThreat})
-    or (s.iid is null and s.tid is not null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}))`;
+    or (s.iid is null and s.tid is not null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat})
+    or (s.type = 'attack-pattern' and s.iid is null and s.tid is null and s.id in (${viewAttackPatterns(filter, set)})))`;
 }
 
 /**
  * The objects a filtered view holds (the rows viewCondition selects), reached through the
  * indexes from the view's indicators: the cost follows the view's size, not the store's. Identities
- * and threats have no iid; identities no tid either.
+ * and threats have no iid; identities and attack-patterns no tid either.
  */
 function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
   const set = indicatorSet(filter);
@@ -67,7 +80,10 @@ function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
       where (s.type = 'indicator' or (s.type = 'relationship'${onlyThreat}))
     union all
     select s.id, s.type, s.modified, s.date_added from stix_objects s
-      where s.iid is null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}`;
+      where s.iid is null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}
+    union all
+    select s.id, s.type, s.modified, s.date_added from stix_objects s
+      where s.id in (${viewAttackPatterns(filter, set)}) and s.type = 'attack-pattern' and s.iid is null and s.tid is null`;
 }
 
 const JOIN_BATCH = 2000;
