@@ -312,13 +312,16 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_values where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
+  // UNION ALL: an IN list needs no distinct rows, and SQLite merged a UNION by reading the whole
+  // staging table through its iid index, at random (9 s at a million values, against 0.3 s).
+  const touched = sql`select iid from pull_values where relisted = 1 union all select iid from pull_dropped`;
   // Their rows as they were, for the aggregates to take away (value-counts.ts).
-  await keepIndicatorRows(trx, sql`select iid from pull_values where relisted = 1 union select iid from pull_dropped`);
+  await keepIndicatorRows(trx, touched);
   const { rows } = await sql<{ iid: number }>`
     update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = ''
     from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
           from source_listings l
-          where l.iid in (select iid from pull_values where relisted = 1 union select iid from pull_dropped)
+          where l.iid in (${touched})
           group by l.iid) as m
     where indicators.iid = m.iid and indicators.risk <> m.risk_text
     returning indicators.iid`.execute(trx);
