@@ -503,7 +503,7 @@ const PULL_PHASES: [string, RegExp][] = [
   ['fetch, read, normalize and stage the values (pull_values)', /^create temporary table pull_values/],
   ['applyPull: count, threats', /^select count\(\*\) as n from \(select 1 from pull_values\)/],
   ['applyPull: resolveIndicators (iids, insert indicators)', /^update pull_values set iid = \( select min/],
-  ['applyPull: updateListingsAndRisks', /^update pull_values set relisted = 1/],
+  ['applyPull: updateListingsAndRisks', /^update pull_(values|listed) set relisted = 1/],
   ['applyPull: stageNewLinks', /^insert into import_links \(kind, owner, iid, stamp_linked, ordinal, position\) select \?, \?, v\.iid/],
   ['applyPull: markSeen, finishFeed', /^update indicators set stamp_seen/],
   ['import checks, moveLinks', /^select .*from "?import_keys"?|^select count\(\*\) as "?n"? from "?changed_/],

@@ -94,7 +94,7 @@ export const THREAT_DEF_STAGING: BulkInsert = {
   tail: 'on conflict (name_key) do nothing',
 };
 
-const PULL_TABLES = ['pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs'];
+const PULL_TABLES = ['pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_listed', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs'];
 
 /** The staging tables of a pull, in the import's transaction. */
 interface PullStaging {
@@ -103,6 +103,7 @@ interface PullStaging {
   pull_value_threats: { type: string; value: string; name: string };
   pull_threats: { name_key: string; tid: number };
   pull_dropped: { iid: number };
+  pull_listed: { iid: number; risk: number; ordinal: number; new: number; relisted: number };
   pull_value_refs: { ref: string; type: string; value: string };
   pull_ref_threats: { ref: string; name: string };
   pull_threat_defs: { name_key: string; name: string; category: string; aliases: string };
@@ -122,6 +123,11 @@ export async function createPullStaging(trx: Transaction<Database>, dialect: Dia
     primary key (type, value, name)) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_threats (name_key text primary key, tid bigint not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_dropped (iid bigint primary key) ${onCommit}`.execute(trx);
+  // Keyed by iid (SQLite's rowid): read in order, it looks listings, links and indicators up in
+  // their own order, where pull_values, in value order, would probe them at random.
+  const iidKey = dialect === 'postgres' ? sql`bigint primary key` : sql`integer primary key`;
+  await sql`create temporary table pull_listed (iid ${iidKey}, risk integer not null, ordinal bigint not null,
+    new integer not null, relisted integer not null default 0) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_value_refs (ref text not null, type text not null, value text not null,
     primary key (ref, type, value)) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_ref_threats (ref text not null, name text not null, primary key (ref, name)) ${onCommit}`.execute(trx);
@@ -290,9 +296,8 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
     select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', '', ${plan.at}
     from pull_values where new = 1 order by iid`.execute(trx);
   await sql`insert into changed_indicators (id) select iid from pull_values where new = 1`.execute(trx);
-  // Later steps look values up by iid (a dropped listing is one no staged value has): without this
-  // index, that lookup scanned the staging table once per listing (bench/README.md, pulls).
-  await sql`create index pull_values_iid on pull_values (iid)`.execute(trx);
+  // Later steps go by iid, in iid order (a dropped listing is one no listed value has).
+  await sql`insert into pull_listed (iid, risk, ordinal, new) select iid, risk, ordinal, new from pull_values order by iid`.execute(trx);
   return Number(inserted.numAffectedRows ?? 0n);
 }
 
@@ -303,18 +308,18 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
  */
 async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
   const { fid, at } = plan;
-  await sql`update pull_values set relisted = 1 where new = 0 and not exists (
-    select 1 from source_listings l where l.fid = ${fid} and l.iid = pull_values.iid and l.risk = pull_values.risk)`.execute(trx);
+  await sql`update pull_listed set relisted = 1 where new = 0 and not exists (
+    select 1 from source_listings l where l.fid = ${fid} and l.iid = pull_listed.iid and l.risk = pull_listed.risk)`.execute(trx);
   if (plan.incremental !== true) {
     await sql`insert into pull_dropped (iid) select iid from source_listings l where l.fid = ${fid}
-      and not exists (select 1 from pull_values v where v.iid = l.iid)`.execute(trx);
+      and not exists (select 1 from pull_listed v where v.iid = l.iid)`.execute(trx);
   }
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
-  await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_values where new = 1 or relisted = 1
+  await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
-  // UNION ALL: an IN list needs no distinct rows, and SQLite merged a UNION by reading the whole
-  // staging table through its iid index, at random (9 s at a million values, against 0.3 s).
-  const touched = sql`select iid from pull_values where relisted = 1 union all select iid from pull_dropped`;
+  // UNION ALL: an IN list needs no distinct rows (SQLite planned a UNION as a merge that read the
+  // staging table through an index at random: 9 s at a million values, against 0.3 s).
+  const touched = sql`select iid from pull_listed where relisted = 1 union all select iid from pull_dropped`;
   // Their rows as they were, for the aggregates to take away (value-counts.ts).
   await keepIndicatorRows(trx, touched);
   const { rows } = await sql<{ iid: number }>`
@@ -334,7 +339,7 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
   const { fid, at } = plan;
   await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
     select ${LINK_KIND.feed}, ${fid}, v.iid, ${at}, v.ordinal, 'pull'
-    from pull_values v where v.new = 1 or not exists (select 1 from feed_links l where l.fid = ${fid} and l.iid = v.iid)`.execute(trx);
+    from pull_listed v where v.new = 1 or not exists (select 1 from feed_links l where l.fid = ${fid} and l.iid = v.iid)`.execute(trx);
   const threatLinks = sql`
     select t.tid, v.iid, min(v.ordinal) as ordinal
     from pull_value_threats p
@@ -344,7 +349,7 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
   const sourceLinks =
     plan.sourceThreat === null
       ? sql``
-      : sql`union select t.tid, v.iid, v.ordinal from pull_values v join pull_threats t on t.name_key = ${plan.sourceThreat.toLowerCase()}`;
+      : sql`union select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.toLowerCase()}`;
   await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
     select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
     from (${threatLinks} ${sourceLinks}) as x
@@ -375,7 +380,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   await stageNewLinks(trx, plan);
   const newLinks = await count(trx, sql`select 1 from import_links`);
   const seenThreats = (await pullStaged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
-  await markSeen(trx, plan.at, sql`select iid from pull_values where new = 0`, seenThreats);
+  await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
   const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
   await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + newLinks > 0 || listingChanged, seenThreats);
