@@ -22,13 +22,12 @@ export const IMPORT_LOCK_ID = 7_324_861_001;
  * SQLite page cache while an import runs, in KiB (the default is 2 MB). Tables and indexes mostly
  * grow at their ends (a fresh store's STIX indexes are built after, by sorting); SQLite also lets
  * each sort use as much memory as the cache. A fresh import of a million indicators was as fast
- * with 32 MB, but a pull re-reads a whole listing in value order: each of its ~1M values looks up
- * its indicator, listing and link at random places, and with 32 MB those pages kept being read
- * from the file again (a 10k change to a 1M list spent 7-8 s of system CPU in reads; 3.5 s with
- * 64 MB, 2 s with 128 MB at 55 MB more resident; bench/README.md, pulls). It is given back when
- * the import ends.
+ * with 32 MB. A pull looks each listed value's listing, link and indicator up after sorting the
+ * values by iid (pull-writer.ts, pull_listed), in the order those are stored: in value order, at
+ * random pages, it needed 64 MB to keep from re-reading the file, and no longer gains from it
+ * (bench/README.md, pulls). It is given back when the import ends.
  */
-const IMPORT_CACHE_KIB = 64 * 1024;
+const IMPORT_CACHE_KIB = 32 * 1024;
 
 /**
  * How many records an import inserted or changed. Which ones is in the staging tables of the
