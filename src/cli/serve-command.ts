@@ -11,7 +11,7 @@ import { joinClusterMetrics } from '../metrics/cluster-metrics.js';
 import { createMetrics, withScrape, type Metrics } from '../metrics/metrics.js';
 import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js';
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
-import { connectRedisRateLimits, type RedisRateLimits } from '../plans/redis-rate-limit-store.js';
+import type { RedisRateLimits } from '../plans/redis-rate-limit-store.js';
 import type { Store } from '../store/store.js';
 import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
@@ -134,6 +134,8 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   let redis: RedisRateLimits | undefined;
   let rateLimitStores: RateLimitStoreFactory | undefined;
   if (settings.redisUrl) {
+    // The Redis client is loaded only when Redis is configured (its modules take ~9 MB).
+    const { connectRedisRateLimits } = await import('../plans/redis-rate-limit-store.js');
     redis = await connectRedisRateLimits({ url: settings.redisUrl, onError: config.redis.onError, logger });
     rateLimitStores = redis.stores;
   } else if (cluster.isWorker) {

@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
-import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { migrateToLatest, type Dialect } from './migrations.js';
 import type { Database } from './schema.js';
@@ -73,7 +72,9 @@ export function describeLocation(location: string): string {
   }
 }
 
-function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
+/** pg is loaded only for a PostgreSQL store: an SQLite process (the default) does without its memory. */
+async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -108,7 +109,7 @@ export async function openStore(location: string, options: Omit<StoreOptions, 's
     schema = url.searchParams.get('schema') ?? undefined;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`${setting}: schema "${schema}" is not a plain lower-case identifier`);
     url.searchParams.delete('schema');
-    db = openPostgres(url.toString(), schema);
+    db = await openPostgres(url.toString(), schema);
     if (schema !== undefined) {
       try {
         await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
