@@ -5,7 +5,8 @@
 # Prints per scenario the median µs per request of each build and its difference from the first.
 # On a shared VM, cpu-per-request.sh run build after build drifts by 10% and more between runs;
 # this is for deciding differences of a few percent.
-#   bash bench/cpu-per-request-ab.sh DB BURSTS NAME=CLONE_DIR...   (each clone built, npm run build)
+#   bash bench/cpu-per-request-ab.sh DB BURSTS NAME=CLONE_DIR...   (each clone built, npm run build; oldest first:
+#   keys are made by the last, whose migrations the store then has)
 # e.g. bash bench/cpu-per-request-ab.sh bench/out/db-10k.sqlite 10 before=/tmp/base after=.
 set -euo pipefail
 [ $# -ge 3 ] || { sed -n '2,10p' "$0" >&2; exit 1; }
@@ -26,14 +27,13 @@ for spec in "$@"; do
   ports+=("$port")
   (cd "${dirs[-1]}" && exec taskset -c 0 node dist/main.js serve --db "$DB" --config bench/bench-config.json --host 127.0.0.1 --port "$port" --workers 1 >/dev/null 2>&1) &
   pids+=($!)
-done
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-for p in "${ports[@]}"; do
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break; sleep 0.2; done
+  trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+  # One after another: a later build may migrate the store, which an earlier one checks at its start.
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
 done
 
-BUSINESS=$(cd "${dirs[0]}" && node dist/main.js keys create --plan business --label cpu-per-request-ab --db "$DB" | head -1)
-PRO=$(cd "${dirs[0]}" && node dist/main.js keys create --plan pro --label cpu-per-request-ab --db "$DB" | head -1)
+BUSINESS=$(cd "${dirs[-1]}" && node dist/main.js keys create --plan business --label cpu-per-request-ab --db "$DB" | head -1)
+PRO=$(cd "${dirs[-1]}" && node dist/main.js keys create --plan pro --label cpu-per-request-ab --db "$DB" | head -1)
 AUTH="Authorization: Basic $(printf 'taxii2:%s' "$PRO" | base64 -w0)"
 ACCEPT="Accept: application/taxii+json;version=2.1"
 COLLECTION=$(curl -s -H "$AUTH" -H "$ACCEPT" "http://127.0.0.1:${ports[0]}/taxii2/api/collections/" |
