@@ -27,6 +27,9 @@ export interface ExportQuery {
 
 const DEFAULT_PAGE_SIZE = 5000;
 
+/** The threats of a row without any: one shared list, never added to (addThreatNames replaces it). */
+const NO_THREATS: string[] = [];
+
 /**
  * Pages in ascending iid, each read with `iid > last` on the primary key, so that every page costs
  * what it returns and nothing is held between pages: the export's memory does not grow with the
@@ -45,7 +48,13 @@ export async function* exportIndicatorPages(db: Kysely<Database>, query: ExportQ
       where i.iid > ${after} and (i.retired is null or i.retired = 0) and ${types} and ${viewIndicatorConditions(query.filter, after)}
       order by i.iid limit ${size}`.execute(db);
     if (rows.length === 0) return;
-    const page: ExportRow[] = rows.map((r) => ({ iid: Number(r.iid), value: r.value, type: r.type, risk: r.risk, stamp_seen: r.stamp_seen, threats: [] }));
+    // The rows become the page's ExportRows in place: at a million rows, a copy of each (and a list
+    // for each row's threats, where most have none) was a tenth of a CSV export's time, in allocation and GC.
+    const page = rows as unknown as ExportRow[];
+    for (const row of page) {
+      row.iid = Number(row.iid);
+      row.threats = NO_THREATS;
+    }
     if (query.withThreats) await addThreatNames(db, page, names);
     yield page;
     if (rows.length < size) return;
@@ -76,7 +85,10 @@ async function addThreatNames(db: Kysely<Database>, page: ExportRow[], names: Ma
   }
   for (const link of links) {
     const name = names.get(Number(link.tid));
-    if (name !== undefined) byIid.get(Number(link.iid))?.threats.push(name);
+    const row = byIid.get(Number(link.iid));
+    if (name === undefined || row === undefined) continue;
+    if (row.threats === NO_THREATS) row.threats = [name];
+    else row.threats.push(name);
   }
   // Sorted here, by code point: the databases' collations would order names differently.
   for (const row of page) if (row.threats.length > 1) row.threats.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
