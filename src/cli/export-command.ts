@@ -83,6 +83,13 @@ export async function exportCommand(args: string[], flags: ExportFlags, deps: Ex
   if (extra !== undefined) throw new UsageError(`export: unexpected argument "${extra}"`);
   const collection = findCollection(deps.config, name);
   const chunks = exportChunks(deps.store, collection, exportOptions(flags));
-  if (flags.output !== undefined) await writeFileAtomically(chunks, flags.output);
-  else await writeChunks(chunks, deps.stdout);
+  if (flags.output === undefined) return writeChunks(chunks, deps.stdout);
+  try {
+    await writeFileAtomically(chunks, flags.output);
+  } catch (error) {
+    // A file system call's error (it names its syscall) is the output's fault: said as such, not as a crash.
+    const e = error as NodeJS.ErrnoException;
+    if (e?.syscall !== undefined && e.code !== undefined) throw new UsageError(`--output: cannot write ${flags.output} (${e.code})`);
+    throw error;
+  }
 }

@@ -74,6 +74,19 @@ describe('threatgate export (the built CLI)', () => {
     });
   }
 
+  for (const [what, target, code] of [
+    ['a directory that does not exist', () => join(dir, 'missing', 'list.txt'), 'ENOENT'],
+    ['a path that is a directory', () => dir, 'EISDIR'],
+  ] as const) {
+    it(`export --output into ${what} › exits 1 with one line naming the path and the reason`, () => {
+      const result = run(ALL_COLLECTION, '--output', target());
+      assert.equal(result.status, 1);
+      assert.equal(result.stderr.toString().trim(), `threatgate: --output: cannot write ${target()} (${code})`);
+      assert.equal(result.stdout.length, 0);
+      assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+    });
+  }
+
   it('writeFileAtomically › a failure part-way leaves the earlier file and no temporary one', async () => {
     const out = join(dir, 'kept.txt');
     writeFileSync(out, 'the previous list\n');
