@@ -174,6 +174,11 @@ const ASNS = [
   ['AS28573', 'CLARO S.A.'], ['AS9829', 'BSNL-NIB'], ['AS3215', 'ORANGE-FR'], ['AS3320', 'DTAG'], ['AS7922', 'COMCAST-7922'],
 ] as const;
 const FIRST_OCTETS = [5, 23, 31, 37, 45, 46, 62, 77, 78, 80, 85, 89, 91, 92, 94, 103, 104, 107, 109, 116, 134, 139, 141, 144, 146, 149, 154, 159, 162, 165, 167, 172, 176, 178, 185, 188, 192, 193, 194, 195, 198, 203, 206, 209, 212, 213, 216, 217];
+/**
+ * The iid as an IPv6 address's last groups, each of at most four hex digits: unique per iid, and an
+ * address at any size (one group of five digits above 65,535 was none, and had no STIX pattern).
+ */
+const ipv6Tail = (iid: number) => (iid <= 0xffff ? iid.toString(16) : `${Math.floor(iid / 0x10000).toString(16)}:${(iid % 0x10000).toString(16)}`);
 const IPV6_PREFIXES = ['2a01:4f8', '2604:a880', '2001:41d0', '2a03:b0c0', '2400:cb00', '2a06:98c0', '2001:19f0', '2a0d:5600'];
 const WORDS = ['secure', 'login', 'update', 'account', 'verify', 'cloud', 'mail', 'office', 'bank', 'pay', 'support', 'service', 'portal', 'auth', 'drive', 'docs', 'cdn', 'api', 'track', 'invoice', 'shop', 'wallet', 'crypto', 'sync', 'files', 'online', 'web', 'host', 'data', 'micro', 'apple', 'amaz0n', 'paypa1', 'netflix', 'dhl', 'fedex'];
 const TLDS = ['com', 'net', 'org', 'info', 'xyz', 'top', 'ru', 'cn', 'online', 'site', 'club', 'biz', 'io', 'cc', 'tk', 'pw', 'icu', 'shop'];
@@ -372,7 +377,7 @@ function indicatorRecord(seed: number, iid: number, plan: IndicatorPlan, rng: Pr
   switch (type) {
     case 'ip':
     case 'ipv6': {
-      indicator = type === 'ip' ? ipv4(rng, iid) : `${rng.pick(IPV6_PREFIXES)}:${hex(rng, 4)}:${hex(rng, 4)}::${iid.toString(16)}`;
+      indicator = type === 'ip' ? ipv4(rng, iid) : `${rng.pick(IPV6_PREFIXES)}:${hex(rng, 4)}:${hex(rng, 4)}::${ipv6Tail(iid)}`;
       attributes = compact({
         port: maybe(rng.some(PORTS, 1, 3)),
         protocol: maybe(rng.some(['tcp', 'udp', 'http', 'https', 'ssh', 'telnet'], 1, 2)),
