@@ -9,6 +9,13 @@ export interface ResponseCacheOptions {
   maxMegabytes?: number;
   /** How long a checked data version is trusted before the store is asked again. */
   versionCheckMs: number;
+  /**
+   * Keeps a body only when its key is asked for a second time (the first time, the key is only
+   * remembered, among at most `maxEntries` keys). A walk through a large TAXII collection asks for
+   * each page once: without this, its pages would fill the cache to `maxMegabytes` for nothing and
+   * push out the bodies that are asked for again and again (the tails SIEMs poll).
+   */
+  admitOnRepeat?: boolean;
 }
 
 /** Counts a cache's hits and misses (the metrics). */
@@ -24,6 +31,8 @@ export interface CacheCounter {
  */
 export class ResponseCache<T = string> {
   private readonly entries = new Map<string, T>();
+  /** With admitOnRepeat: keys asked for once whose bodies were not kept, oldest first. */
+  private readonly seenOnce = new Set<string>();
   private size = 0;
   private version: string | undefined;
   private checkedAt = -Infinity;
@@ -74,7 +83,7 @@ export class ResponseCache<T = string> {
     const versionBefore = this.version;
     const body = await build();
     // A body built while the version changed might mix old and new data: serve it, don't keep it.
-    if (body !== undefined && versionBefore === this.version && !this.entries.has(key)) {
+    if (body !== undefined && versionBefore === this.version && !this.entries.has(key) && this.admits(key)) {
       this.entries.set(key, body);
       this.size += this.sizeOf(body);
       const maxSize = (this.options.maxMegabytes ?? Infinity) * 1024 * 1024;
@@ -85,5 +94,15 @@ export class ResponseCache<T = string> {
       }
     }
     return body;
+  }
+
+  /** Whether a body built for `key` is kept: always, or with admitOnRepeat on the key's second miss. */
+  private admits(key: string): boolean {
+    if (!this.options.admitOnRepeat) return true;
+    // The version does not matter here: a key asked for before a change is as likely to be asked for after it.
+    if (this.seenOnce.delete(key)) return true;
+    this.seenOnce.add(key);
+    if (this.seenOnce.size > this.options.maxEntries) this.seenOnce.delete(this.seenOnce.values().next().value!);
+    return false;
   }
 }

@@ -51,8 +51,12 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     deps.logger.warn('STIX object left out of a page: its records no longer give it', { id, skippedObjects });
   };
   // Pages depend only on the data (and the request): SIEMs polling the same tail, or walking the same
-  // collection, are served from memory until the next import.
-  const pages = new ResponseCache<RenderedPage>(() => store.dataVersion(), deps.clock, config.cache, (page) => page.body.length, deps.cacheCounter);
+  // collection, are served from memory until the next import. A page is kept from its second request
+  // on, so that a walk through the whole collection, which asks for each page once, keeps none of
+  // them (a mirror of a million objects: 64 MB less in the serving process, bench/README.md).
+  const pages = new ResponseCache<RenderedPage>(
+    () => store.dataVersion(), deps.clock, { ...config.cache, admitOnRepeat: true }, (page) => page.body.length, deps.cacheCounter,
+  );
 
   async function respond(req: Request, res: Response, kind: Kind, render: (result: PageResult, pretty: boolean) => string, objectId?: string): Promise<void> {
     const collection = getCollection(res);

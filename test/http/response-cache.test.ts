@@ -58,6 +58,55 @@ describe('ResponseCache', () => {
     await cache.get('b', build(half));
     assert.equal(builds, 4, 'b was evicted to make room for c');
   });
+
+  describe('admitOnRepeat', () => {
+    it('keeps a body from its key\'s second request on', async () => {
+      let builds = 0;
+      const cache = new ResponseCache(async () => 'v', fixedClock, { maxEntries: 10, versionCheckMs: 1000, admitOnRepeat: true });
+      const build = async () => `b${++builds}`;
+      assert.equal(await cache.get('a', build), 'b1');
+      assert.equal(await cache.get('a', build), 'b2', 'the first body was not kept');
+      assert.equal(await cache.get('a', build), 'b2', 'the second was');
+      assert.equal(builds, 2);
+    });
+
+    it('keeps nothing of a walk that asks for each key once, and the bodies asked for again stay', async () => {
+      let builds = 0;
+      const cache = new ResponseCache(async () => 'v', fixedClock, { maxEntries: 4, maxMegabytes: 1, versionCheckMs: 1000, admitOnRepeat: true });
+      const build = async () => `${++builds}${'x'.repeat(100 * 1024)}`;
+      await cache.get('tail', build);
+      await cache.get('tail', build);
+      for (let page = 0; page < 50; page++) await cache.get(`page ${page}`, build);
+      const before = builds;
+      await cache.get('tail', build);
+      assert.equal(builds, before, 'the walk of 5 MB of pages did not push the kept body out of 1 MB');
+    });
+
+    it('remembers at most maxEntries keys, forgetting the oldest', async () => {
+      let builds = 0;
+      const cache = new ResponseCache(async () => 'v', fixedClock, { maxEntries: 2, versionCheckMs: 1000, admitOnRepeat: true });
+      const build = async () => `b${++builds}`;
+      for (const key of ['a', 'b', 'c']) await cache.get(key, build);
+      assert.equal(await cache.get('a', build), 'b4', 'a was forgotten: asked for again, it is only remembered');
+      assert.equal(await cache.get('a', build), 'b5');
+      assert.equal(await cache.get('c', build), 'b6', 'c was still remembered: kept now');
+      assert.equal(await cache.get('a', build), 'b5');
+      assert.equal(await cache.get('c', build), 'b6');
+    });
+
+    it('remembers a key across a change of the data version', async () => {
+      let version = 'v1';
+      let now = 0;
+      let builds = 0;
+      const cache = new ResponseCache(async () => version, { now: () => now }, { maxEntries: 10, versionCheckMs: 0, admitOnRepeat: true });
+      const build = async () => `${version}-${++builds}`;
+      assert.equal(await cache.get('a', build), 'v1-1');
+      version = 'v2';
+      now = 1;
+      assert.equal(await cache.get('a', build), 'v2-2');
+      assert.equal(await cache.get('a', build), 'v2-2', 'kept on the second request, which came after the change');
+    });
+  });
 });
 
 describe('GET /api/threat.php after an import that changes the threat', () => {

@@ -127,10 +127,14 @@ describe('GET /metrics (one process)', () => {
     const after = await scrape();
     assert.equal(misses(after) - misses(before), 1);
     assert.equal(hits(after) - hits(before), 2);
-    const objects = `${collectionPath(INDICATORS_COLLECTION)}objects/?limit=3`;
-    for (let i = 0; i < 2; i++) await request(app).get(objects).set('Authorization', basicAuth(ctx.keys.pro!)).set('Accept', TAXII_TYPE).expect(200);
+    // A TAXII page is kept from its second request on (a walk's pages are asked for once): a hit on the third.
+    const taxiiHits = (text: Exposition) => sampleValue(text, 'threatgate_response_cache_hits_total', { cache: 'taxii' });
+    const taxiiMisses = (text: Exposition) => sampleValue(text, 'threatgate_response_cache_misses_total', { cache: 'taxii' });
+    const objects = `${collectionPath(INDICATORS_COLLECTION)}objects/?limit=3&match[type]=indicator`;
+    for (let i = 0; i < 3; i++) await request(app).get(objects).set('Authorization', basicAuth(ctx.keys.pro!)).set('Accept', TAXII_TYPE).expect(200);
     const taxii = await scrape();
-    assert.ok(sampleValue(taxii, 'threatgate_response_cache_hits_total', { cache: 'taxii' }) >= 1);
+    assert.equal(taxiiMisses(taxii) - taxiiMisses(after), 2);
+    assert.equal(taxiiHits(taxii) - taxiiHits(after), 1);
   });
 
   it('never puts a key in a label: query string, Basic auth, or a made-up path', async () => {
