@@ -19,7 +19,7 @@ import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, 
 export const IMPORT_LOCK_ID = 7_324_861_001;
 
 /**
- * SQLite page cache while an import runs, in KiB (the default is 2 MB). Tables and indexes mostly
+ * SQLite page cache while an import runs, in KiB (better-sqlite3's default is 16 MB). Tables and indexes mostly
  * grow at their ends (a fresh store's STIX indexes are built after, by sorting); SQLite also lets
  * each sort use as much memory as the cache. A fresh import of a million indicators was as fast
  * with 32 MB. A pull looks each listed value's listing, link and indicator up after sorting the
@@ -170,12 +170,15 @@ export async function writeImport(
   bulkWhenEmpty: boolean,
 ): Promise<ImportSummary> {
   if (dialect !== 'sqlite') return writeInTransaction(db, dialect, batches, refresh, bulkWhenEmpty);
-  const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
-  await sql.raw(`pragma cache_size = -${IMPORT_CACHE_KIB}`).execute(db);
+  const main = await sql<{ cache_size: number }>`pragma main.cache_size`.execute(db);
+  // A pull sets its own (createPullStaging); it is given back here too.
+  const temp = await sql<{ cache_size: number }>`pragma temp.cache_size`.execute(db);
+  await sql.raw(`pragma main.cache_size = -${IMPORT_CACHE_KIB}`).execute(db);
   try {
     return await writeInTransaction(db, dialect, batches, refresh, bulkWhenEmpty);
   } finally {
-    await sql.raw(`pragma cache_size = ${Number(rows[0]?.cache_size ?? -2000)}`).execute(db);
+    await sql.raw(`pragma main.cache_size = ${Number(main.rows[0]?.cache_size ?? -2000)}`).execute(db);
+    await sql.raw(`pragma temp.cache_size = ${Number(temp.rows[0]?.cache_size ?? -2000)}`).execute(db);
   }
 }
 

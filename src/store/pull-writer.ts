@@ -73,18 +73,23 @@ export const VALUE_THREAT_STAGING: BulkInsert = {
   tail: 'on conflict do nothing',
 };
 
-/** The upstream object (a STIX indicator id, a MISP event) each value came from. */
+/**
+ * The upstream object (a STIX indicator id, a MISP event) each value came from; a pair may repeat.
+ * As pull_rows, a table without a key, appended to and joined once at the end (resolveThreats): a
+ * key on upstream ids, which come in no order, had each batch touch hundreds of its pages, and a
+ * TAXII mirror of a million objects wrote 13 GB of statement journal for them (bench/README.md, mirror).
+ */
 export const VALUE_REF_STAGING: BulkInsert = {
   table: 'pull_value_refs',
   columns: ['ref', 'type', 'value'],
-  tail: 'on conflict do nothing',
+  tail: '',
 };
 
-/** An upstream object indicates a threat, by name: its values are linked to it (joined at the pull's end). */
+/** An upstream object indicates a threat, by name: its values are linked to it (joined at the pull's end); a pair may repeat. */
 export const REF_THREAT_STAGING: BulkInsert = {
   table: 'pull_ref_threats',
   columns: ['ref', 'name'],
-  tail: 'on conflict do nothing',
+  tail: '',
 };
 
 /** A threat the source describes: the category and other names a threat created for it gets. */
@@ -111,7 +116,17 @@ interface PullStaging {
 
 const pullStaged = (trx: Kysely<Database>) => trx as unknown as Kysely<PullStaging>;
 
+/**
+ * The page cache of SQLite's temporary database, where a pull stages its values, in KiB while the
+ * pull runs (16 MB otherwise; import-writer.ts gives it back). The staging tables are appended to
+ * and then read in a few passes, which the file cache serves nearly as well: a mirror of a million
+ * TAXII objects took 2 s longer with 4 MB and peaked ~60 MB lower (bench/README.md, mirror). A
+ * plain import keeps 16 MB: with 4, a 1M import took 57.8 s in one run, against 52.1 s.
+ */
+const PULL_TEMP_CACHE_KIB = 4 * 1024;
+
 export async function createPullStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') await sql.raw(`pragma temp.cache_size = -${PULL_TEMP_CACHE_KIB}`).execute(trx);
   await dropPullStaging(trx);
   const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
   await sql`create temporary table pull_rows (type text not null, value text not null, risk integer not null, ordinal bigint not null) ${onCommit}`.execute(trx);
@@ -128,9 +143,8 @@ export async function createPullStaging(trx: Transaction<Database>, dialect: Dia
   const iidKey = dialect === 'postgres' ? sql`bigint primary key` : sql`integer primary key`;
   await sql`create temporary table pull_listed (iid ${iidKey}, risk integer not null, ordinal bigint not null,
     new integer not null, relisted integer not null default 0) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_value_refs (ref text not null, type text not null, value text not null,
-    primary key (ref, type, value)) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_ref_threats (ref text not null, name text not null, primary key (ref, name)) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_value_refs (ref text not null, type text not null, value text not null) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_ref_threats (ref text not null, name text not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_threat_defs (name_key text primary key, name text not null, category text not null,
     aliases text not null) ${onCommit}`.execute(trx);
 }
@@ -221,8 +235,11 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
  */
 async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promise<number[]> {
   // Values of upstream objects that indicate threats get those threats.
+  // Sorted by its key, pull_value_threats is filled in order rather than at random; pairs that repeat
+  // are left out by the conflict clause, with no DISTINCT of their own.
   await sql`insert into pull_value_threats (type, value, name)
-    select distinct r.type, r.value, t.name from pull_value_refs r join pull_ref_threats t on t.ref = r.ref
+    select r.type, r.value, t.name from pull_value_refs r join pull_ref_threats t on t.ref = r.ref
+    order by r.type, r.value, t.name
     on conflict do nothing`.execute(trx);
   const named = await pullStaged(trx).selectFrom('pull_value_threats').select('name').distinct().execute();
   const names = new Map<string, string>();

@@ -3,6 +3,7 @@
 // shows; stamp_pulled stays, and the retry backs off from one minute. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { addressLines, etagOf, fixtureFeed, startFeedServer, type Failure, type FeedServer } from '../helpers/feed-server.js';
 import { assertSameStore, openPullWorld, snapshotStore, type PullWorld } from '../helpers/pull-harness.js';
@@ -146,6 +147,26 @@ for (const backend of storeBackends()) {
         });
       });
     }
+
+    const sqliteOnly = backend.name !== 'SQLite' && 'SQLite only: PostgreSQL has no per-connection page cache';
+    it('gives back the SQLite page caches a pull takes, after a good pull and after a failed one', { skip: sqliteOnly }, async () => {
+      const caches = async () => ({
+        main: (await sql<{ cache_size: number }>`pragma main.cache_size`.execute(world.store.db)).rows,
+        temp: (await sql<{ cache_size: number }>`pragma temp.cache_size`.execute(world.store.db)).rows,
+      });
+      // Values of the test's own, so that a cache the pull left at its size could not pass for given back.
+      await sql`pragma main.cache_size = -3000`.execute(world.store.db);
+      await sql`pragma temp.cache_size = -2500`.execute(world.store.db);
+      const before = await caches();
+      assert.deepEqual(before, { main: [{ cache_size: -3000 }], temp: [{ cache_size: -2500 }] });
+      server.fail('/drop.txt', undefined);
+      assert.ok((await world.pull(fids.text)).ok);
+      assert.deepEqual(await caches(), before);
+      server.fail('/drop.txt', { kind: 'body', body: '' });
+      assert.equal((await world.pull(fids.text)).ok, false);
+      assert.deepEqual(await caches(), before);
+      server.fail('/drop.txt', undefined);
+    });
 
     describe('the comparison itself', () => {
       it('sees what a successful pull of a changed body writes', async () => {
