@@ -80,7 +80,29 @@ const configSchema = z.strictObject({
     enabled: z.boolean(),
     /** How often `serve` asks the store which feeds are due, in seconds. */
     checkSeconds: z.number().min(1).max(3600).default(15),
+    /** Pulls `serve` runs at once (issue 26): one slow feed must not hold up the others or the lifecycle. */
+    concurrency: z.number().int().min(1).max(16).default(2),
   }),
+  /** Where pulls may connect (DESIGN 7, issue 26). */
+  sources: z
+    .strictObject({
+      /** Every source may reach loopback and private addresses (RFC 1918, 100.64.0.0/10, fc00::/7); off, only those that say so. */
+      allowPrivateNetworks: z.boolean().default(false),
+    })
+    .default({ allowPrivateNetworks: false }),
+  /** The HTTP server's limits on connections and slow clients (issue 26). */
+  server: z
+    .strictObject({
+      /** Open connections a process (each worker) accepts; more are closed at once. */
+      maxConnections: z.number().int().min(1).max(1_000_000).default(10_000),
+      /** A client has this long to send a request's headers. */
+      headersTimeoutSeconds: z.number().min(1).max(600).default(20),
+      /** A client has this long to send a whole request. */
+      requestTimeoutSeconds: z.number().min(1).max(3600).default(30),
+    })
+    .default({ maxConnections: 10_000, headersTimeoutSeconds: 20, requestTimeoutSeconds: 30 }),
+  /** Failed authentications (unknown, malformed or revoked keys) a client address may make per minute before 429 (issue 26). */
+  auth: z.strictObject({ failuresPerMinute: z.number().int().min(1).max(1_000_000).default(60) }).default({ failuresPerMinute: 60 }),
   /** GET /metrics in the Prometheus text format (DESIGN 9); false: no route, nothing counted. */
   metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z
