@@ -37,11 +37,14 @@ export function redactUrl(url: string): string {
  *
  * The surface is the first segment of `req.baseUrl`: the routers are mounted at one literal
  * segment each, and a deeper base (a router mounted with a parameter) is cut to that segment.
+ * Express matches mount paths case-insensitively and `req.baseUrl` keeps the client's spelling
+ * (`/TaXiI2`), so the segment is lower-cased: the mount paths are lower case, and so the label is
+ * the mount path whatever the client sent (the route templates are the app's own already).
  */
 export function routeLabel(req: Request): string {
   const base = req.baseUrl;
   const cut = base.indexOf('/', 1);
-  const surface = cut === -1 ? base : base.slice(0, cut);
+  const surface = (cut === -1 ? base : base.slice(0, cut)).toLowerCase();
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return `${surface}${typeof path === 'string' ? path : '/*'}`;
 }

@@ -117,6 +117,37 @@ describe('GET /metrics (one process)', () => {
     for (const route of routes) assert.doesNotMatch(route!, /[0-9a-f]{8}-[0-9a-f]{4}/, `${route} holds an id`);
   });
 
+  it('labels a mount segment spelled in any case by the canonical route template, adding no series', async () => {
+    const taxii = (path: string) => request(app).get(path).set('Authorization', basicAuth(ctx.keys.pro!)).set('Accept', TAXII_TYPE);
+    const visit = async (taxiiMount: string, apiMount: string) => {
+      await taxii(`${taxiiMount}/`).expect(200);
+      await taxii(`${taxiiMount}/api/collections/`).expect(200);
+      await taxii(`${taxiiMount}/api/collections/${INDICATORS_COLLECTION}/objects/?limit=1`).expect(200);
+      await taxii(`${taxiiMount}/no/such/path`).expect(404);
+      await request(app).get(`${apiMount}/threat.php?tid=1&key=${ctx.keys.pro}`).expect(200);
+      await request(app).get(`${apiMount}/nowhere?key=${ctx.keys.pro}`).expect(404);
+    };
+    const routes = (text: Exposition) => [...new Set(samplesOf(text, REQUESTS).map((s) => s.labels.route))].sort();
+    await scrape(); // a scrape is counted too, under /metrics
+    await visit('/taxii2', '/api');
+    const canonical = await scrape();
+    const spellings = [['/TaXiI2', '/API'], ['/TAXII2', '/Api'], ['/Taxii2', '/aPI']] as const;
+    for (const [taxiiMount, apiMount] of spellings) await visit(taxiiMount, apiMount);
+    const after = await scrape();
+    assert.deepEqual(routes(after), routes(canonical));
+    const added = (route: string, status: string) => sampleValue(after, REQUESTS, { route, status }) - sampleValue(canonical, REQUESTS, { route, status });
+    for (const [route, status] of [
+      ['/taxii2/', '200'],
+      ['/taxii2/api/collections', '200'],
+      ['/taxii2/api/collections/:collectionId/objects', '200'],
+      ['/taxii2/*', '404'],
+      ['/api/threat.php', '200'],
+      ['/api/*', '404'],
+    ] as const) {
+      assert.equal(added(route, status), spellings.length, `${route} ${status}`);
+    }
+  });
+
   it('counts response cache hits and misses, per cache', async () => {
     const before = await scrape();
     const hits = (text: Exposition) => sampleValue(text, 'threatgate_response_cache_hits_total', { cache: 'lookup' });
