@@ -1,11 +1,34 @@
 // Request logging, with the API key redacted from the logged URL (DESIGN section 4).
+import { unescape } from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Logger } from './logger.js';
 import { answeredForStoreOutage } from './store-unavailable.js';
 
-/** Query parameters whose values are secrets, matched case-insensitively. */
-const SECRET_PARAMS = /^(key|api_?key|token|password)$/i;
+/**
+ * Query parameters whose values are secrets, by how their names begin, case-insensitively: any name
+ * that starts with `key` (`key[]`, `key[0]`, `keyx`: query parsers read some of these as `key`, and
+ * a mistyped name still carries a key), and the usual names of other credentials.
+ */
+const SECRET_PARAMS = /^(key|api_?key|token|password)/i;
+
+/** A name escaped more than once (`k%2565y`) is read as often as it takes, up to this many times. */
+const MAX_DECODINGS = 3;
+
+/**
+ * The parameter name as a query parser reads it: `+` a space, percent escapes decoded. node's
+ * `unescape` keeps a malformed escape and decodes the rest, as the query parsers do, so `k%65y%zz`
+ * reads as `key%zz`. Decoded again while it changes, so that no escaping hides a name.
+ */
+function decodedName(rawName: string): string {
+  let name = rawName.replace(/\+/g, ' ');
+  for (let i = 0; i < MAX_DECODINGS && name.includes('%'); i++) {
+    const next = unescape(name);
+    if (next === name) break;
+    name = next;
+  }
+  return name;
+}
 
 /** The URL as logged: secret query values replaced, everything else kept for debugging. */
 export function redactUrl(url: string): string {
@@ -17,13 +40,7 @@ export function redactUrl(url: string): string {
     .map((pair) => {
       const eq = pair.indexOf('=');
       const rawName = eq === -1 ? pair : pair.slice(0, eq);
-      let name = rawName;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        // A malformed escape is logged as written: it cannot hide a secret name.
-      }
-      return SECRET_PARAMS.test(name) ? `${rawName}=[redacted]` : pair;
+      return SECRET_PARAMS.test(decodedName(rawName)) ? `${rawName}=[redacted]` : pair;
     });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }

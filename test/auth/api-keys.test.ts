@@ -71,6 +71,23 @@ describe('API keys on the lookup API', () => {
       assert.match(entry.url, /^\/api\/threat\.php\?tid=1&key=\[redacted\]&pretty=1$/);
     });
 
+    it('never shows the value of a parameter whose name starts with "key", however it is spelled or escaped', async () => {
+      ctx.logLines.length = 0;
+      const secret = 'SECRETVALUEthatmustnotbelogged';
+      const names = ['key[]', 'key[0]', 'keyfoo', 'KEY', 'Key', 'k%65y', 'K%45Y%5B%5D', 'k%2565y', 'api_key', 'token'];
+      for (const name of names) {
+        await request(ctx.app).get(`/api/threat.php?tid=1&${name}=${secret}`);
+        await request(ctx.app).get(`/taxii2/?${name}=${secret}&accept=${encodeURIComponent('application/taxii+json;version=2.1')}`);
+        await request(ctx.app).get(`/export/indicators.txt?${name}=${secret}`);
+      }
+      assert.equal(ctx.logLines.length, names.length * 3);
+      assert.equal(ctx.logLines.join('').includes(secret), false, 'a key value is in the log');
+      const urls = ctx.logLines.map((line) => JSON.parse(line).url as string);
+      assert.ok(urls.every((url) => url.includes('=[redacted]')), urls.join('\n'));
+      // Other parameters are kept for debugging.
+      assert.match(urls[0]!, /^\/api\/threat\.php\?tid=1&key\[\]=\[redacted\]$/);
+    });
+
     it('never shows an Authorization header', async () => {
       ctx.logLines.length = 0;
       await request(ctx.app).get('/api/threat.php?tid=1').set('Authorization', 'Basic dGF4aWkyOnNlY3JldA==').expect(200);
