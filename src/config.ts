@@ -162,6 +162,10 @@ export function parseConfig(raw: unknown, source = 'config'): Config {
   if (config.taxii.defaultLimit > config.taxii.maxLimit) {
     throw new ConfigError(`${source}: taxii.defaultLimit must not exceed taxii.maxLimit`);
   }
+  // The headers are part of the request: node refuses a server whose headersTimeout is the longer.
+  if (config.server.headersTimeoutSeconds > config.server.requestTimeoutSeconds) {
+    throw new ConfigError(`${source}: server.headersTimeoutSeconds must not exceed server.requestTimeoutSeconds`);
+  }
   return deepFreeze(config);
 }
 

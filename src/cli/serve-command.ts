@@ -14,6 +14,7 @@ import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
 import type { RedisRateLimits } from '../plans/redis-rate-limit-store.js';
 import type { Store } from '../store/store.js';
 import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
+import { capConnections, serverTimeouts, type ServerLimits } from './server-limits.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
 import { createAllowlist } from '../sources/allowlist.js';
 import { startBackgroundPulls, type BackgroundPulls } from '../sources/background-pulls.js';
@@ -80,20 +81,30 @@ export function readyLine(host: string, port: number): string {
   return `listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+export interface DrainableServerOptions {
+  classes?: MessageClasses;
+  /** Connections and timeouts (config `server`); absent: node's defaults. */
+  limits?: ServerLimits;
+  /** Serving as a node:cluster worker (see capConnections). */
+  inClusterWorker?: boolean;
+}
+
 /**
  * A server that can drain: on drain() it stops accepting, lets in-flight requests finish within
  * `graceMs` (their responses say `Connection: close`, so kept-alive sockets do not linger), then cuts
  * whatever is left. Resolves with whether everything finished in time.
  */
-export function createDrainableServer(handler: (req: IncomingMessage, res: ServerResponse) => void, classes?: MessageClasses) {
+export function createDrainableServer(handler: (req: IncomingMessage, res: ServerResponse) => void, options: DrainableServerOptions = {}) {
   const active = new Set<ServerResponse>();
   let draining = false;
-  const server = createServer(classes ?? {}, (req, res) => {
+  const { limits } = options;
+  const server = createServer({ ...options.classes, ...(limits ? serverTimeouts(limits) : {}) }, (req, res) => {
     active.add(res);
     res.once('close', () => active.delete(res));
     if (draining) res.setHeader('Connection', 'close');
     handler(req, res);
   });
+  if (limits) capConnections(server, limits.maxConnections, options.inClusterWorker ?? false);
   const drain = (graceMs: number) =>
     new Promise<'drained' | 'timed out'>((resolve) => {
       draining = true;
@@ -144,9 +155,7 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   // A worker's scrape answers for the whole cluster: the primary sums every worker's registry and its own.
   const served = metrics && cluster.isWorker ? withScrape(metrics, joinClusterMetrics(process, metrics.registry)) : metrics;
   const app = options.buildApp(rateLimitStores, served);
-  const { server, drain, inFlight } = createDrainableServer(app, expressMessageClasses(app));
-  // Longer than common load balancer idle timeouts (60 s), so the balancer closes first.
-  server.keepAliveTimeout = 65_000;
+  const { server, drain, inFlight } = createDrainableServer(app, { classes: expressMessageClasses(app), limits: config.server, inClusterWorker: cluster.isWorker });
   try {
     await listen(server, settings.port, settings.host, '--port');
   } catch (error) {
