@@ -44,6 +44,12 @@ export interface FeedBatch {
   entries: FeedEntry[];
   skipped: number;
   /**
+   * Why rows were skipped, as `POSITION: REASON` (`objects[4]: pattern nested deeper than 100
+   * levels`), from the readers that tell (stix, taxii): one per row counted in `skipped`, absent
+   * when none was.
+   */
+  skipReasons?: string[];
+  /**
    * Structured formats: threats indicated by upstream objects. A relation may come before or after
    * the entries of its `ref` (another page of a TAXII walk): the pull joins them at its end.
    */

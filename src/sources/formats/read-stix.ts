@@ -26,6 +26,9 @@ function text(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** The longest reason kept for a skipped object: a pattern's reason may quote an object path of any length. */
+const MAX_REASON_LENGTH = 200;
+
 /** The type part of a STIX id (`malware--<uuid>` → `malware`). */
 function idType(id: string): string {
   const cut = id.indexOf('--');
@@ -48,6 +51,11 @@ function idType(id: string): string {
  *   order of the objects does not matter (a relationship may come pages before its target).
  *   Revoked relationships and other relationship types are ignored.
  * - Anything else (identity, marking-definition, other SDOs and SCOs) is ignored, not counted.
+ * - An object whose mapping throws (no input is known to, but an upstream is free to send anything)
+ *   is skipped and counted with the error as its reason, and gives nothing: one object never fails
+ *   a pull, and a TAXII source, which resumes from the same cursor, is never stuck behind it.
+ *
+ * Every skip is counted in the batch's `skipped`, its reason in `skipReasons`.
  *
  * Memory: the threat SDOs by id (thousands at most), and the relationships whose target has not
  * been read yet, grouped by target id. Indicators are never kept: a relation is emitted without
@@ -69,10 +77,16 @@ export class StixObjectMapper {
     const relations: FeedRelation[] = [];
     for (const { object, position } of objects) {
       if (!isObject(object)) continue;
-      const type = object.type;
-      if (type === 'indicator') this.indicator(object, position, batch);
-      else if (type === 'relationship') this.relationship(object, relations);
-      else if (typeof type === 'string' && Object.hasOwn(THREAT_CATEGORIES, type)) this.threat(object, type, relations);
+      const entries = batch.entries.length;
+      const related = relations.length;
+      try {
+        this.object(object, position, batch, relations);
+      } catch (error) {
+        // Skipped means nothing of it is kept, whatever it had given before it threw.
+        batch.entries.length = entries;
+        relations.length = related;
+        skip(batch, position, `not read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      }
     }
     if (relations.length > 0) batch.relations = relations;
     return batch;
@@ -88,21 +102,23 @@ export class StixObjectMapper {
     return this.waitingCount;
   }
 
+  private object(object: StixObject, position: string, batch: FeedBatch, relations: FeedRelation[]): void {
+    const type = object.type;
+    if (type === 'indicator') this.indicator(object, position, batch);
+    else if (type === 'relationship') this.relationship(object, relations);
+    else if (typeof type === 'string' && Object.hasOwn(THREAT_CATEGORIES, type)) this.threat(object, type, relations);
+  }
+
   private indicator(object: StixObject, position: string, batch: FeedBatch): void {
-    if (object.revoked === true || !this.stillValid(object.valid_until)) {
-      batch.skipped++;
-      return;
-    }
+    if (object.revoked === true) return skip(batch, position, 'revoked');
+    if (!this.stillValid(object.valid_until)) return skip(batch, position, 'valid_until is past or unreadable');
     const patternType = object.pattern_type;
-    if ((patternType !== undefined && patternType !== 'stix') || typeof object.pattern !== 'string') {
-      batch.skipped++;
-      return;
+    if (patternType !== undefined && patternType !== 'stix') {
+      return skip(batch, position, typeof patternType === 'string' ? `pattern_type ${JSON.stringify(patternType)}` : 'pattern_type is not a string');
     }
+    if (typeof object.pattern !== 'string') return skip(batch, position, 'no pattern');
     const reading = readStixPatternValues(object.pattern);
-    if (!reading.ok) {
-      batch.skipped++;
-      return;
-    }
+    if (!reading.ok) return skip(batch, position, reading.reason);
     const ref = typeof object.id === 'string' ? object.id : undefined;
     for (const { type, value } of reading.values) {
       const entry: FeedEntry = { value, type, position };
@@ -165,6 +181,12 @@ export class StixObjectMapper {
     this.waitingCount -= refs.length;
     return refs;
   }
+}
+
+function skip(batch: FeedBatch, position: string, reason: string): void {
+  batch.skipped++;
+  const kept = reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH)}...` : reason;
+  (batch.skipReasons ??= []).push(`${position}: ${kept}`);
 }
 
 function hasContent(batch: FeedBatch): boolean {

@@ -22,6 +22,13 @@
 // a backslash before anything else makes the pattern malformed. A property name with a hyphen must
 // be quoted (`file:hashes.'SHA-256'`); an unquoted one (`file:hashes.MD5`) is the same key. Comments
 // are not accepted.
+//
+// Limits (stix-pattern-parser.ts): a pattern nested deeper than MAX_PATTERN_DEPTH groups, or with
+// more than MAX_PATTERN_COMPARISONS comparisons, is skipped with that reason. Nothing here recurses
+// on the length of a chain, and the parser recurses on nesting only up to that depth, so no pattern
+// can overflow the stack (issue 26 item 4).
+import { PatternNotRead } from './stix-pattern-lexer.js';
+import { parseStixPattern, type Comparison, type ComparisonExpression, type ObservationExpression } from './stix-pattern-parser.js';
 
 /** The indicator types this reader gives (src/indicator-types.ts names); the pull normalizes further (a CIDR, an IDN). */
 export type StixValueType = 'ip' | 'ipv6' | 'domain' | 'url' | 'email' | 'md5' | 'sha1' | 'sha256';
@@ -55,402 +62,6 @@ const HASH_KEYS: ReadonlyMap<string, StixValueType> = new Map([
   ['SHA256', 'sha256'],
 ]);
 
-const KEYWORDS = new Set([
-  'AND', 'OR', 'NOT', 'FOLLOWEDBY', 'LIKE', 'MATCHES', 'ISSUPERSET', 'ISSUBSET', 'EXISTS', 'LAST', 'IN',
-  'START', 'STOP', 'SECONDS', 'WITHIN', 'REPEATS', 'TIMES',
-]);
-/** Operators given as keywords; `NOT` may come before any of them or before a symbol operator. */
-const WORD_OPERATORS = new Set(['IN', 'LIKE', 'MATCHES', 'ISSUBSET', 'ISSUPERSET']);
-
-type Token =
-  | { kind: 'punct'; text: string; at: number }
-  | { kind: 'operator'; text: string; at: number }
-  | { kind: 'keyword'; text: string; at: number }
-  | { kind: 'identifier'; text: string; at: number }
-  | { kind: 'string'; value: string; at: number }
-  /** Numbers, booleans and the `t'...'`, `b'...'`, `h'...'` literals: never a value here, so only their kind is kept. */
-  | { kind: 'literal'; text: string; at: number }
-  | { kind: 'end'; at: number };
-
-class Malformed extends Error {
-  constructor(reason: string, at: number) {
-    super(`malformed: ${reason} at offset ${at}`);
-  }
-}
-
-/** Which part of a pattern is not read; thrown while walking the parsed pattern, caught by readStixPatternValues. */
-class Unsupported extends Error {}
-
-// The STIX grammar's whitespace: ASCII space, tab, CR, LF, VT, FF and the Unicode spaces.
-const WHITESPACE = /[ \t\r\n\u000b\u000c\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
-const IDENTIFIER_START = /[A-Za-z_]/;
-const IDENTIFIER_PART = /[A-Za-z0-9_-]/;
-const NUMBER = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)/;
-
-function tokenize(pattern: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < pattern.length) {
-    const ch = pattern[i]!;
-    const at = i;
-    if (WHITESPACE.test(ch)) {
-      i++;
-      continue;
-    }
-    // A dot before a digit starts a number (`.5`): a property name never starts with a digit.
-    if ('[]():.,*'.includes(ch) && !(ch === '.' && /[0-9]/.test(pattern[i + 1] ?? ''))) {
-      tokens.push({ kind: 'punct', text: ch, at });
-      i++;
-      continue;
-    }
-    const two = pattern.slice(i, i + 2);
-    if (two === '==' || two === '!=' || two === '<>' || two === '<=' || two === '>=') {
-      tokens.push({ kind: 'operator', text: two === '==' ? '=' : two === '<>' ? '!=' : two, at });
-      i += 2;
-      continue;
-    }
-    if (ch === '=' || ch === '<' || ch === '>') {
-      tokens.push({ kind: 'operator', text: ch, at });
-      i++;
-      continue;
-    }
-    if (ch === "'") {
-      const { value, end } = readString(pattern, i);
-      tokens.push({ kind: 'string', value, at });
-      i = end;
-      continue;
-    }
-    if (IDENTIFIER_START.test(ch)) {
-      let end = i + 1;
-      while (end < pattern.length && IDENTIFIER_PART.test(pattern[end]!)) end++;
-      const word = pattern.slice(i, end);
-      // t'...' (timestamp), b'...' (base64) and h'...' (hex): their text holds no quote or backslash.
-      if ((word === 't' || word === 'b' || word === 'h') && pattern[end] === "'") {
-        const close = pattern.indexOf("'", end + 1);
-        if (close < 0) throw new Malformed(`unterminated ${word}'...' literal`, at);
-        tokens.push({ kind: 'literal', text: pattern.slice(i, close + 1), at });
-        i = close + 1;
-        continue;
-      }
-      const upper = word.toUpperCase();
-      if (upper === 'TRUE' || upper === 'FALSE') tokens.push({ kind: 'literal', text: word, at });
-      else if (KEYWORDS.has(upper)) tokens.push({ kind: 'keyword', text: upper, at });
-      else tokens.push({ kind: 'identifier', text: word, at });
-      i = end;
-      continue;
-    }
-    const number = NUMBER.exec(pattern.slice(i, i + 64))?.[0];
-    if (number !== undefined) {
-      tokens.push({ kind: 'literal', text: number, at });
-      i += number.length;
-      continue;
-    }
-    throw new Malformed(`unexpected ${JSON.stringify(ch)}`, at);
-  }
-  tokens.push({ kind: 'end', at: pattern.length });
-  return tokens;
-}
-
-/** The string literal that starts at `start` (a quote): `\'` and `\\` are its only escapes. */
-function readString(pattern: string, start: number): { value: string; end: number } {
-  let value = '';
-  let from = start + 1;
-  for (let i = from; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === "'") return { value: value + pattern.slice(from, i), end: i + 1 };
-    if (ch === '\\') {
-      const escaped = pattern[i + 1];
-      if (escaped !== "'" && escaped !== '\\') {
-        throw new Malformed(escaped === undefined ? 'unterminated string' : `invalid escape "\\${escaped}" in a string`, i);
-      }
-      value += pattern.slice(from, i) + escaped;
-      i++;
-      from = i + 1;
-    }
-  }
-  throw new Malformed('unterminated string', start);
-}
-
-interface PathStep {
-  name?: string;
-  /** An index step (`[0]`, `[*]`): no path read here has one. */
-  index?: string;
-  quoted?: boolean;
-}
-
-interface Comparison {
-  kind: 'comparison';
-  objectType: string;
-  steps: PathStep[];
-  negated: boolean;
-  operator: string;
-  literal: Token;
-}
-
-type ComparisonExpression = Comparison | { kind: 'AND' | 'OR'; left: ComparisonExpression; right: ComparisonExpression };
-
-type ObservationExpression =
-  | { kind: 'observation'; comparison: ComparisonExpression }
-  | { kind: 'AND' | 'OR' | 'FOLLOWEDBY'; left: ObservationExpression; right: ObservationExpression }
-  | { kind: 'qualifier'; qualifier: string; inner: ObservationExpression };
-
-/** A recursive-descent parser of the whole STIX patterning grammar, so a malformed pattern is told from an unsupported one. */
-class Parser {
-  private i = 0;
-  constructor(private readonly tokens: Token[]) {}
-
-  parsePattern(): ObservationExpression {
-    const expression = this.observations();
-    const rest = this.peek();
-    if (rest.kind !== 'end') this.fail(`unexpected ${describe(rest)}`);
-    return expression;
-  }
-
-  private peek(): Token {
-    return this.tokens[this.i]!;
-  }
-
-  private take(): Token {
-    const token = this.tokens[this.i]!;
-    if (token.kind !== 'end') this.i++;
-    return token;
-  }
-
-  private isKeyword(word: string): boolean {
-    const token = this.peek();
-    return token.kind === 'keyword' && token.text === word;
-  }
-
-  private isPunct(text: string): boolean {
-    const token = this.peek();
-    return token.kind === 'punct' && token.text === text;
-  }
-
-  private expectPunct(text: string): void {
-    if (!this.isPunct(text)) this.fail(`expected "${text}", found ${describe(this.peek())}`);
-    this.i++;
-  }
-
-  private expectKeyword(word: string): void {
-    if (!this.isKeyword(word)) this.fail(`expected ${word}, found ${describe(this.peek())}`);
-    this.i++;
-  }
-
-  private fail(reason: string): never {
-    throw new Malformed(reason, this.peek().at);
-  }
-
-  // Precedence, lowest first: FOLLOWEDBY, OR, AND between observation expressions; all left-associative.
-  private observations(): ObservationExpression {
-    let left = this.observationOr();
-    while (this.isKeyword('FOLLOWEDBY')) {
-      this.i++;
-      left = { kind: 'FOLLOWEDBY', left, right: this.observationOr() };
-    }
-    return left;
-  }
-
-  private observationOr(): ObservationExpression {
-    let left = this.observationAnd();
-    while (this.isKeyword('OR')) {
-      this.i++;
-      left = { kind: 'OR', left, right: this.observationAnd() };
-    }
-    return left;
-  }
-
-  private observationAnd(): ObservationExpression {
-    let left = this.qualified();
-    while (this.isKeyword('AND')) {
-      this.i++;
-      left = { kind: 'AND', left, right: this.qualified() };
-    }
-    return left;
-  }
-
-  private qualified(): ObservationExpression {
-    let expression = this.observation();
-    for (;;) {
-      if (this.isKeyword('WITHIN')) {
-        this.i++;
-        this.literalOfKind(/^[+-]?(\d+(\.\d+)?|\.\d+)$/, 'a number of seconds');
-        this.expectKeyword('SECONDS');
-        expression = { kind: 'qualifier', qualifier: 'WITHIN', inner: expression };
-      } else if (this.isKeyword('START')) {
-        this.i++;
-        this.startStopTime();
-        this.expectKeyword('STOP');
-        this.startStopTime();
-        expression = { kind: 'qualifier', qualifier: 'START/STOP', inner: expression };
-      } else if (this.isKeyword('REPEATS')) {
-        this.i++;
-        this.literalOfKind(/^\+?\d+$/, 'a count');
-        this.expectKeyword('TIMES');
-        expression = { kind: 'qualifier', qualifier: 'REPEATS', inner: expression };
-      } else {
-        return expression;
-      }
-    }
-  }
-
-  /** START and STOP take a `t'...'` timestamp (STIX 2.1) or, as STIX 2.0 wrote them, a string. */
-  private startStopTime(): void {
-    const token = this.take();
-    if (token.kind === 'string' || (token.kind === 'literal' && token.text.startsWith("t'"))) return;
-    this.i--;
-    this.fail(`expected a timestamp, found ${describe(token)}`);
-  }
-
-  private literalOfKind(form: RegExp, what: string): void {
-    const token = this.take();
-    if (token.kind === 'literal' && form.test(token.text)) return;
-    this.i--;
-    this.fail(`expected ${what}, found ${describe(token)}`);
-  }
-
-  private observation(): ObservationExpression {
-    if (this.isPunct('[')) {
-      this.i++;
-      const comparison = this.comparisonOr();
-      this.expectPunct(']');
-      return { kind: 'observation', comparison };
-    }
-    if (this.isPunct('(')) {
-      this.i++;
-      const inner = this.observations();
-      this.expectPunct(')');
-      return inner;
-    }
-    return this.fail(`expected "[" or "(", found ${describe(this.peek())}`);
-  }
-
-  // Inside an observation expression: OR binds looser than AND.
-  private comparisonOr(): ComparisonExpression {
-    let left = this.comparisonAnd();
-    while (this.isKeyword('OR')) {
-      this.i++;
-      left = { kind: 'OR', left, right: this.comparisonAnd() };
-    }
-    return left;
-  }
-
-  private comparisonAnd(): ComparisonExpression {
-    let left = this.comparison();
-    while (this.isKeyword('AND')) {
-      this.i++;
-      left = { kind: 'AND', left, right: this.comparison() };
-    }
-    return left;
-  }
-
-  private comparison(): ComparisonExpression {
-    if (this.isPunct('(')) {
-      this.i++;
-      const inner = this.comparisonOr();
-      this.expectPunct(')');
-      return inner;
-    }
-    let negated = false;
-    if (this.isKeyword('NOT')) {
-      // STIX 2.1 also allows NOT before EXISTS.
-      negated = true;
-      this.i++;
-    }
-    if (this.isKeyword('EXISTS')) {
-      this.i++;
-      const { objectType, steps } = this.objectPath();
-      return { kind: 'comparison', objectType, steps, negated, operator: 'EXISTS', literal: { kind: 'end', at: 0 } };
-    }
-    if (negated) this.fail('expected EXISTS after a leading NOT');
-    const { objectType, steps } = this.objectPath();
-    if (this.isKeyword('NOT')) {
-      negated = true;
-      this.i++;
-    }
-    const token = this.take();
-    if (token.kind === 'operator') return { kind: 'comparison', objectType, steps, negated, operator: token.text, literal: this.primitive() };
-    if (token.kind === 'keyword' && WORD_OPERATORS.has(token.text)) {
-      const literal = token.text === 'IN' ? this.set() : this.primitive();
-      return { kind: 'comparison', objectType, steps, negated, operator: token.text, literal };
-    }
-    this.i--;
-    return this.fail(`expected a comparison operator, found ${describe(token)}`);
-  }
-
-  private primitive(): Token {
-    const token = this.take();
-    if (token.kind === 'string' || token.kind === 'literal') return token;
-    this.i--;
-    return this.fail(`expected a literal, found ${describe(token)}`);
-  }
-
-  /** `(literal, ...)` after IN: checked for form only, since IN is never read. */
-  private set(): Token {
-    const open = this.peek();
-    this.expectPunct('(');
-    if (!this.isPunct(')')) {
-      this.primitive();
-      while (this.isPunct(',')) {
-        this.i++;
-        this.primitive();
-      }
-    }
-    this.expectPunct(')');
-    return { kind: 'literal', text: '(...)', at: open.at };
-  }
-
-  private objectPath(): { objectType: string; steps: PathStep[] } {
-    const type = this.take();
-    if (type.kind !== 'identifier') {
-      this.i--;
-      this.fail(`expected an object path, found ${describe(type)}`);
-    }
-    this.expectPunct(':');
-    const steps: PathStep[] = [this.key()];
-    for (;;) {
-      if (this.isPunct('.')) {
-        this.i++;
-        steps.push(this.key());
-      } else if (this.isPunct('[')) {
-        this.i++;
-        const index = this.take();
-        if (!(index.kind === 'punct' && index.text === '*') && !(index.kind === 'literal' && /^[+-]?\d+$/.test(index.text))) {
-          this.i--;
-          this.fail(`expected an index or "*", found ${describe(index)}`);
-        }
-        this.expectPunct(']');
-        steps.push({ index: index.kind === 'punct' ? '*' : (index as { text: string }).text });
-      } else {
-        return { objectType: type.text, steps };
-      }
-    }
-  }
-
-  /** A property name: an identifier without a hyphen, or a quoted string. */
-  private key(): PathStep {
-    const token = this.take();
-    if (token.kind === 'string') return { name: token.value, quoted: true };
-    if (token.kind === 'identifier' && !token.text.includes('-')) return { name: token.text };
-    this.i--;
-    return this.fail(
-      token.kind === 'identifier' ? `property name "${token.text}" has a hyphen and must be quoted` : `expected a property name, found ${describe(token)}`,
-    );
-  }
-}
-
-function describe(token: Token): string {
-  switch (token.kind) {
-    case 'end':
-      return 'the end';
-    case 'string':
-      return 'a string';
-    case 'keyword':
-      return token.text;
-    default:
-      return JSON.stringify(token.text);
-  }
-}
-
 function pathText(comparison: Comparison): string {
   const steps = comparison.steps.map((step, i) => {
     if (step.index !== undefined) return `[${step.index}]`;
@@ -469,53 +80,56 @@ function typeOfPath(comparison: Comparison): StixValueType | undefined {
   return undefined;
 }
 
-function collectObservations(expression: ObservationExpression, out: StixPatternValue[]): void {
-  switch (expression.kind) {
-    case 'observation':
-      return collectComparisons(expression.comparison, out);
-    case 'OR':
-      collectObservations(expression.left, out);
-      return collectObservations(expression.right, out);
-    case 'qualifier':
-      throw new Unsupported(`qualifier ${expression.qualifier}`);
-    default:
-      throw new Unsupported(expression.kind === 'AND' ? 'AND between observation expressions' : 'FOLLOWEDBY');
+// Both walks keep their own stack rather than recursing, operands pushed last first so they are
+// visited in the pattern's order: the first part not read, in that order, is the reason given.
+
+function collectObservations(root: ObservationExpression, out: StixPatternValue[]): void {
+  const stack = [root];
+  for (let expression = stack.pop(); expression !== undefined; expression = stack.pop()) {
+    switch (expression.kind) {
+      case 'observation':
+        collectComparisons(expression.comparison, out);
+        break;
+      case 'OR':
+        for (let i = expression.operands.length - 1; i >= 0; i--) stack.push(expression.operands[i]!);
+        break;
+      case 'qualified':
+        throw new PatternNotRead(`qualifier ${expression.qualifiers[0]}`);
+      default:
+        throw new PatternNotRead(expression.kind === 'AND' ? 'AND between observation expressions' : 'FOLLOWEDBY');
+    }
   }
 }
 
-function collectComparisons(expression: ComparisonExpression, out: StixPatternValue[]): void {
-  if (expression.kind !== 'comparison') {
-    if (expression.kind === 'AND') throw new Unsupported('AND');
-    collectComparisons(expression.left, out);
-    return collectComparisons(expression.right, out);
+function collectComparisons(root: ComparisonExpression, out: StixPatternValue[]): void {
+  const stack = [root];
+  for (let expression = stack.pop(); expression !== undefined; expression = stack.pop()) {
+    if (expression.kind !== 'comparison') {
+      if (expression.kind === 'AND') throw new PatternNotRead('AND');
+      for (let i = expression.operands.length - 1; i >= 0; i--) stack.push(expression.operands[i]!);
+      continue;
+    }
+    if (expression.negated) throw new PatternNotRead('NOT');
+    if (expression.operator !== '=') throw new PatternNotRead(`operator ${expression.operator}`);
+    const type = typeOfPath(expression);
+    if (type === undefined) throw new PatternNotRead(`object path ${pathText(expression)}`);
+    if (expression.literal.kind !== 'string') throw new PatternNotRead(`${pathText(expression)} compared with a non-string literal`);
+    out.push({ type, value: expression.literal.value });
   }
-  if (expression.negated) throw new Unsupported('NOT');
-  if (expression.operator !== '=') throw new Unsupported(`operator ${expression.operator}`);
-  const type = typeOfPath(expression);
-  if (type === undefined) throw new Unsupported(`object path ${pathText(expression)}`);
-  if (expression.literal.kind !== 'string') throw new Unsupported(`${pathText(expression)} compared with a non-string literal`);
-  out.push({ type, value: expression.literal.value });
 }
 
 /**
  * The (type, value) pairs of a pattern of the subset described at the top of this file, each pair
  * once, in the pattern's order; or why the pattern is not read (`AND`, `operator LIKE`,
- * `qualifier WITHIN`, `object path process:name`, `malformed: ... at offset N`, ...). Values are as
- * written, escapes resolved: not trimmed, not normalized.
+ * `qualifier WITHIN`, `object path process:name`, `malformed: ... at offset N`, `pattern nested
+ * deeper than 100 levels`, ...). Values are as written, escapes resolved: not trimmed, not normalized.
  */
 export function readStixPatternValues(pattern: string): StixPatternReading {
-  let parsed: ObservationExpression;
-  try {
-    parsed = new Parser(tokenize(pattern)).parsePattern();
-  } catch (error) {
-    if (error instanceof Malformed) return { ok: false, reason: error.message };
-    throw error;
-  }
   const found: StixPatternValue[] = [];
   try {
-    collectObservations(parsed, found);
+    collectObservations(parseStixPattern(pattern), found);
   } catch (error) {
-    if (error instanceof Unsupported) return { ok: false, reason: error.message };
+    if (error instanceof PatternNotRead) return { ok: false, reason: error.message };
     throw error;
   }
   const seen = new Set<string>();

@@ -1,4 +1,4 @@
-// The stix reader: a bundle with every pattern form, what is skipped and counted, threats and `indicates` relations in any order, and bodies it refuses.
+// The stix reader: a bundle with every pattern form, what is skipped and counted (and why), threats and `indicates` relations in any order, objects it cannot read, and bodies it refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FeedBatch, FeedRelation } from '../../../src/sources/formats/feed-entry.js';
@@ -74,6 +74,18 @@ describe('readStixBundle', () => {
 
     it('counts the AND, revoked, expired, non-STIX and LIKE indicators as skipped, and nothing else', async () => {
       assert.equal((await readEveryWay(fixture('stix-bundle.json'))).skipped, 5);
+    });
+
+    it('says why each skipped indicator was skipped, by its place', () => {
+      const objects = (JSON.parse(fixture('stix-bundle.json').toString()) as { objects: unknown[] }).objects;
+      const batch = new StixObjectMapper(NOW).map(objects.map((object, i) => ({ object, position: `objects[${i}]` })));
+      assert.deepEqual(batch.skipReasons, [
+        'objects[13]: AND',
+        'objects[14]: revoked',
+        'objects[15]: valid_until is past or unreadable',
+        'objects[17]: pattern_type "snort"',
+        'objects[18]: operator LIKE',
+      ]);
     });
 
     it('gives the indicates relations, the one read before its malware included, with names, aliases and categories', async () => {
@@ -156,6 +168,53 @@ describe('readStixBundle', () => {
     for (const [name, body, message] of cases) {
       it(name, () => rejectsEveryWay(body, message));
     }
+  });
+});
+
+describe('readStixBundle › objects it cannot read (issue 26 item 4): skipped and counted, never a failed read', () => {
+  const indicator = (n: number, pattern: string, extra: Record<string, unknown> = {}) => ({ type: 'indicator', id: ind(n), pattern, pattern_type: 'stix', ...extra });
+  const good = [indicator(1, "[ipv4-addr:value = '192.0.2.1']"), indicator(3, "[domain-name:value = 'after.example.com']")];
+  const read = [
+    { value: '192.0.2.1', type: 'ip', position: 'objects[0]', ref: ind(1) },
+    { value: 'after.example.com', type: 'domain', position: 'objects[2]', ref: ind(3) },
+  ];
+
+  it('skips an indicator whose pattern nests 2,000 parentheses, and reads the ones around it', async () => {
+    const hostile = indicator(2, `${'('.repeat(2_000)}[ipv4-addr:value = '192.0.2.2']${')'.repeat(2_000)}`);
+    assert.deepEqual(await readEveryWay(bundle([good[0], hostile, good[1]])), { entries: read, skipped: 1, relations: [] });
+    const batch = new StixObjectMapper(NOW).map([good[0], hostile, good[1]].map((object, i) => ({ object, position: `objects[${i}]` })));
+    assert.deepEqual(batch.skipReasons, ['objects[1]: pattern nested deeper than 100 levels']);
+  });
+
+  it('reads an indicator carrying a custom property nested 50,000 levels deep (past any recursion), in any chunks', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    const body = bundle([good[0], { ...indicator(2, "[ipv4-addr:value = '192.0.2.2']"), x_deep: 'DEEP' }, good[1]]).replace('"DEEP"', deep);
+    assert.equal((await readEveryWay(body)).entries.length, 3);
+  });
+
+  it('skips an indicator whose pattern_type is nested 100,000 levels deep, saying so', () => {
+    const pattern_type = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    const batch = new StixObjectMapper(NOW).map([{ object: indicator(2, "[ipv4-addr:value = '192.0.2.2']", { pattern_type }), position: 'objects[0]' }]);
+    assert.deepEqual(batch, { entries: [], skipped: 1, skipReasons: ['objects[0]: pattern_type is not a string'] });
+  });
+
+  it('skips an object whose mapping throws, keeps nothing of it, and gives the error as the reason', () => {
+    const throwing = {
+      type: 'indicator',
+      id: ind(2),
+      get pattern(): string {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+    };
+    const batch = new StixObjectMapper(NOW).map([good[0], throwing, good[1]].map((object, i) => ({ object, position: `objects[${i}]` })));
+    assert.deepEqual(batch, { entries: read, skipped: 1, skipReasons: ['objects[1]: not read: RangeError: Maximum call stack size exceeded'] });
+  });
+
+  it('cuts a long reason short', () => {
+    const batch = new StixObjectMapper(NOW).map([{ object: indicator(1, `[process:${'n'.repeat(100_000)} = 'x']`), position: 'objects[0]' }]);
+    const [reason = ''] = batch.skipReasons ?? [];
+    assert.ok(reason.startsWith('objects[0]: object path process:nnn'), reason.slice(0, 100));
+    assert.ok(reason.length < 300, `${reason.length} characters`);
   });
 });
 

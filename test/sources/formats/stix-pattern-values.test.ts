@@ -1,4 +1,4 @@
-// The STIX pattern subset reader: each supported form, the two levels of OR, escapes, and every reason a pattern is skipped.
+// The STIX pattern subset reader: each supported form, the two levels of OR, escapes, every reason a pattern is skipped, and the limits that keep a hostile pattern from overflowing the stack.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readStixPatternValues, type StixPatternValue } from '../../../src/sources/formats/stix-pattern-values.js';
@@ -130,3 +130,61 @@ describe('readStixPatternValues', () => {
     }
   });
 });
+
+/** `n` comparisons joined by `joiner`, each on its own address. */
+const comparisons = (n: number, joiner: string) => Array.from({ length: n }, (_, i) => `ipv4-addr:value = '10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}'`).join(joiner);
+const nested = (depth: number, inner: string) => `${'('.repeat(depth)}${inner}${')'.repeat(depth)}`;
+const ONE = "ipv4-addr:value = '192.0.2.1'";
+
+/** The reading, which must be a clean result: a RangeError (the stack overflowing) fails the test as itself. */
+function reads(pattern: string): { ok: true; count: number } | { ok: false; reason: string } {
+  const result = readStixPatternValues(pattern);
+  return result.ok ? { ok: true, count: result.values.length } : result;
+}
+
+describe('readStixPatternValues › limits (issue 26 item 4: one pattern once overflowed the stack and failed the pull)', () => {
+  const tooDeep = { ok: false, reason: 'pattern nested deeper than 100 levels' };
+
+  describe('nesting: parentheses and brackets count as levels, 100 at most', () => {
+    it('reads 100 levels: 99 parentheses around an observation', () => assert.deepEqual(reads(nested(99, `[${ONE}]`)), { ok: true, count: 1 }));
+    it('skips 101 levels: 100 parentheses around an observation', () => assert.deepEqual(reads(nested(100, `[${ONE}]`)), tooDeep));
+    it('skips 2,000 nested parentheses (a 4 KB pattern)', () => assert.deepEqual(reads(nested(2_000, `[${ONE}]`)), tooDeep));
+    it('skips 100,000 nested parentheses', () => assert.deepEqual(reads(nested(100_000, `[${ONE}]`)), tooDeep));
+    it('skips 100,000 opening parentheses never closed, as too deep rather than malformed', () => assert.deepEqual(reads('('.repeat(100_000)), tooDeep));
+    it('skips 2,000 nested parentheses inside one observation expression', () => assert.deepEqual(reads(`[${nested(2_000, ONE)}]`), tooDeep));
+
+    it('skips observation expressions nested 2,000 deep: [a] AND ([b] OR ([c] OR (...)))', () => {
+      let pattern = `[${ONE}]`;
+      for (let i = 0; i < 2_000; i++) pattern = `[${ONE}] ${i % 2 === 0 ? 'OR' : 'AND'} (${pattern})`;
+      assert.deepEqual(reads(pattern), tooDeep);
+    });
+
+    it('reads observation expressions nested 50 deep, ORs all the way down', () => {
+      let pattern = `[${ONE}]`;
+      for (let i = 0; i < 49; i++) pattern = `[domain-name:value = 'd${i}.example.com'] OR (${pattern})`;
+      assert.deepEqual(reads(pattern), { ok: true, count: 50 });
+    });
+  });
+
+  describe('chains: read in a loop, however long, up to 100,000 comparisons', () => {
+    it('reads 10,000 ORs inside one observation expression: 10,001 values', () => assert.deepEqual(reads(`[${comparisons(10_001, ' OR ')}]`), { ok: true, count: 10_001 }));
+    it('reads 10,000 ORs between observation expressions: 10,001 values', () => assert.deepEqual(reads(`[${comparisons(10_001, '] OR [')}]`), { ok: true, count: 10_001 }));
+    it('reads 100,000 comparisons', () => assert.deepEqual(reads(`[${comparisons(100_000, ' OR ')}]`), { ok: true, count: 100_000 }));
+    it('skips 100,001 comparisons', () => assert.deepEqual(reads(`[${comparisons(100_001, ' OR ')}]`), { ok: false, reason: 'pattern has more than 100000 comparisons' }));
+    it('skips 10,000 ANDs for the AND, not for their number', () => assert.deepEqual(reads(`[${comparisons(10_001, ' AND ')}]`), { ok: false, reason: 'AND' }));
+    it('skips 10,000 FOLLOWEDBYs for the FOLLOWEDBY', () => assert.deepEqual(reads(`[${comparisons(10_001, '] FOLLOWEDBY [')}]`), { ok: false, reason: 'FOLLOWEDBY' }));
+    it('skips 10,000 qualifiers in a row for the first of them', () => {
+      assert.deepEqual(reads(`[${ONE}]${' WITHIN 5 SECONDS'.repeat(10_000)}`), { ok: false, reason: 'qualifier WITHIN' });
+    });
+    it('checks an IN set of 100,000 literals for form and skips it for the IN', () => {
+      assert.deepEqual(reads(`[ipv4-addr:value IN (${Array.from({ length: 100_000 }, (_, i) => `'${i}'`).join(', ')})]`), { ok: false, reason: 'operator IN' });
+    });
+  });
+
+  it('never quotes more than a few words of the pattern in a reason', () => {
+    const result = reads(`[${ONE}] ${'x'.repeat(1_000_000)}`);
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok && result.reason.length < 100, !result.ok ? result.reason.slice(0, 200) : '');
+  });
+});
+
