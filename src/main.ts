@@ -142,7 +142,8 @@ async function runCommand(command: string, positionals: string[], values: Return
         return;
       case 'feeds': {
         const allowlist = createAllowlist(config.allowlist);
-        if (!(await feedsCommand(positionals, values, { store, clock: systemClock, env: process.env, allowlist, logger, out }))) process.exitCode = 1;
+        const deps = { store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out };
+        if (!(await feedsCommand(positionals, values, deps))) process.exitCode = 1;
         return;
       }
       case 'lifecycle':

@@ -6,6 +6,7 @@ import { addFeedSource } from './add-feed-source.js';
 import type { Allowlist } from '../sources/allowlist.js';
 import type { Logger } from '../http/logger.js';
 import { outcomeLine, pullFeed } from '../sources/pull-feed.js';
+import { removeStalePullDirs } from '../sources/pull-temp.js';
 import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
 import type { FeedSourceListing } from '../store/source-queries.js';
 import type { Store } from '../store/store.js';
@@ -67,6 +68,8 @@ function pullProgress(fid: number, feed: string): { onProgress?: (rows: number) 
 /** `feeds pull FID... | --all`: one line per feed in the order given; false when any pull failed. */
 async function pullCommand(fids: number[], deps: FeedsDeps): Promise<boolean> {
   let allOk = true;
+  // What a pull that crashed (a kill -9 mid-pull) left in the temporary folder goes first.
+  await removeStalePullDirs();
   for (const fid of fids) {
     const state = await deps.store.findFeedSource(fid);
     if (state === undefined) {
@@ -88,6 +91,8 @@ export interface FeedsDeps {
   clock: Clock;
   env: Readonly<Record<string, string | undefined>>;
   allowlist: Allowlist;
+  /** Config `sources.allowPrivateNetworks` (network-policy.ts). */
+  allowPrivateNetworks?: boolean;
   logger: Logger;
   out: (line: string) => void;
 }

@@ -3,6 +3,8 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FeedBody } from './formats/feed-body.js';
+import { agentFor, ConnectionRefused, type ResolveHost } from './guarded-agent.js';
+import { sourceReach } from './network-policy.js';
 import { redactedUrl, type SourceDefinition } from './source-definition.js';
 
 /** Issue 15: at most 5 redirects; the 6th fails the pull. */
@@ -52,6 +54,8 @@ export interface FetchOptions {
    * path stays a `${env:NAME}` placeholder. Default: the resolved URL's origin and path.
    */
   displayUrl?: string;
+  /** Resolves host names (tests control DNS with it); default: the system resolver. */
+  resolveHost?: ResolveHost;
 }
 
 /**
@@ -71,6 +75,8 @@ export async function fetchSource(
   const fail = (reason: string, status?: number) => new FetchError(display, reason, status);
   const failure = (error: unknown, what = 'connection failed'): FetchError => {
     if (error instanceof FetchError) return error;
+    const refused = error instanceof Error && error.cause instanceof ConnectionRefused ? error.cause : error instanceof ConnectionRefused ? error : undefined;
+    if (refused !== undefined) return fail(refused.message);
     if (timeout.aborted) return fail(`timed out after ${source.timeoutSeconds} s`);
     if (signal.aborted) return fail('aborted');
     return fail(`${what} (${errorCode(error)})`);
@@ -90,13 +96,17 @@ export async function fetchSource(
   }
 
   const fetchImpl = options.fetchImpl ?? fetch;
+  // Every connection, the first and each redirect's, goes through a pool that checks its address
+  // against what the source may reach (network-policy.ts): a redirect never reaches further in.
+  const dispatcher = agentFor(sourceReach(source.url, source.network, false), options.resolveHost);
   let headers = requestHeaders(source, url, previous);
   for (let redirects = 0; ; redirects++) {
     // Userinfo is moved into Authorization by requestHeaders: fetch refuses a URL that carries it.
     url.username = '';
     url.password = '';
     // Redirects are followed here, not by fetch, to count them and to check each target's scheme.
-    const response = await fetchImpl(url, { headers, redirect: 'manual', signal }).catch((error: unknown) => {
+    const init = { headers, redirect: 'manual', signal, dispatcher } as RequestInit;
+    const response = await fetchImpl(url, init).catch((error: unknown) => {
       throw failure(error);
     });
     if (response.status === 304) {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { RISK_LEVELS } from '../domain.js';
 import { INDICATOR_TYPES, indicatorTypeOf } from '../indicator-types.js';
+import { neverReachable } from './network-policy.js';
 import { parseSchedule, ScheduleError } from './schedule.js';
 
 /** A source object that is not valid; the message starts with the field path (`source.csv.value: ...`). */
@@ -22,6 +23,10 @@ export type SourceFormat = (typeof SOURCE_FORMATS)[number];
 export const MAX_TIMEOUT_SECONDS = 3600;
 /** 4 GiB: the largest body a pull may buffer and parse in one process. */
 export const MAX_MEGABYTES = 4096;
+/** A day: the longest a single pull may run, however slow its source. */
+export const MAX_PULL_SECONDS = 86_400;
+/** Ten million pages: a bound on a walk, not a size anyone reaches (a million-object mirror is 1,000 pages). */
+export const MAX_PAGES = 10_000_000;
 
 const ENV_REFERENCE = /\$\{env:([^}]*)\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -39,6 +44,11 @@ function checkUrl(url: string, ctx: z.RefinementCtx): void {
   else if (!ALLOWED_SCHEMES.includes(scheme) || !url.slice(scheme.length).startsWith('://')) {
     ctx.addIssue({ code: 'custom', message: `scheme "${scheme}" is not supported; use https://, http:// or file://` });
   } else if (!URL.canParse(url.replace(ENV_REFERENCE, 'x'))) ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+  else {
+    // A link-local, multicast or unspecified host is refused now, not at every pull (issue 26).
+    const never = neverReachable(url.replace(ENV_REFERENCE, 'x'));
+    if (never !== undefined) ctx.addIssue({ code: 'custom', message: never });
+  }
 }
 
 const csvOptions = z.strictObject({
@@ -96,6 +106,12 @@ const sourceSchema = z
     password: z.string().optional(),
     timeoutSeconds: z.number().positive('must be positive').max(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`).default(60),
     maxMegabytes: z.number().positive('must be positive').max(MAX_MEGABYTES, `must be at most ${MAX_MEGABYTES}`).default(256),
+    /** The whole pull, every request and the writing included (issue 26): a source that never ends must not hold a pull forever. */
+    maxSeconds: z.number().positive('must be positive').max(MAX_PULL_SECONDS, `must be at most ${MAX_PULL_SECONDS}`).default(1800),
+    /** Pages, events or files a paged source (taxii, misp, lookup-api) may give one pull. */
+    maxPages: z.number().int('must be a whole number').positive('must be positive').max(MAX_PAGES, `must be at most ${MAX_PAGES}`).default(100_000),
+    /** `private`: the source may reach loopback and private networks (an internal MISP, a partner over VPN); see network-policy.ts. */
+    network: z.enum(['private'], { error: 'must be "private" (or left out)' }).optional(),
     csv: csvOptions.optional(),
     json: jsonOptions.optional(),
     misp: z.strictObject({ onlyIds: z.boolean().default(true) }).optional(),

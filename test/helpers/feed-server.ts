@@ -34,7 +34,7 @@ export interface ServedRequest {
 }
 
 export interface FeedServer {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://HOST:PORT`, the host it was started on (127.0.0.1 by default) */
   readonly base: string;
   /** Publishes `body` at `path` (replacing what was there, failure mode cleared). */
   publish(path: string, body: string, options?: { etag?: boolean; contentType?: string }): void;
@@ -46,6 +46,8 @@ export interface FeedServer {
   readonly requests: ServedRequest[];
   /** The requests for one path. */
   requestsFor(path: string): ServedRequest[];
+  /** Closes the kept-alive connections, so that the next request opens (and resolves) a new one. */
+  closeIdleConnections(): void;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ async function streamLines(res: ServerResponse, total: number): Promise<void> {
   res.end();
 }
 
-export async function startFeedServer(): Promise<FeedServer> {
+export async function startFeedServer(host = '127.0.0.1'): Promise<FeedServer> {
   const published = new Map<string, Published>();
   const requests: ServedRequest[] = [];
   const server = createServer((req, res) => {
@@ -122,8 +124,8 @@ export async function startFeedServer(): Promise<FeedServer> {
     answer(200);
     res.writeHead(200, headers).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
 
   const publish = (path: string, body: string, options: { etag?: boolean; contentType?: string } = {}) => {
     published.set(path, { body, etag: options.etag ?? true, contentType: options.contentType ?? contentTypeFor(path) });
@@ -140,6 +142,7 @@ export async function startFeedServer(): Promise<FeedServer> {
     },
     requests,
     requestsFor: (path) => requests.filter((r) => r.path === path),
+    closeIdleConnections: () => server.closeIdleConnections(),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -14,7 +14,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/http/logger.js';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
-import { pullFeed, type PullOutcome } from '../../src/sources/pull-feed.js';
+import { pullFeed, type PullDeps, type PullOutcome } from '../../src/sources/pull-feed.js';
 import type { Store } from '../../src/store/store.js';
 import { collectionPath, INDICATORS_COLLECTION, walk } from '../taxii/taxii-request.js';
 import type { Backend } from './store-backends.js';
@@ -53,8 +53,8 @@ export interface PullWorld {
   env: Record<string, string | undefined>;
   logLines: string[];
   addSource(feed: string, source: unknown): Promise<number>;
-  /** Moves the clock on (one minute by default), then pulls the feed as `feeds pull` does. */
-  pull(fid: number, options?: { env?: Record<string, string | undefined>; advance?: number }): Promise<PullOutcome>;
+  /** Moves the clock on (one minute by default), then pulls the feed as `feeds pull` does; `deps` adds to what the pull is given. */
+  pull(fid: number, options?: { env?: Record<string, string | undefined>; advance?: number; deps?: Partial<PullDeps> }): Promise<PullOutcome>;
   /** `feeds CMD...` in this process (the world's env unless another is given); its output lines and whether it succeeded. */
   feeds(args: string[], flags?: { all?: boolean }, env?: Record<string, string | undefined>): Promise<{ ok: boolean; lines: string[] }>;
   /** Every indicator linked to the feed, through GET /api/feed.php?fid=F&get=links (all pages). */
@@ -89,7 +89,7 @@ export async function openPullWorld(backend: Backend, env: Record<string, string
     addSource: (feed, source) => addFeedSource(store, { feed, organization: 'Pull Tests', source }, clock, world.env),
     async pull(fid, options = {}) {
       clock.advance(options.advance ?? 60_000);
-      return pullFeed(fid, { store, clock, env: options.env ?? world.env, allowlist, logger });
+      return pullFeed(fid, { store, clock, env: options.env ?? world.env, allowlist, logger, ...options.deps });
     },
     async feeds(args, flags = {}, env = world.env) {
       const lines: string[] = [];
