@@ -2,6 +2,7 @@
 // does not accept goes to the zod schemas, which decide and word the error.
 import { RISK_LEVELS, type Indicator, type IndicatorAttributes, type Link } from '../domain.js';
 import { indicatorTypeOf } from '../indicator-types.js';
+import { hasControlCharacter } from '../sources/control-characters.js';
 import { isValidStamp } from '../stix/stix-time.js';
 
 const RISKS: ReadonlySet<string> = new Set(RISK_LEVELS);
@@ -68,7 +69,7 @@ export function acceptIndicator(raw: unknown): Indicator | undefined {
   if (!isPlainObject(raw)) return undefined;
   for (const key in raw) if (!INDICATOR_FIELDS.has(key)) return undefined;
   const { iid, indicator, risk, properties } = raw;
-  if (!isId(iid) || typeof indicator !== 'string' || indicator.length < 1 || indicator.length > 8192) return undefined;
+  if (!isId(iid) || typeof indicator !== 'string' || indicator.length < 1 || indicator.length > 8192 || hasControlCharacter(indicator)) return undefined;
   const type = typeof raw.type === 'string' ? indicatorTypeOf(raw.type) : undefined;
   if (type === undefined || typeof risk !== 'string' || !RISKS.has(risk)) return undefined;
   const stamp_added = optionalStamp(raw.stamp_added);

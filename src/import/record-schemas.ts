@@ -4,6 +4,7 @@ import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '
 import { INDICATOR_TYPES, indicatorTypeOf } from '../indicator-types.js';
 import { isValidStamp } from '../stix/stix-time.js';
 import { acceptIndicator, acceptLink } from './fast-records.js';
+import { hasControlCharacter, withoutControlCharacters } from '../sources/control-characters.js';
 import { scheduleFromFeed } from '../sources/schedule.js';
 import { parseSource, redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
 
@@ -15,6 +16,16 @@ const risk = z.enum(RISK_LEVELS);
 const freeObject = z.record(z.string(), z.unknown());
 /** 1/0 are accepted for booleans, as the spec writes `retired` both ways. */
 const flag = z.union([z.boolean(), z.literal(0).transform(() => false), z.literal(1).transform(() => true)]);
+/**
+ * A threat's or a feed's name as stored, its control characters out (control-characters.ts says
+ * which and why); a name that held nothing else is refused like an empty one.
+ */
+const storedName = z
+  .string()
+  .min(1)
+  .max(1000)
+  .transform(withoutControlCharacters)
+  .refine((cleaned) => cleaned !== '', 'must hold more than control characters');
 
 const news = z.strictObject({
   title: text,
@@ -39,10 +50,10 @@ const related = z.union([id, z.looseObject({ tid: id })]).transform((item) => (t
 
 export const threatSchema = z.strictObject({
   tid: id,
-  threat: z.string().min(1).max(1000),
+  threat: storedName,
   category: z.string().min(1).max(200),
   risk,
-  othernames: z.array(z.string().min(1).max(1000)).default([]),
+  othernames: z.array(storedName).default([]),
   description: text.nullable().default(null),
   notes: text.nullable().default(null),
   wikisummary: text.nullable().default(null),
@@ -83,8 +94,8 @@ function withSource({ source, ...feed }: Feed & { source?: unknown }, ctx: z.Ref
 
 export const feedSchema = z.strictObject({
   fid: id,
-  feed: z.string().min(1).max(1000),
-  organization: z.string().min(1).max(1000),
+  feed: storedName,
+  organization: storedName,
   category: z.string().max(200).default(''),
   pricing: z.string().max(200).default(''),
   contact: z.strictObject({ name: text.default(''), email: text.default(''), phone: text.default('') }).default({ name: '', email: '', phone: '' }),
@@ -120,7 +131,13 @@ const indicatorType = z.string().transform((name, ctx) => {
 
 export const indicatorSchema = z.strictObject({
   iid: id,
-  indicator: z.string().min(1).max(8192),
+  // Refused rather than cleaned, as a pull refuses it (normalize-value.ts): without its control
+  // character the value would be another indicator.
+  indicator: z
+    .string()
+    .min(1)
+    .max(8192)
+    .refine((value) => !hasControlCharacter(value), 'holds a control character (U+0000-U+001F, U+007F-U+009F), which no indicator value does'),
   type: indicatorType,
   risk,
   stamp_added: stamp.nullable().default(null),

@@ -25,8 +25,9 @@ export interface IpBlock {
 export function normalizeValue(raw: string, type?: IndicatorType): NormalizedValue {
   const value = raw.trim();
   if (value === '') return reject('empty value');
-  // No indicator holds a blank or control character; a URL with one is broken or defanged text.
-  if (/[\s\x00-\x1f\x7f]/.test(value)) return reject('contains a blank or control character');
+  // No indicator holds a blank or control character (C0, DEL or C1); a URL with one is broken or
+  // defanged text. Refused, not cleaned: `evil\x1b.example` without its ESC is another name.
+  if (/[\s\x00-\x1f\x7f-\x9f]/.test(value)) return reject('contains a blank or control character');
   return type === undefined ? detect(value) : BY_TYPE[type](value);
 }
 

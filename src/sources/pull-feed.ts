@@ -16,6 +16,7 @@ import { readStixBundle } from './formats/read-stix.js';
 import { readTaxiiCollection } from './formats/read-taxii.js';
 import { spoolBody } from './spool-body.js';
 import type { FeedSourceState } from '../store/source-queries.js';
+import { withoutControlCharacters } from './control-characters.js';
 import { normalizeValue } from './normalize-value.js';
 import { nextRun, parseSchedule, retryDelay, scheduleFromFeed, type Schedule } from './schedule.js';
 import { envReferences, parseSource, redactedUrl, resolveEnv, SourceDefinitionError, type SourceDefinition } from './source-definition.js';
@@ -123,13 +124,13 @@ async function* pullBatches(
     tally.skipped += batch.skipped;
     rowsRead += batch.entries.length + batch.skipped;
     for (const { ref, threat } of batch.relations ?? []) {
-      const name = threat.name.trim();
+      const name = withoutControlCharacters(threat.name).trim();
       if (name === '' || name.length > MAX_THREAT_NAME) continue;
       relations.push(ref, name);
       const key = name.toLowerCase();
       if (!described.has(key)) {
         described.add(key);
-        const aliases = threat.aliases.map((a) => a.trim()).filter((a) => a !== '' && a.length <= MAX_THREAT_NAME);
+        const aliases = threat.aliases.map((a) => withoutControlCharacters(a).trim()).filter((a) => a !== '' && a.length <= MAX_THREAT_NAME);
         defs.push(key, name, threat.category, JSON.stringify(aliases));
       }
       if (relations.length >= BATCH_ROWS * 2) yield flushRelations();
@@ -158,7 +159,7 @@ async function* pullBatches(
         // As VALUE_STAGING does across batches: the first place, the higher risk.
         params[at] = risk;
       }
-      const threat = entry.threat?.trim();
+      const threat = entry.threat === undefined ? undefined : withoutControlCharacters(entry.threat).trim();
       if (threat && threat.length <= MAX_THREAT_NAME) threats.push(normalized.type, normalized.value, threat);
       if (entry.ref !== undefined) refs.push(entry.ref, normalized.type, normalized.value);
       if (count >= BATCH_ROWS) yield flush();
@@ -306,7 +307,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     const plan: PullPlan = {
       fid,
       at,
-      sourceThreat: source.threat ?? null,
+      sourceThreat: source.threat === undefined ? null : withoutControlCharacters(source.threat) || null,
       repeat: read.rows === undefined,
       incremental: read.incremental,
       etag: read.etag,

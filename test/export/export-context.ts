@@ -38,7 +38,18 @@ const indicator = (iid: number, value: string, type: string, retired = false): I
     properties: {},
   }) as Indicator;
 
-/** The fixture (ips and domains, every tenth retired) and values with commas, quotes, line breaks and schemes. */
+/**
+ * Values ingest now refuses (control characters: DESIGN section 10) as a store written before that
+ * rule may hold them: imported clean, then set in place, so the exports still meet them.
+ */
+const LEGACY_VALUES: readonly [iid: number, imported: string, stored: string][] = [[33, 'http://line.example/a-b', 'http://line.example/a\nb']];
+
+/** Sets the LEGACY_VALUES in the store, past the import's validation. */
+async function storeLegacyValues(store: Store): Promise<void> {
+  for (const [iid, , value] of LEGACY_VALUES) await store.db.updateTable('indicators').set({ value }).where('iid', '=', iid).execute();
+}
+
+/** The fixture (ips and domains, every tenth retired) and values with commas, quotes, schemes and (storeLegacyValues) line breaks. */
 export function exportDataset(): Dataset {
   const data = buildFixture();
   const quoted = { ...data.threats[0]!, tid: 4, threat: 'Quote "Q", Comma', othernames: [], related: [], news: [] } as Threat;
@@ -46,7 +57,7 @@ export function exportDataset(): Dataset {
   data.indicators.push(
     indicator(31, 'http://evil.example.com/a,b', 'url'),
     indicator(32, 'https://evil.example.org/path?q="x"', 'url'),
-    indicator(33, 'http://line.example/a\nb', 'url'),
+    indicator(33, LEGACY_VALUES[0]![1], 'url'),
     indicator(34, 'ftp://files.example.net/x', 'url'),
     indicator(35, 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'sha256'),
     indicator(36, 'https://retired.example/x', 'url', true),
@@ -72,6 +83,7 @@ export async function createExportContext(backend: Backend, overrides: unknown =
   const config = loadConfig({ overrides: deepMerge(deepMerge({ cache: { versionCheckMs: 0 } }, EXTRA_COLLECTIONS), overrides) });
   const { store, location } = await createConfiguredStore(backend, config);
   await importDataset(store, exportDataset(), fixedClock);
+  await storeLegacyValues(store);
   const keys: Record<string, string> = {};
   for (const plan of Object.keys(config.plans)) if (plan !== 'anonymous') keys[plan] = (await createKey(store, config, fixedClock, plan, `test ${plan}`)).key;
   return { app: createApp(config, { store, clock: fixedClock, nextTokenSecret: TEST_NEXT_SECRET }), store, config, keys, location };

@@ -1,4 +1,4 @@
-// The export formats, pure: options parsed, values styled, CSV fields quoted (RFC 4180), rows rendered.
+// The export formats, pure: options parsed, values styled, CSV fields quoted (RFC 4180) and kept from formulas (OWASP), rows rendered.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { csvField, ExportOptionError, parseFormat, parseStyle, parseTypes, renderRows, styledValue, type ExportLine } from '../../src/export/export-format.js';
@@ -50,6 +50,23 @@ describe('csvField', () => {
     [' spaced ', ' spaced '],
   ];
   for (const [text, expected] of cases) it(`${JSON.stringify(text)} › ${JSON.stringify(expected)}`, () => assert.equal(csvField(text), expected));
+
+  describe('a cell a spreadsheet could read as a formula gets a leading \' (OWASP, CSV Injection)', () => {
+    const formulas: [string, string][] = [
+      ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
+      ["+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"],
+      ['-2+3', "'-2+3"],
+      ['@SUM(1+1)', "'@SUM(1+1)"],
+      ['\t=1+1', "'\t=1+1"],
+      // Quoted for its CR, and prefixed: a spreadsheet that trims the CR still finds no formula.
+      ['\r=1+1', `"'\r=1+1"`],
+      ['=1,2', `"'=1,2"`],
+    ];
+    for (const [text, expected] of formulas) it(`${JSON.stringify(text)} › ${JSON.stringify(expected)}`, () => assert.equal(csvField(text), expected));
+
+    const kept = ['a=1', 'x@evil.example', 'a-b', ' =1', '\n=1', "'quoted"];
+    for (const text of kept) it(`${JSON.stringify(text)}, whose first character starts no formula, › as before`, () => assert.equal(csvField(text), /\n/.test(text) ? `"${text}"` : text));
+  });
 });
 
 describe('renderRows', () => {
@@ -63,5 +80,10 @@ describe('renderRows', () => {
       renderRows(rows, { format: 'csv' }),
       '"https://a.example/a,b",url,high,2025-05-01 00:00:00,"B ""two""|A"\r\n"bad\nvalue",domain,high,2025-05-01 00:00:00,\r\n198.51.100.1,ip,high,,\r\n',
     );
+  });
+  it('csv: a value or a first threat name that starts a formula gets its \'; txt writes the value as stored', () => {
+    const formulas = [row('-x@evil.example', 'email', ['@SUM(1+1)', '=B']), row('x@evil.example', 'email', ['Zeus', '=B'])];
+    assert.equal(renderRows(formulas, { format: 'csv' }), "'-x@evil.example,email,high,2025-05-01 00:00:00,'@SUM(1+1)|=B\r\nx@evil.example,email,high,2025-05-01 00:00:00,Zeus|=B\r\n");
+    assert.equal(renderRows(formulas, { format: 'txt' }), '-x@evil.example\nx@evil.example\n');
   });
 });

@@ -14,6 +14,8 @@ const SAMPLES: unknown[] = [
   JSON.parse('{"__proto__": ["x"]}'), { nested: { deep: 1 } },
   // Types outside the vocabulary or spelled otherwise; attribute numbers that are not whole or not safe.
   'ja3', ' IP ', 'SHA256', { port: [1.5] }, { port: [2 ** 60] }, { port: [-0, -1] },
+  // Strings holding a control character (C0, C1): as an indicator value, the schema refuses them.
+  'evil\x1b.example', 'a\tb', 'x\x9b',
 ];
 
 function agree(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, accept: (v: unknown) => unknown, value: unknown): void {

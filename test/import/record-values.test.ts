@@ -1,4 +1,5 @@
-// Import (DESIGN section 3): an indicator's type is one of the vocabulary, and its attributes hold strings.
+// Import (DESIGN sections 3 and 10): an indicator's type is one of the vocabulary, its attributes hold strings, and names and values
+// hold no control character (names lose them, a value holding one is refused).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,6 +116,38 @@ for (const backend of storeBackends()) {
         const text = withIndicator(5, (i) => (i.attributes = { port: ['PORT'] })).replace('"PORT"', '12345678901234567891');
         await refused(text, /^line 11: indicator attributes\.port\.0: must be a string, or a whole number/);
       });
+    });
+
+    describe('threat, other and feed names holding ESC, BEL, tab or C1 characters', () => {
+      it('are stored without them, a tab or a line break as a space, and found by the names without them', async () => {
+        const data = buildFixture();
+        Object.assign(data.threats[0]!, { threat: '\x1b]0;owned\x07Ze\x1b[1mus', othernames: ['Z\x9bbot', 'Wsn\tpoem\r\n'] });
+        Object.assign(data.feeds[0]!, { feed: 'Botnet\x07 C&C', organization: 'Example\x1b Labs' });
+        const { store } = await importText(toNdjson(data));
+        const threat = await store.db.selectFrom('threats').select(['name', 'othernames']).where('tid', '=', 1).executeTakeFirstOrThrow();
+        assert.deepEqual({ name: threat.name, othernames: JSON.parse(threat.othernames) }, { name: ']0;ownedZe[1mus', othernames: ['Zbot', 'Wsn poem '] });
+        const keys = await store.db.selectFrom('threat_names').select('name_key').where('tid', '=', 1).orderBy('name_key').execute();
+        assert.deepEqual(keys.map((k) => k.name_key), [']0;ownedze[1mus', 'wsn poem ', 'zbot']);
+        const feed = await store.db.selectFrom('feeds').select(['name', 'organization']).where('fid', '=', 1).executeTakeFirstOrThrow();
+        assert.deepEqual(feed, { name: 'Botnet C&C', organization: 'Example Labs' });
+      });
+
+      it('refuse a name that is nothing but control characters, with its line', async () => {
+        const data = buildFixture();
+        data.threats[1]!.threat = '\x1b\x07';
+        await refused(toNdjson(data), 'line 2: threat threat: must hold more than control characters');
+      });
+    });
+
+    describe('an indicator value holding a control character', () => {
+      for (const [what, value] of [['ESC', 'host5.example\x1b.net'], ['a tab', '198.51.100.5\t'], ['CSI (U+009B)', 'host5.example.net\x9b']] as const) {
+        it(`(${what}) is refused with its line rather than stored as another value`, async () => {
+          await refused(
+            withIndicator(5, (i) => (i.indicator = value)),
+            'line 11: indicator indicator: holds a control character (U+0000-U+001F, U+007F-U+009F), which no indicator value does',
+          );
+        });
+      }
     });
 
     describe('an attribute value with a fraction in a JSON document', () => {

@@ -87,6 +87,11 @@ const REJECTED: Array<[string, string]> = [
   ['an email without a local part', '@evil.example'],
   ['an email with an invalid domain', 'x@-bad.com'],
   ['an email local part over 64 characters', `${label('x', 65)}@evil.example`],
+  // Control characters are refused, not removed: without them the value would be another indicator.
+  ['a URL holding ESC, a C0 control', 'http://evil.example/\x1b[31m'],
+  ['a URL holding CSI (U+009B), a C1 control', 'http://evil.example/\x9b31m'],
+  ['a URL holding DEL', 'http://evil.example/a\x7f'],
+  ['an email whose local part holds NEL (U+0085), a C1 control', 'x\x85y@evil.example'],
 ];
 
 /** With a fixed type: [type, raw, normalized type, value] or [type, raw, null] when rejected. */
