@@ -23,7 +23,7 @@ export interface AppDeps {
   store: Store;
   clock?: Clock;
   logger?: Logger;
-  /** Counter stores for the rate limiters (memory when absent, Redis when shared). */
+  /** Counter stores for the rate limiters and the failed authentications (memory when absent; the cluster primary or Redis when shared). */
   rateLimitStores?: RateLimitStoreFactory;
   /** Signs TAXII `next` tokens instead of the secret every instance shares in the store (tests). */
   nextTokenSecret?: string;
@@ -84,7 +84,10 @@ export function createApp(config: Config, deps: AppDeps): Express {
   const logger = deps.logger ?? silentLogger;
   const { metrics } = deps;
   const rateLimit = createRateLimiter(deps.rateLimitStores, metrics?.rateLimited);
-  const authenticate = createKeyAuthenticator(store, config, clock);
+  const authenticate = createKeyAuthenticator(store, config, clock, {
+    counters: deps.rateLimitStores,
+    ...(metrics ? { onFailure: metrics.authFailed, onRefused: metrics.authRefused } : {}),
+  });
 
   const app = express();
   app.set('trust proxy', config.trustProxy);

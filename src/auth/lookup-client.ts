@@ -11,7 +11,7 @@ export function createLookupClientResolver(authenticate: KeyAuthenticator, confi
   const anonymous = anonymousClient(config);
   return async (req, res, next) => {
     const key = singleParam(req, 'key');
-    setClient(res, key === undefined ? anonymous : await authenticate(key));
+    setClient(res, key === undefined ? anonymous : await authenticate({ address: req.ip, key }));
     next();
   };
 }

@@ -402,19 +402,20 @@ function parameterComponents(config: Config): Json {
 /** What each error status means, on either surface (docs/interface.md sections 6 and 9.5). */
 const ERROR_MEANINGS: Record<number, string> = {
   400: 'A parameter is missing, malformed or repeated; the message names it.',
-  401: 'The key is missing (TAXII), malformed, unknown or revoked. Not counted against the rate limits.',
+  401: 'The key is missing (TAXII), malformed, unknown or revoked. Not counted against the rate limits; a key given but malformed, unknown or revoked counts as a failed authentication of the client address (see 429).',
   403: 'Refused by the plan: a links page beyond its allowance, TAXII beyond the free test collection, or a key whose plan this server no longer offers.',
   404: 'No such record, collection, object or path.',
   406: `The request does not accept \`${TAXII}\` (Accept header, or the \`accept\` parameter with query-string authentication).`,
-  429: 'A rate limit is used up; the message names it, and `Retry-After` says how long to wait.',
+  429: 'A rate limit is used up, or the client address made `auth.failuresPerMinute` failed authentications this minute (then every key it presents is refused until the minute ends, before it is checked); the message says which, and `Retry-After` how long to wait.',
   500: 'An unexpected fault (the body never carries internal details).',
   503: 'The database cannot be reached, or the rate limits cannot be checked while Redis is down and configured to fail closed.',
 };
 
 function errorResponse(status: number, mediaType: string, description = ERROR_MEANINGS[status]!): Json {
-  // A 401 is never counted; a 429 always was, up to the window that refused it.
+  // A 401 is never counted; a 429 of a plan's limit was, up to the window that refused it; a 429 for
+  // failed authentications comes before the key is known, and so carries no rate-limit headers.
   const headers: Json = status === 401 ? {} : rateHeaders(false);
-  if (status === 429) Object.assign(headers, { 'Retry-After': headerRef('Retry-After'), RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') });
+  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
   if (status === 401 && mediaType === TAXII) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
   return { description, headers, content: { [mediaType]: { schema: ref(mediaType === TAXII ? 'TaxiiError' : 'Error') } } };
 }
@@ -682,7 +683,8 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
       description: [
         'The lookup API (`/api/threat.php`, `/api/feed.php`) answers JSON (`application/json; charset=utf-8`); the TAXII 2.1 gateway (`/taxii2/`) answers exactly `application/taxii+json;version=2.1`, errors included. Everything is read with GET (HEAD gives the headers alone); other methods on a known path are 405 with `Allow`. A parameter the service reads may be given once; a repeated one is a 400 (a repeated TAXII `key` is a 401). docs/interface.md is the full reference.',
         '',
-        '**Keys.** The lookup API takes an optional `key` query parameter: without one, requests run under the `anonymous` plan and are counted per client address; a key that is given but malformed, unknown or revoked is a 401. Every TAXII request needs a key: HTTP Basic with username `taxii2` and the key as password, or `?key=KEY&accept=...` for trying things out.',
+        '**Keys.** The lookup API takes an optional `key` query parameter: without one, requests run under the `anonymous` plan and are counted per client address; a key that is given but malformed, unknown or revoked is a 401. Every TAXII request needs a key: HTTP Basic with username `taxii2` and the key as password, or `?key=KEY&accept=...` for trying things out. ' +
+          `A client address that presents ${config.auth.failuresPerMinute} malformed, unknown or revoked keys within a minute (\`auth.failuresPerMinute\`) gets a 429 with \`Retry-After\` for any key it presents until the minute ends.`,
         '',
         '**Rate limits.** Each plan has three fixed windows; a request must fit in all three, and the lookup API and the TAXII gateway share one budget per key. Counted responses carry `RateLimit`, `RateLimit-Policy` and `X-Requests-Remaining-Second|Day|Month`; a request over a limit is a 429 with `Retry-After`. The limits of this server:',
         '',

@@ -42,6 +42,10 @@ export interface Metrics {
   request(route: string, method: string, status: number, seconds: number): void;
   /** A request refused with 429 by the plan's limit over `window` (second, day, month). */
   rateLimited(plan: string, window: string): void;
+  /** A failed authentication: a malformed, unknown or revoked key (401). */
+  authFailed(): void;
+  /** A request refused with 429 because its client address used up `auth.failuresPerMinute`. */
+  authRefused(): void;
   /** The counter of the response cache named `cache`. */
   cache(cache: string): CacheCounter;
   /** A request answered 503 because the store could not be reached. */
@@ -86,6 +90,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
   registry.registerMetric(tally.histogram('threatgate_http_request_duration_seconds', 'Time from a request\'s arrival to the end of its response, by route template.'));
+  // No labels: the address is the limit's key and must not become a label; the surface shows in the request counts.
+  const authFailures = new Counter({
+    name: 'threatgate_auth_failures_total',
+    help: 'Failed authentications: requests that presented a malformed, unknown or revoked API key (401).',
+    registers,
+  });
+  const authRefusals = new Counter({
+    name: 'threatgate_auth_refused_total',
+    help: 'Requests refused with 429 because their client address made auth.failuresPerMinute failed authentications this minute.',
+    registers,
+  });
   const cacheCounts = new Map<string, { hits: number; misses: number }>(CACHE_NAMES.map((cache) => [cache, { hits: 0, misses: 0 }]));
   const limited = new Counter({
     name: 'threatgate_rate_limited_total',
@@ -173,6 +188,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     rateLimited(plan, window) {
       limited.inc({ plan, window });
+    },
+    authFailed() {
+      authFailures.inc();
+    },
+    authRefused() {
+      authRefusals.inc();
     },
     cache(cache) {
       let counter = caches.get(cache);

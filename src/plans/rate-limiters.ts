@@ -18,8 +18,15 @@ export const RATE_WINDOWS = [
 
 export type RateWindow = (typeof RATE_WINDOWS)[number];
 
-/** Gives each window its counter store (in-process when undefined; Redis when shared). */
-export type RateLimitStoreFactory = (window: RateWindow) => RateLimitStore | undefined;
+/** A set of counters over fixed windows: a plan's window, or the failed authentications' (auth-failure-limiter.ts). */
+export interface CounterWindow {
+  /** Names the counters apart in a shared store (a Redis key prefix, the cluster primary's store). */
+  readonly name: string;
+  readonly ms: number;
+}
+
+/** Gives each window its counter store (in-process when undefined; the cluster primary's, or Redis, when shared). */
+export type RateLimitStoreFactory = (window: CounterWindow) => RateLimitStore | undefined;
 
 /** Counters are per key id, or per client address (IPv6 grouped by /56) without a key. */
 function counterKey(req: Request, res: Response): string {

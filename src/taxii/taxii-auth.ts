@@ -47,16 +47,20 @@ export function createBasicOrQueryKeyAuthenticator(authenticate: KeyAuthenticato
   return async (req, res, next) => {
     const query = req.query as Record<string, unknown>;
     const header = req.headers.authorization;
-    let key: string;
-    if (header !== undefined) key = keyFromBasic(header);
-    else if (query.key !== undefined) {
-      // An ambiguous key is malformed credentials: 401 like any other (DESIGN section 5).
-      if (typeof query.key !== 'string') throw unauthorized('Parameter "key" must be given once.');
-      key = query.key;
+    const given = query.key;
+    let key: () => string;
+    // Read by the authenticator, so that malformed credentials count as a failed authentication.
+    if (header !== undefined) key = () => keyFromBasic(header);
+    else if (given !== undefined) {
+      key = () => {
+        // An ambiguous key is malformed credentials: 401 like any other (DESIGN section 5).
+        if (typeof given !== 'string') throw unauthorized('Parameter "key" must be given once.');
+        return given;
+      };
     } else {
       throw unauthorized(`Authentication is required: ${hint}.`);
     }
-    setClient(res, await authenticate(key, CHALLENGE));
+    setClient(res, await authenticate({ address: req.ip, key }, CHALLENGE));
     next();
   };
 }

@@ -214,6 +214,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   let broken: Express;
   let down: Express;
   let noTeam: Express;
+  let guessing: Express;
 
   before(async () => {
     ctx = await createTestContext({ overrides: GENEROUS_PLANS });
@@ -227,6 +228,8 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     // A server that no longer offers the Team plan, holding a Team key.
     const { team: _team, ...plans } = ctx.config.plans;
     noTeam = createApp({ ...ctx.config, plans } as Config, { store: ctx.store, nextTokenSecret: TEST_NEXT_SECRET });
+    // A server that allows one failed authentication a minute per client address.
+    guessing = createApp({ ...ctx.config, auth: { failuresPerMinute: 1 } } as Config, { store: ctx.store, nextTokenSecret: TEST_NEXT_SECRET });
     // Use up the tight budgets: anonymous, and the Pro key.
     await request(tight.app).get('/api/threat.php?tid=1').expect(200);
     await request(tight.app).get('/taxii2/').set('Authorization', basicAuth(tight.keys.pro!)).set('Accept', TAXII_TYPE).expect(200);
@@ -254,6 +257,12 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   };
   const pro = () => ctx.keys.pro!;
   const free = () => ctx.keys.free!;
+  /** Sent right after a failed authentication from the same address, on the server that allows one a minute. */
+  const afterFailure = async (send: () => Test) => {
+    await get(`/api/threat.php?tid=1&key=${UNKNOWN_KEY}`, () => guessing);
+    return send();
+  };
+  const failures = 'a valid key from an address past its failed authentications';
 
   // ---- Lookup API --------------------------------------------------------------------------
   for (const [template, byId, byName, links, missing] of [
@@ -283,6 +292,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 404, 'the links of an unknown record', () => get(`${template}?${missing}&get=links`));
     add(template, 429, 'anonymous, over its limit', () => get(`${template}?${byId}`, () => tight.app));
     add(template, 429, 'a Pro key, over its limit', () => get(`${template}?${byId}&key=${tight.keys.pro}`, () => tight.app));
+    add(template, 429, failures, () => afterFailure(() => get(`${template}?${byId}&key=${pro()}`, () => guessing)));
     add(template, 500, 'a fault', () => get(`${template}?${byId}`, () => broken));
     add(template, 503, 'the database down', () => get(`${template}?${byId}&key=${pro()}`, () => down));
   }
@@ -306,6 +316,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 401, 'an unknown key in the query', () => request(ctx.app)[method](`${path()}?key=${UNKNOWN_KEY}&accept=${encodeURIComponent(TAXII_TYPE)}`), method);
     add(template, 401, 'Basic with another username', () => request(ctx.app)[method](path()).set('Authorization', basicAuth(pro(), 'admin')).set('Accept', TAXII_TYPE), method);
     add(template, 429, 'a Pro key over its limit', () => taxii(method, path(), () => tight.keys.pro!, TAXII_TYPE, () => tight.app), method);
+    add(template, 429, failures, () => afterFailure(() => taxii(method, path(), pro, TAXII_TYPE, () => guessing)), method);
     add(template, 403, 'a Free key beyond the test collection', () => taxii(method, path(), free), method);
     add(template, 406, 'an Accept without the TAXII type', () => taxii(method, path(), pro, 'application/json'), method);
     add(template, 406, 'no Accept', () => taxii(method, path(), pro, null), method);
@@ -389,6 +400,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 403, 'a key whose plan is no longer offered', () => basic(path(INDICATORS_COLLECTION), () => ctx.keys.team!, () => noTeam));
     add(template, 404, 'an unknown collection', () => basic(path(UNKNOWN_COLLECTION), pro));
     add(template, 429, 'a Pro key over its limit', () => basic(path(INDICATORS_COLLECTION), () => tight.keys.pro!, () => tight.app));
+    add(template, 429, failures, () => afterFailure(() => basic(path(INDICATORS_COLLECTION), pro, () => guessing)));
     add(template, 500, 'a fault', () => basic(path(INDICATORS_COLLECTION), pro, () => broken));
     add(template, 503, 'the database down', () => basic(path(INDICATORS_COLLECTION), pro, () => down));
   }

@@ -94,6 +94,38 @@ describe('rate limits with REDIS_URL', () => {
     });
   });
 
+  describe('failed authentications counted in one Redis by two instances', { skip: needsRedis }, () => {
+    const redis: RedisRateLimits[] = [];
+    const instances: Instance[] = [];
+    const guarded = loadConfig({ overrides: { plans: config.plans, trustProxy: true, auth: { failuresPerMinute: 3 } } });
+    before(async () => {
+      for (let i = 0; i < 2; i++) {
+        const shared = await connectRedisRateLimits({ url: REDIS_URL!, onError: 'closed', logger: captureLogger().logger, prefix: `${PREFIX}auth:` });
+        redis.push(shared);
+        instances.push(await openInstance(location, guarded, { rateLimitStores: shared.stores }));
+      }
+    });
+    after(async () => {
+      for (const instance of instances) await instance.close();
+      for (const shared of redis) await shared.close();
+    });
+
+    it('refuse an address on both instances once its failures on either add up to the limit; other addresses pass', async () => {
+      const [a, b] = instances as [Instance, Instance];
+      const lookup = (instance: Instance, from: string, key: string) => request(instance.app).get(`/api/threat.php?tid=1&key=${key}`).set('X-Forwarded-For', from);
+      // An address Redis has never counted passes (a missing counter is no failure).
+      await lookup(a, '203.0.113.50', keys.pro!).expect(200);
+      for (const instance of [a, b, a]) await lookup(instance, '203.0.113.51', 'A'.repeat(43)).expect(401);
+      for (const instance of [b, a]) {
+        const refused = await lookup(instance, '203.0.113.51', keys.pro!).expect(429);
+        assert.match(refused.body.error, /^Too many failed authentications from this address: 3 a minute\./);
+        assert.ok(Number(refused.headers['retry-after']) >= 1 && Number(refused.headers['retry-after']) <= 60);
+      }
+      assertTaxiiError(await taxiiGet(b.app, '/taxii2/', keys.pro!).set('X-Forwarded-For', '203.0.113.51'), 429);
+      await lookup(b, '203.0.113.52', keys.pro!).expect(200);
+    });
+  });
+
   describe('when Redis is unreachable at start-up', () => {
     it('with redis.onError "open": starts with one warning and lets requests pass unlimited, warning once per period', async () => {
       const { logger, messages } = captureLogger();

@@ -1,0 +1,72 @@
+// Failed authentications counted per client address (issue 26): past `auth.failuresPerMinute`, a request that presents a key gets a 429 before its key is hashed or looked up.
+import { ipKeyGenerator, type Options, type Store as RateLimitStore } from 'express-rate-limit';
+import { RateLimitError } from '../errors.js';
+import { FixedWindowStore } from './fixed-window-store.js';
+import type { CounterWindow, RateLimitStoreFactory } from './rate-limiters.js';
+
+/** One window of a minute, aligned to the epoch as the plans' windows are; its own counters in a shared store. */
+export const AUTH_FAILURE_WINDOW: CounterWindow = { name: 'auth-failures', ms: 60_000 };
+
+/** Refused addresses remembered in this process (an attacker's flood then costs no store round trip); more are forgotten. */
+const MAX_REMEMBERED = 10_000;
+
+export interface AuthFailureLimiter {
+  /** Throws a RateLimitError (429, `Retry-After`) when `address` has used up its failed authentications of this minute. */
+  assertAllowed(address: string | undefined): Promise<void>;
+  /** Counts one failed authentication (a malformed, unknown or revoked key) for `address`. */
+  recordFailure(address: string | undefined): Promise<void>;
+}
+
+export interface AuthFailureLimiterOptions {
+  /** `auth.failuresPerMinute`. */
+  perMinute: number;
+  /** The counters: the rate limits' factory, so that a cluster or Redis shares them (memory when absent). */
+  counters?: RateLimitStoreFactory;
+  /** Hears each failure counted, and each request refused (the metrics). */
+  onFailure?: () => void;
+  onRefused?: () => void;
+  now?: () => number;
+}
+
+/** Counted per address as the anonymous rate limits are: IPv6 grouped by /56, so that one host cannot rotate through its prefix. */
+const counterKey = (address: string | undefined) => `ip:${ipKeyGenerator(address ?? '0.0.0.0')}`;
+
+export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): AuthFailureLimiter {
+  const { perMinute } = options;
+  const now = options.now ?? Date.now;
+  const store: RateLimitStore = options.counters?.(AUTH_FAILURE_WINDOW) ?? new FixedWindowStore(now);
+  // The stores read only windowMs from express-rate-limit's options (the Redis store the expiry of its keys).
+  store.init?.({ windowMs: AUTH_FAILURE_WINDOW.ms } as Options);
+  /** Refused addresses until the end of their window: the count cannot fall before then. */
+  const refusedUntil = new Map<string, number>();
+
+  const refuse = (until: number) => {
+    options.onRefused?.();
+    return new RateLimitError(
+      `Too many failed authentications from this address: ${perMinute} a minute. Check the API key; the address may present one again after Retry-After seconds.`,
+      (until - now()) / 1000,
+    );
+  };
+
+  return {
+    async assertAllowed(address) {
+      const key = counterKey(address);
+      const remembered = refusedUntil.get(key);
+      if (remembered !== undefined) {
+        if (remembered > now()) throw refuse(remembered);
+        refusedUntil.delete(key);
+      }
+      const info = await store.get?.(key);
+      // rate-limit-redis reads a key that does not exist as NaN hits: only a count at the limit refuses.
+      if (info === undefined || !(info.totalHits >= perMinute)) return;
+      const until = info.resetTime?.getTime() ?? now() - (now() % AUTH_FAILURE_WINDOW.ms) + AUTH_FAILURE_WINDOW.ms;
+      if (refusedUntil.size >= MAX_REMEMBERED) refusedUntil.clear();
+      refusedUntil.set(key, until);
+      throw refuse(until);
+    },
+    async recordFailure(address) {
+      options.onFailure?.();
+      await store.increment(counterKey(address));
+    },
+  };
+}

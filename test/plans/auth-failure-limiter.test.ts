@@ -1,0 +1,76 @@
+// The failed-authentication limit: per client address and minute, refused with Retry-After until the minute ends, counted across cluster workers.
+import assert from 'node:assert/strict';
+import type { Worker } from 'node:cluster';
+import { EventEmitter } from 'node:events';
+import { describe, it } from 'node:test';
+import { RateLimitError } from '../../src/errors.js';
+import { AUTH_FAILURE_WINDOW, createAuthFailureLimiter } from '../../src/plans/auth-failure-limiter.js';
+import { createPrimaryCounterStores, servePrimaryCounters } from '../../src/plans/cluster-rate-limit-store.js';
+
+/** 10 s into a minute. */
+const START = Date.parse('2026-01-15T10:00:10Z');
+
+function refusal(error: unknown): RateLimitError {
+  assert.ok(error instanceof RateLimitError, `not a RateLimitError: ${String(error)}`);
+  return error;
+}
+
+describe('createAuthFailureLimiter', () => {
+  it('allows perMinute failures from an address, then refuses it with Retry-After until the minute ends', async () => {
+    let now = START;
+    const limiter = createAuthFailureLimiter({ perMinute: 3, now: () => now });
+    for (let i = 0; i < 3; i++) {
+      await limiter.assertAllowed('198.51.100.7');
+      await limiter.recordFailure('198.51.100.7');
+    }
+    const error = refusal(await limiter.assertAllowed('198.51.100.7').catch((e: unknown) => e));
+    assert.equal(error.status, 429);
+    assert.equal(error.headers['Retry-After'], '50');
+    assert.match(error.message, /^Too many failed authentications from this address: 3 a minute\./);
+    // Other addresses are not affected; the refused one is again from the next minute on.
+    await limiter.assertAllowed('198.51.100.8');
+    now += 20_000;
+    assert.equal(refusal(await limiter.assertAllowed('198.51.100.7').catch((e: unknown) => e)).headers['Retry-After'], '30');
+    now = START - (START % AUTH_FAILURE_WINDOW.ms) + AUTH_FAILURE_WINDOW.ms;
+    await limiter.assertAllowed('198.51.100.7');
+  });
+
+  it('counts an IPv6 /56 as one address, as the anonymous rate limits do', async () => {
+    const limiter = createAuthFailureLimiter({ perMinute: 2, now: () => START });
+    await limiter.recordFailure('2001:db8:0:1::1');
+    await limiter.recordFailure('2001:db8:0:2::99');
+    await assert.rejects(limiter.assertAllowed('2001:db8:0:3::5'), RateLimitError);
+    await limiter.assertAllowed('2001:db8:1::1');
+  });
+
+  it('reports each failure and each refusal', async () => {
+    const heard: string[] = [];
+    const limiter = createAuthFailureLimiter({ perMinute: 1, now: () => START, onFailure: () => heard.push('failure'), onRefused: () => heard.push('refused') });
+    await limiter.recordFailure('192.0.2.1');
+    await assert.rejects(limiter.assertAllowed('192.0.2.1'));
+    await assert.rejects(limiter.assertAllowed('192.0.2.1'));
+    assert.deepEqual(heard, ['failure', 'refused', 'refused']);
+  });
+
+  it('sums the failures of every worker in the cluster primary (serve --workers without Redis)', async () => {
+    const atPrimary = new EventEmitter();
+    servePrimaryCounters(atPrimary as unknown as Parameters<typeof servePrimaryCounters>[0]);
+    const worker = () => {
+      const atWorker = new EventEmitter();
+      const handle = { isConnected: () => true, send: (m: unknown) => (setImmediate(() => atWorker.emit('message', structuredClone(m))), true) } as unknown as Worker;
+      const counters = createPrimaryCounterStores({
+        send: (m: unknown) => (setImmediate(() => atPrimary.emit('message', handle, structuredClone(m))), true),
+        on: (event, listener) => atWorker.on(event, listener),
+      });
+      return createAuthFailureLimiter({ perMinute: 4, counters });
+    };
+    const [a, b] = [worker(), worker()];
+    for (const limiter of [a, b, a, b]) {
+      await limiter.assertAllowed('203.0.113.9');
+      await limiter.recordFailure('203.0.113.9');
+    }
+    await assert.rejects(a.assertAllowed('203.0.113.9'), RateLimitError);
+    await assert.rejects(b.assertAllowed('203.0.113.9'), RateLimitError);
+    await a.assertAllowed('203.0.113.10');
+  });
+});
