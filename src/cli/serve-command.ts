@@ -18,6 +18,7 @@ import { capConnections, serverTimeouts, type ServerLimits } from './server-limi
 import { loadDemo, printDemoKeys } from './demo-command.js';
 import { createAllowlist } from '../sources/allowlist.js';
 import { startBackgroundPulls, type BackgroundPulls } from '../sources/background-pulls.js';
+import { removeStalePullDirs } from '../sources/pull-temp.js';
 
 /** In-flight requests get this long to finish after SIGTERM; then their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -51,13 +52,19 @@ function startPulls(options: ServeOptions, metrics: Metrics | undefined): Backgr
   const { config, settings } = options;
   // A bad allowlist entry stops start-up here, naming it, rather than the pull thread later.
   createAllowlist(config.allowlist);
-  options.logger.info('pulling source feeds in the background', { checkSeconds: config.pull.checkSeconds });
+  // What a pull that crashed left in the temporary folder (up to maxMegabytes a feed) goes now.
+  void removeStalePullDirs().then((removed) => {
+    if (removed > 0) options.logger.info('removed the temporary folders of pulls that did not finish', { folders: removed });
+  });
+  options.logger.info('pulling source feeds in the background', { checkSeconds: config.pull.checkSeconds, concurrency: config.pull.concurrency });
   return startBackgroundPulls({
     db: settings.db,
     setting: settings.dbSetting,
     collections: config.collections,
     allowlist: config.allowlist,
     checkMs: config.pull.checkSeconds * 1000,
+    concurrency: config.pull.concurrency,
+    allowPrivateNetworks: config.sources.allowPrivateNetworks,
     lifecycle: config.lifecycle,
     store: options.store,
     clock: systemClock,

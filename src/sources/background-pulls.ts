@@ -18,6 +18,9 @@ export interface PullThreadData {
   collections: readonly CollectionConfig[];
   allowlist: readonly string[] | undefined;
   checkMs: number;
+  /** Config `pull.concurrency` (default 2) and `sources.allowPrivateNetworks` (default false). */
+  concurrency?: number;
+  allowPrivateNetworks?: boolean;
   logLevel: LogLevel;
   lifecycle: LifecycleSettings;
   /** Post the metrics' events (DESIGN 9) to this thread's parent, which owns the registry. */
@@ -54,13 +57,13 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   if (IN_MEMORY.has(options.db)) {
     const scheduler = startPullScheduler({
       store: options.store, clock: options.clock, env: process.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
-      lifecycle: options.lifecycle, report: options.report,
+      concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, report: options.report,
     });
     return { stop: () => scheduler.stop() };
   }
   const data: PullThreadData = {
     db: options.db, setting: options.setting, collections: options.collections, allowlist: options.allowlist, checkMs: options.checkMs, logLevel: options.logLevel,
-    lifecycle: options.lifecycle, metrics: options.report !== undefined,
+    concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, metrics: options.report !== undefined,
   };
   const worker = startModuleWorker(import.meta.url, 'pull-worker', { workerData: data });
   let stopped = false;

@@ -14,6 +14,8 @@ import { readLookupApi, type UpstreamFeed } from './formats/read-lookup-api.js';
 import { readMispFeed } from './formats/read-misp.js';
 import { readStixBundle } from './formats/read-stix.js';
 import { readTaxiiCollection } from './formats/read-taxii.js';
+import type { ResolveHost } from './guarded-agent.js';
+import { spoolBatches } from './spool-batches.js';
 import { spoolBody } from './spool-body.js';
 import type { FeedSourceState } from '../store/source-queries.js';
 import { withoutControlCharacters } from './control-characters.js';
@@ -32,6 +34,10 @@ export interface PullDeps {
   fetchImpl?: typeof fetch;
   /** Hears how many rows were read so far (a terminal's progress). */
   onProgress?: (rows: number) => void;
+  /** Config `sources.allowPrivateNetworks`: every source may reach loopback and private networks (network-policy.ts). */
+  allowPrivateNetworks?: boolean;
+  /** Resolves host names for the pull's connections (tests control DNS with it); default: the system resolver. */
+  resolveHost?: ResolveHost;
 }
 
 /** What the pull's rows gave besides values: the DESIGN 7 output line and log counts. */
@@ -85,7 +91,7 @@ async function* pullBatches(
   plan: PullPlan,
   read: SourceRead,
   source: SourceDefinition,
-  deps: Pick<PullDeps, 'allowlist' | 'logger' | 'onProgress'>,
+  deps: Pick<PullDeps, 'allowlist' | 'logger' | 'onProgress' | 'signal'>,
   tally: RowTally,
   fid: number,
 ): AsyncGenerator<WriteBatch> {
@@ -105,6 +111,7 @@ async function* pullBatches(
   // UPDATE that meets the same key twice, so a value listed twice within a batch is staged once.
   let staged = new Map<string, number>();
   const reasons: string[] = [];
+  const skips: string[] = [];
   const flush = (): WriteBatch => {
     const batch: WriteBatch = { kind: 'values', params, count, threats, threatCount: threats.length / 3, refs, refCount: refs.length / 3, records: rowsRead };
     params = [];
@@ -121,7 +128,10 @@ async function* pullBatches(
     return batch;
   };
   for await (const batch of read.rows ?? []) {
+    // A parse that outlives maxSeconds (or a shutdown) ends here: the transaction is rolled back.
+    deps.signal?.throwIfAborted();
     tally.skipped += batch.skipped;
+    for (const reason of batch.skipReasons ?? []) if (skips.length < LOGGED_REJECTIONS) skips.push(reason);
     rowsRead += batch.entries.length + batch.skipped;
     for (const { ref, threat } of batch.relations ?? []) {
       const name = withoutControlCharacters(threat.name).trim();
@@ -164,7 +174,7 @@ async function* pullBatches(
       if (entry.ref !== undefined) refs.push(entry.ref, normalized.type, normalized.value);
       if (count >= BATCH_ROWS) yield flush();
     }
-    deps.onProgress?.(rowsRead);
+    if (!read.prefetched) deps.onProgress?.(rowsRead);
   }
   if (count > 0) yield flush();
   if (relations.length > 0) yield flushRelations();
@@ -172,6 +182,7 @@ async function* pullBatches(
   if (read.cursor !== undefined) plan.cursor = read.cursor();
   if (read.describe !== undefined) plan.describe = describedFeed(await read.describe());
   if (reasons.length > 0) deps.logger.info('pull rejected values', { fid, rejected: tally.rejected, first: reasons });
+  if (skips.length > 0) deps.logger.info('pull skipped objects', { fid, skipped: tally.skipped, first: skips });
   yield { kind: 'end', records: rowsRead, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };
 }
 
@@ -193,6 +204,34 @@ interface SourceRead {
   bodyHash?: string | null;
   /** Frees what reading the source held (its spooled body), after the pull. */
   done?: () => Promise<void>;
+  /** The rows were read to their end before the transaction (prefetch), and progress reported then. */
+  prefetched?: boolean;
+}
+
+/**
+ * A paged source read to its end before anything is written (spool-batches.ts), with the upstream
+ * feed's description fetched too: the pull's transaction then only replays what was read.
+ */
+async function prefetch(read: SourceRead, onProgress: PullDeps['onProgress']): Promise<SourceRead> {
+  if (read.rows === undefined) return read;
+  const spooled = await spoolBatches(read.rows, onProgress);
+  try {
+    const described = read.describe === undefined ? undefined : await read.describe();
+    const previousDone = read.done;
+    return {
+      ...read,
+      rows: spooled.replay(),
+      prefetched: true,
+      ...(read.describe === undefined ? {} : { describe: () => Promise.resolve(described) }),
+      done: async () => {
+        await spooled.remove();
+        await previousDone?.();
+      },
+    };
+  } catch (error) {
+    await spooled.remove();
+    throw error;
+  }
 }
 
 /**
@@ -204,6 +243,7 @@ async function openSource(source: SourceDefinition, resolved: SourceDefinition, 
     displayUrl: redactedUrl(source.url),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.fetchImpl ? { fetchImpl: deps.fetchImpl } : {}),
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
   };
   const none = { etag: null, lastModified: null };
   switch (source.format) {
@@ -298,12 +338,20 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
   let source: SourceDefinition | undefined;
   let secrets: string[] = [];
   let read: SourceRead | undefined;
+  let deadline: AbortSignal | undefined;
   try {
     source = parseSource(JSON.parse(state.definition));
     secrets = envReferences(source).map((name) => deps.env[name] ?? '');
     const resolved = resolveEnv(source, deps.env);
+    // The config may open private networks to every source; the source's own `network` still wins when it says so.
+    if (deps.allowPrivateNetworks && resolved.network === undefined) resolved.network = 'private';
     const nextDue = nextRun(scheduleOf(source, state.schedule), new Date(started)).getTime();
-    read = await openSource(source, resolved, state, deps);
+    // The whole pull is bounded (issue 26), not only each request: a source that pages forever fails.
+    deadline = AbortSignal.timeout(source.maxSeconds * 1000);
+    const signal = deps.signal ? AbortSignal.any([deps.signal, deadline]) : deadline;
+    const bounded: PullDeps = { ...deps, signal };
+    read = await openSource(source, resolved, state, bounded);
+    if (source.format === 'taxii' || source.format === 'misp' || source.format === 'lookup-api') read = await prefetch(read, deps.onProgress);
     const plan: PullPlan = {
       fid,
       at,
@@ -315,7 +363,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       nextDue,
       ...(read.bodyHash === undefined ? {} : { bodyHash: read.bodyHash }),
     };
-    const summary = await store.applyImport(pullBatches(plan, read, source, deps, tally, fid), clock);
+    const summary = await store.applyImport(pullBatches(plan, read, source, bounded, tally, fid), clock);
     const counts = summary.pulled!;
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, notModified: read.rows === undefined, ...counts, ...tally };
     logger.info('pull', {
@@ -325,7 +373,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     });
     return outcome;
   } catch (error) {
-    const reason = failureReason(error, secrets);
+    const reason = deadline?.aborted ? `the pull took longer than maxSeconds (${source!.maxSeconds} s)` : failureReason(error, secrets);
     const failures = state.failures + 1;
     const now = clock.now();
     const nextDue = now + retryDelay(failures, scheduleOf(source, state.schedule), new Date(now));

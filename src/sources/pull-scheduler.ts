@@ -1,6 +1,6 @@
-// The background work of `serve` (DESIGN sections 7 and 8): pulls due feeds one at a time, each under a
-// lease in the store, so that of several instances sharing a database one pulls a feed at a time, and
-// runs the lifecycle after each pull and at least hourly, under a lease of its own.
+// The background work of `serve` (DESIGN sections 7 and 8): pulls due feeds, up to `concurrency` at
+// once, each under a lease in the store, so that of several instances sharing a database one pulls a
+// feed at a time, and runs the lifecycle after pulls and at least hourly, under a lease of its own.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { runLifecycle, type LifecycleSettings } from '../lifecycle/run-lifecycle.js';
@@ -8,12 +8,15 @@ import { pullFeed, type PullDeps, type PullOutcome } from './pull-feed.js';
 import { readFeedStates, timingImports, type ReportMetric } from './pull-metrics.js';
 
 /**
- * How long a lease holds without renewal. A holder renews it while it pulls; one that dies stops
- * renewing, and the feed is free again this long after. Renewal waits behind the pull's
- * transaction on SQLite (one connection), so the lease outlasts a long write on its own.
+ * How long a lease holds without renewal. A holder renews it every RENEW_MS while it pulls; one
+ * that dies stops renewing, and the feed is free again this long after. A paged source is walked
+ * before the pull's transaction (pull-feed.ts, prefetch), so renewals go through during the walk
+ * on SQLite's one connection too; they wait only behind the writing, which the lease outlasts.
  */
 export const LEASE_MS = 5 * 60_000;
 const RENEW_MS = 60_000;
+/** Pulls at once, unless the config says otherwise (`pull.concurrency`). */
+export const DEFAULT_PULL_CONCURRENCY = 2;
 /** The lifecycle runs at least this often, and after every pull. */
 export const LIFECYCLE_EVERY_MS = 3_600_000;
 const LIFECYCLE_LEASE = 'lifecycle';
@@ -25,6 +28,11 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
   lifecycle?: LifecycleSettings;
   /** Names this instance in leases; default: host, pid and a random part. */
   owner?: string;
+  /** Pulls run at once (config `pull.concurrency`): a slow feed holds one of them, not the others or the lifecycle. */
+  concurrency?: number;
+  /** Lease length and renewal period in ms (LEASE_MS, RENEW_MS); tests shorten them. */
+  leaseMs?: number;
+  renewMs?: number;
   /**
    * Hears what the metrics count (DESIGN 9): each pull's outcome, the lifecycle's retirements, the
    * imports' durations, and every feed's last good pull and schedule, read from the store at the
@@ -34,7 +42,7 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
 }
 
 export interface PullScheduler {
-  /** Checks for due feeds now and pulls them (also what the timer runs); resolves when done. */
+  /** Checks for due feeds now and pulls them (the timer only starts them); resolves once they and the lifecycle after them are done. */
   tick(): Promise<void>;
   /** Stops the timer and aborts a running pull (which then changes nothing); resolves when it has stopped. */
   stop(): Promise<void>;
@@ -43,17 +51,24 @@ export interface PullScheduler {
 export function startPullScheduler(options: PullSchedulerOptions): PullScheduler {
   const { store, clock, logger, report } = options;
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_PULL_CONCURRENCY);
+  const leaseMs = options.leaseMs ?? LEASE_MS;
+  const renewMs = options.renewMs ?? RENEW_MS;
   const abort = new AbortController();
-  let running: Promise<void> | undefined;
+  /** The pulls running now, by fid. */
+  const active = new Map<number, Promise<void>>();
+  let checking: Promise<void> | undefined;
   let stopped = false;
+  let pulledSinceLifecycle = false;
+  let pulledSinceReport = false;
 
   /** Pulls the feed under its lease; false when another instance holds it (or it is no longer due). */
   async function pullLeased(fid: number): Promise<boolean> {
     const now = clock.now();
-    if (!(await store.takePullLease(fid, owner, now, now + LEASE_MS))) return false;
+    if (!(await store.takePullLease(fid, owner, now, now + leaseMs))) return false;
     const renew = setInterval(() => {
-      void store.renewPullLease(fid, owner, clock.now() + LEASE_MS).catch(() => undefined);
-    }, RENEW_MS);
+      void store.renewPullLease(fid, owner, clock.now() + leaseMs).catch(() => undefined);
+    }, renewMs);
     const started = performance.now();
     let outcome: PullOutcome | undefined;
     try {
@@ -73,13 +88,31 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     }
   }
 
+  /** Starts a pull beside the others; when it ends, its slot goes to the next due feed. */
+  function start(fid: number): void {
+    const running = pullLeased(fid)
+      .then((pulled) => {
+        if (pulled) pulledSinceLifecycle = pulledSinceReport = true;
+      })
+      .catch((error: unknown) => {
+        // The store is unreachable (or the pull's failure could not be recorded): the feed is tried again later.
+        if (!stopped) logger.error('pull scheduler: a pull could not be recorded', { fid, error: error instanceof Error ? error.message : String(error) });
+      })
+      .finally(() => {
+        active.delete(fid);
+        if (!stopped) void check();
+      });
+    active.set(fid, running);
+  }
+
   let lastLifecycle = Number.NEGATIVE_INFINITY;
 
   /** One lifecycle run, by one instance at a time; its retirements are logged. */
   async function lifecycleLeased(settings: LifecycleSettings): Promise<void> {
     const now = clock.now();
-    if (!(await store.takeLease(LIFECYCLE_LEASE, owner, now, now + LEASE_MS))) return;
+    if (!(await store.takeLease(LIFECYCLE_LEASE, owner, now, now + leaseMs))) return;
     try {
+      pulledSinceLifecycle = false;
       const counts = await runLifecycle(report ? timingImports(store, 'lifecycle', report) : store, settings, clock);
       lastLifecycle = now;
       report?.({ kind: 'retired', threats: counts.retiredThreats.length, indicators: counts.agedIndicators });
@@ -100,43 +133,68 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     lastFeedStates = now;
   }
 
-  async function check(): Promise<void> {
-    let pulled = false;
+  /**
+   * Starts due feeds in the free slots; then, unless it just started some (they run it when they
+   * end), runs the lifecycle when pulls ended since it last ran or an hour has passed, and reports
+   * the feeds' states. A pull still running from an earlier check holds neither back.
+   */
+  async function checkOnce(): Promise<void> {
+    let started = 0;
     try {
-      for (const fid of await store.dueFeedSources(clock.now())) {
-        if (stopped) return;
-        pulled = (await pullLeased(fid)) || pulled;
+      if (active.size < concurrency) {
+        for (const fid of await store.dueFeedSources(clock.now())) {
+          if (stopped || active.size >= concurrency) break;
+          if (active.has(fid)) continue;
+          start(fid);
+          started++;
+        }
       }
       const settings = options.lifecycle;
-      if (settings !== undefined && !stopped && (pulled || clock.now() - lastLifecycle >= LIFECYCLE_EVERY_MS)) await lifecycleLeased(settings);
+      if (settings !== undefined && !stopped && started === 0 && (pulledSinceLifecycle || clock.now() - lastLifecycle >= LIFECYCLE_EVERY_MS)) {
+        await lifecycleLeased(settings);
+      }
     } catch (error) {
-      // The store is unreachable (or the pull's failure could not be recorded): try again at the next check.
+      // The store is unreachable: try again at the next check.
       if (!stopped) logger.error('pull scheduler: checking due feeds failed', { error: error instanceof Error ? error.message : String(error) });
     }
-    if (report !== undefined && !stopped && (pulled || clock.now() - lastFeedStates >= LIFECYCLE_EVERY_MS)) {
+    if (report === undefined || stopped || started > 0) return;
+    const pulled = pulledSinceReport;
+    pulledSinceReport = false;
+    if (pulled || clock.now() - lastFeedStates >= LIFECYCLE_EVERY_MS) {
       await reportFeedStates(report).catch((error: unknown) => {
         logger.warn('pull scheduler: reading the feeds for the metrics failed', { error: error instanceof Error ? error.message : String(error) });
       });
     }
   }
 
-  function tick(): Promise<void> {
-    running ??= check().finally(() => {
-      running = undefined;
+  /** One check at a time; a check asked for while one runs shares it. */
+  function check(): Promise<void> {
+    checking ??= checkOnce().finally(() => {
+      checking = undefined;
     });
-    return running;
+    return checking;
   }
 
-  const timer = setInterval(() => void tick(), options.checkMs);
+  async function tick(): Promise<void> {
+    await check();
+    // The pulls started, then the check after them (the lifecycle, the next due feeds), until none runs.
+    while (active.size > 0 && !stopped) {
+      await Promise.all(active.values());
+      await check();
+    }
+  }
+
+  const timer = setInterval(() => void check(), options.checkMs);
   timer.unref();
-  void tick();
+  void check();
   return {
     tick,
     async stop() {
       stopped = true;
       clearInterval(timer);
       abort.abort();
-      await running;
+      await checking;
+      await Promise.all(active.values());
     },
   };
 }

@@ -4,11 +4,11 @@
 // same values again).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { FeedBody } from './formats/feed-body.js';
+import { makePullDir } from './pull-temp.js';
 
 export interface SpooledBody {
   /** SHA-256 of the body's bytes, hex. */
@@ -25,7 +25,7 @@ export interface SpooledBody {
  * `maxMegabytes`, which the body enforces while it streams.
  */
 export async function spoolBody(body: FeedBody): Promise<SpooledBody> {
-  const dir = await mkdtemp(join(tmpdir(), 'threatgate-pull-'));
+  const dir = await makePullDir();
   const path = join(dir, 'body');
   const remove = () => rm(dir, { recursive: true, force: true });
   const hash = createHash('sha256');

@@ -193,6 +193,10 @@ async function writeInTransaction(
     // One import at a time: the date_added counter and the aggregates assume it. SQLite's single
     // writer already serializes; PostgreSQL takes a transaction-scoped advisory lock.
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
+    // SQLite: take the write lock before the first read. A transaction that read first and then meets
+    // another connection's commit (a lease taken or renewed by another process) cannot write any more
+    // (SQLITE_BUSY_SNAPSHOT); a statement that writes nothing still takes the lock, waiting busy_timeout.
+    else await sql`delete from leases where 0`.execute(trx);
     const fresh = bulkWhenEmpty && (await holdsNoData(trx));
     await createStaging(trx, dialect, fresh);
     const state: BatchState = {};

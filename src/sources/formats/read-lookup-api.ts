@@ -1,6 +1,7 @@
 // The `lookup-api` format (DESIGN 7, issue 16): another Pulsedive-style service, read through feed.php as spec 4.3 pages it.
 import { setTimeout as delay } from 'node:timers/promises';
 import { fetchSource, FetchError } from '../fetch-source.js';
+import type { ResolveHost } from '../guarded-agent.js';
 import { SourceDefinitionError, type SourceDefinition } from '../source-definition.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 import { arrayField, field, isObject, readJsonDocument, textField } from './json-document.js';
@@ -24,6 +25,8 @@ export interface LookupApiOptions {
   warn: (message: string, fields: Record<string, unknown>) => void;
   /** The most a read waits for rate limits in total, over every request; default 300 s. */
   maxWaitSeconds?: number;
+  /** Resolves host names (tests control DNS with it): see FetchOptions.resolveHost. */
+  resolveHost?: ResolveHost;
 }
 
 export interface LookupApiRead {
@@ -90,6 +93,7 @@ export function readLookupApi(source: SourceDefinition, options: LookupApiOption
           displayUrl: display,
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+          ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         });
         if (fetched.kind !== 'body') throw new FetchError(display, 'HTTP status 304 without a conditional request', 304);
         return await readJsonDocument(fetched.body, where);
@@ -117,6 +121,8 @@ export function readLookupApi(source: SourceDefinition, options: LookupApiOption
     let pages = 0;
     for (let page = 0; ; ) {
       const where = `page ${page}`;
+      // page_next only moves forward (checked below), so no page comes twice; an upstream that never stops is bounded here.
+      if (pages >= source.maxPages) throw new FeedFormatError(where, `more than maxPages (${source.maxPages}) pages in one pull`);
       let document: unknown;
       try {
         document = await request(page === 0 ? { fid: String(fid), get: 'links' } : { fid: String(fid), get: 'links', page: String(page) }, where);

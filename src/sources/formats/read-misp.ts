@@ -1,6 +1,7 @@
 // The `misp` format (DESIGN 7, issue 16): a MISP feed directory, `manifest.json` and one `<uuid>.json` per event.
 import type { IndicatorType } from '../../indicator-types.js';
 import { fetchSource, FetchError } from '../fetch-source.js';
+import type { ResolveHost } from '../guarded-agent.js';
 import type { SourceDefinition } from '../source-definition.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry, type FeedRelation, type ThreatRef } from './feed-entry.js';
 import { arrayField, field, isObject, readJsonDocument, textField } from './json-document.js';
@@ -15,6 +16,8 @@ export interface MispReadOptions {
   onlyIds?: boolean;
   /** Event files fetched ahead of the one being read; default 4. */
   concurrency?: number;
+  /** Resolves host names (tests control DNS with it): see FetchOptions.resolveHost. */
+  resolveHost?: ResolveHost;
 }
 
 export interface MispRead {
@@ -121,6 +124,7 @@ export function readMispFeed(source: SourceDefinition, cursor: string | null, op
       displayUrl,
       ...(signal ? { signal } : {}),
       ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     });
     // No validators are sent, so a 304 is the server's mistake.
     if (fetched.kind !== 'body') throw new FetchError(displayUrl, 'HTTP status 304 without a conditional request', 304);
@@ -130,6 +134,10 @@ export function readMispFeed(source: SourceDefinition, cursor: string | null, op
   async function* batches(): AsyncGenerator<FeedBatch> {
     const manifest = await fetchDocument('manifest.json', options.signal);
     const { events, skipped } = newEvents(manifest, since);
+    // Each event is a file to fetch: a manifest listing more than maxPages of them is refused before the first.
+    if (events.length > source.maxPages) {
+      throw new FeedFormatError('manifest.json', `${events.length} events to read, more than maxPages (${source.maxPages}) in one pull`);
+    }
     if (skipped > 0) yield { entries: [], skipped };
 
     // Event files are fetched a few ahead, and read in order; leaving early abandons the rest.
@@ -193,11 +201,15 @@ function newEvents(manifest: unknown, since: number | undefined): { events: Mani
   if (!isObject(manifest)) throw new FeedFormatError('manifest.json', 'not an object keyed by event uuid');
   const events: ManifestEvent[] = [];
   let skipped = 0;
+  // A uuid is one event whatever its case: listed twice, it would be read twice in one pull.
+  const listed = new Set<string>();
   for (const [uuid, entry] of Object.entries(manifest)) {
     if (!UUID.test(uuid)) {
       skipped++;
       continue;
     }
+    if (listed.has(uuid.toLowerCase())) throw new FeedFormatError('manifest.json', `event ${uuid} is listed twice`);
+    listed.add(uuid.toLowerCase());
     const changed = seconds(field(entry, 'timestamp'));
     const published = seconds(field(entry, 'publish_timestamp'));
     const stamp = changed === undefined ? published : published === undefined ? changed : Math.max(changed, published);

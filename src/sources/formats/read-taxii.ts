@@ -1,6 +1,7 @@
 // The `taxii` format (DESIGN 7): a TAXII 2.1 collection's objects walked page by page from the previous pull's X-TAXII-Date-Added-Last, mapped as `stix` does.
 import { setTimeout as delay } from 'node:timers/promises';
 import { fetchSource, FetchError, type FetchOptions } from '../fetch-source.js';
+import type { ResolveHost } from '../guarded-agent.js';
 import type { SourceDefinition } from '../source-definition.js';
 import { decodeBody, type FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch } from './feed-entry.js';
@@ -22,6 +23,8 @@ export interface TaxiiReadOptions {
   maxRetryWaitSeconds?: number;
   /** Hears what the walk could not do but did not fail for (a server paging without `next` whose dates do not advance). */
   onWarning?: (message: string) => void;
+  /** Resolves host names (tests control DNS with it): see FetchOptions.resolveHost. */
+  resolveHost?: ResolveHost;
 }
 
 export interface TaxiiRead {
@@ -143,7 +146,12 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
   const maxWait = options.maxRetryWaitSeconds ?? DEFAULT_MAX_RETRY_WAIT_SECONDS;
   const signal = options.signal;
   const sleep = options.sleep ?? ((ms: number) => delay(ms, undefined, signal ? { signal } : {}));
-  const fetchOptions: FetchOptions = { displayUrl: options.displayUrl, ...(signal ? { signal } : {}), ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}) };
+  const fetchOptions: FetchOptions = {
+    displayUrl: options.displayUrl,
+    ...(signal ? { signal } : {}),
+    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+  };
   // Configured headers win over the Accept given here, as they do over fetchSource's own.
   const headers = { accept: TAXII_MEDIA_TYPE, ...source.headers };
   const warn = (message: string) => options.onWarning?.(message);
@@ -151,8 +159,11 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
   let latest: string | null = cursor;
   let finished = false;
   let waited = 0;
+  // Every request of the walk counts against maxPages, the threats asked for after it included.
+  let requested = 0;
 
   async function getPage(url: string, where: string): Promise<Page> {
+    if (++requested > source.maxPages) throw new FeedFormatError(where, `more than maxPages (${source.maxPages}) pages in one pull`);
     for (;;) {
       let fetched;
       try {
@@ -183,6 +194,8 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
     let addedAfter = cursor;
     let next: string | undefined;
     let seen: string | null = cursor;
+    // A `next` met again means the server pages in a circle (two tokens taking turns, say): the walk would never end.
+    const tokens = new Map<string, number>();
     for (let page = 1; ; page++) {
       const where = `page ${page}`;
       const { envelope, dateAddedLast } = await getPage(pageUrl(source.url, { added_after: addedAfter ?? undefined, limit, next: next ?? null }), where);
@@ -192,7 +205,9 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
       if (dateAddedLast !== null && isLater(dateAddedLast, seen)) seen = dateAddedLast;
       if (!envelope.more) break;
       if (envelope.next !== undefined) {
-        if (envelope.next === next) throw new FeedFormatError(where, 'the server sent the same "next" again');
+        const before = tokens.get(envelope.next);
+        if (before !== undefined) throw new FeedFormatError(where, `the server sent a "next" it sent before, on page ${before}: its paging goes in a circle`);
+        tokens.set(envelope.next, page);
         next = envelope.next;
         continue;
       }
@@ -211,12 +226,15 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
     for (let first = 0, request = 1; first < missing.length; first += IDS_PER_REQUEST, request++) {
       const ids = missing.slice(first, first + IDS_PER_REQUEST).join(',');
       let more: string | undefined;
+      const asked = new Set<string>();
       for (let page = 1; ; page++) {
         const where = `threats ${request} page ${page}`;
         const { envelope } = await getPage(pageUrl(source.url, { added_after: null, 'match[id]': ids, limit, next: more ?? null }), where);
         const batch = mapper.map(positioned(envelope.objects, where));
         if (hasContent(batch)) yield batch;
-        if (!envelope.more || envelope.next === undefined || envelope.next === more) break;
+        // These pages only complete the threats: a token met again ends them rather than the pull.
+        if (!envelope.more || envelope.next === undefined || asked.has(envelope.next)) break;
+        asked.add(envelope.next);
         more = envelope.next;
       }
     }

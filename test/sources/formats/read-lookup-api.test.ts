@@ -67,13 +67,14 @@ describe('readLookupApi against a threatgate upstream', () => {
     upstream.script = undefined;
   });
 
-  const sourceFor = (fid: number, plan = 'pro', url = `${upstream.base}/`) => parseSource({ url, format: 'lookup-api', fid, key: ctx.keys[plan] ?? plan });
+  const sourceFor = (fid: number, plan = 'pro', url = `${upstream.base}/`, extra: Record<string, unknown> = {}) =>
+    parseSource({ url, format: 'lookup-api', fid, key: ctx.keys[plan] ?? plan, ...extra });
 
-  function reader(fid: number, options: { plan?: string; url?: string } & Partial<LookupApiOptions> = {}) {
+  function reader(fid: number, options: { plan?: string; url?: string; maxPages?: number } & Partial<LookupApiOptions> = {}) {
     const warnings: Read['warnings'] = [];
     const sleeps: number[] = [];
-    const { plan, url, ...rest } = options;
-    const source = sourceFor(fid, plan, url);
+    const { plan, url, maxPages, ...rest } = options;
+    const source = sourceFor(fid, plan, url, maxPages === undefined ? {} : { maxPages });
     const read = readLookupApi(source, {
       displayUrl: url ?? `${upstream.base}/`,
       warn: (message, fields) => warnings.push({ message, fields }),
@@ -85,7 +86,7 @@ describe('readLookupApi against a threatgate upstream', () => {
     return { read, warnings, sleeps };
   }
 
-  async function readAll(fid: number, options: { plan?: string; url?: string } & Partial<LookupApiOptions> = {}): Promise<Read> {
+  async function readAll(fid: number, options: { plan?: string; url?: string; maxPages?: number } & Partial<LookupApiOptions> = {}): Promise<Read> {
     const { read, warnings, sleeps } = reader(fid, options);
     const all: Read = { entries: [], skipped: 0, batches: 0, warnings, sleeps };
     for await (const batch of read.batches as AsyncIterable<FeedBatch>) {
@@ -127,6 +128,11 @@ describe('readLookupApi against a threatgate upstream', () => {
       assert.deepEqual(result.entries, expectedEntries(1, 23));
       assert.deepEqual(upstream.queries, [linksQuery(1), ...[1, 2, 3, 4].map((p) => linksQuery(1, p))]);
       assert.deepEqual(result.warnings, []);
+    });
+
+    it('fails past maxPages, without asking for the page after', async () => {
+      await assert.rejects(readAll(1, { plan: 'feed', maxPages: 3 }), { name: 'FeedFormatError', message: 'page 3: more than maxPages (3) pages in one pull' });
+      assert.deepEqual(upstream.queries, [linksQuery(1), linksQuery(1, 1), linksQuery(1, 2)]);
     });
 
     it('reads a result that fits on one page (results alone) with one request, and an empty feed as no values', async () => {

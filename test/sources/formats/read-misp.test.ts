@@ -63,8 +63,8 @@ interface Read {
   cursor: string | null;
 }
 
-async function read(url: string, cursor: string | null, options: Partial<MispReadOptions> = {}): Promise<Read> {
-  const source = parseSource({ url, format: 'misp' });
+async function read(url: string, cursor: string | null, options: Partial<MispReadOptions> = {}, extra: Record<string, unknown> = {}): Promise<Read> {
+  const source = parseSource({ url, format: 'misp', ...extra });
   const reader = readMispFeed(source, cursor, { displayUrl: url, ...options });
   const all: Read = { entries: [], skipped: 0, relations: [], batches: 0, cursor: null };
   for await (const batch of reader.batches as AsyncIterable<FeedBatch>) {
@@ -224,6 +224,18 @@ describe('readMispFeed', () => {
       assert.deepEqual(server.paths, ['/feed/manifest.json', `/feed/${A}.json`]);
       assert.equal(result.skipped, 1 + SKIPPED.A);
       assert.equal(result.cursor, '1750000000');
+    });
+
+    it('refuses a manifest that lists one event twice (in two cases), before fetching any event', async () => {
+      const manifest = { [A]: { timestamp: 1700000000 }, [A.toUpperCase()]: { timestamp: 1700000001 } };
+      server.overrides.set('/feed/manifest.json', { status: 200, body: JSON.stringify(manifest) });
+      await assert.rejects(read(feedUrl(), null), { name: 'FeedFormatError', message: `manifest.json: event ${A.toUpperCase()} is listed twice` });
+      assert.deepEqual(server.paths, ['/feed/manifest.json']);
+    });
+
+    it('refuses a manifest with more new events than maxPages, before fetching any event', async () => {
+      await assert.rejects(read(feedUrl(), null, {}, { maxPages: 2 }), { name: 'FeedFormatError', message: 'manifest.json: 3 events to read, more than maxPages (2) in one pull' });
+      assert.deepEqual(server.paths, ['/feed/manifest.json']);
     });
 
     it('refuses a manifest that is not an object keyed by uuid', async () => {

@@ -239,8 +239,28 @@ describe('readTaxiiCollection', () => {
       { body: { more: true, next: 'again', objects: [] } },
       { body: { more: true, next: 'again', objects: [] } },
     ];
-    await assert.rejects(collect(walk(OLD).read.batches), { name: 'FeedFormatError', message: 'page 2: the server sent the same "next" again' });
+    await assert.rejects(collect(walk(OLD).read.batches), { name: 'FeedFormatError', message: 'page 2: the server sent a "next" it sent before, on page 1: its paging goes in a circle' });
     assert.equal(requests.length, 2);
+  });
+
+  it('fails when two next tokens take turns, at the first one met again', async () => {
+    replies = [
+      { body: { more: true, next: 'a', objects: [] } },
+      { body: { more: true, next: 'b', objects: [] } },
+      { body: { more: true, next: 'a', objects: [] } },
+      { body: { more: true, next: 'b', objects: [] } },
+    ];
+    await assert.rejects(collect(walk(OLD).read.batches), { name: 'FeedFormatError', message: 'page 3: the server sent a "next" it sent before, on page 1: its paging goes in a circle' });
+    assert.equal(requests.length, 3);
+  });
+
+  it('fails past maxPages when every page names a new next', async () => {
+    replies = Array.from({ length: 10 }, (_, i) => ({ body: { more: true, next: `token-${i}`, objects: [] } }));
+    await assert.rejects(collect(walk(OLD, {}, source({ maxPages: 4 })).read.batches), {
+      name: 'FeedFormatError',
+      message: 'page 5: more than maxPages (4) pages in one pull',
+    });
+    assert.equal(requests.length, 4, 'the fifth page is never asked for');
   });
 
   describe('429', () => {
