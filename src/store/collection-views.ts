@@ -89,21 +89,30 @@ function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
 const JOIN_BATCH = 2000;
 
 /**
+ * The STIX objects `s` whose final version a view keeps once it held them: a revoked one, and the
+ * indicator of a retired indicator (the `retired` flag or risk), whose version has `valid_until`.
+ */
+const FINAL_VERSION = sql`(s.revoked = 1 or (s.type = 'indicator'
+  and exists (select 1 from indicators r where r.iid = s.iid and (r.risk = 'retired' or r.retired = 1))))`;
+
+/**
  * Brings one filtered collection up to date after objects changed: new versions keep the date_added
  * they got when recorded; objects that join the view without a new version get a fresh one; objects
  * that left the view, or were removed, are dropped. A revoked object stays in every view that held
- * it, so that the view's pollers see its final version; an object that merely leaves a view (its
- * risk fell below the view's, say) is still valid, and is not revoked (docs/stix-mapping.md).
+ * it, so that the view's pollers see its final version, and so does a retired indicator, expired by
+ * `valid_until`: it leaves a `minRisk` view by its risk `retired`, yet the view's pollers must learn
+ * that it expired. An object that merely leaves a view (its risk fell below the view's, say) is
+ * still valid, and is not revoked (docs/stix-mapping.md).
  */
 async function refreshView(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
   const c = collection.id;
   const cond = viewCondition(collection.filter);
   await sql`delete from collection_objects where collection = ${c}
     and id not in (select o.id from (${viewObjects(collection.filter)}) o)
-    and not exists (select 1 from stix_objects s where s.id = collection_objects.id and s.revoked = 1)`.execute(db);
+    and not exists (select 1 from stix_objects s where s.id = collection_objects.id and ${FINAL_VERSION})`.execute(db);
   await sql`insert into collection_objects (collection, id, type, modified, date_added)
     select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart}
-      and (${cond} or (s.revoked = 1 and exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)))
+      and (${cond} or (${FINAL_VERSION} and exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)))
     on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
   for (;;) {
     const { rows } = await sql<{ id: string; type: string; modified: string }>`

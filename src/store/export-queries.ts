@@ -33,7 +33,9 @@ const NO_THREATS: string[] = [];
 /**
  * Pages in ascending iid, each read with `iid > last` on the primary key, so that every page costs
  * what it returns and nothing is held between pages: the export's memory does not grow with the
- * collection. Retired indicators are left out. Pages read while an import commits may mix the data
+ * collection. Retired indicators are left out, by either mark (stix/is-retired.ts): the `retired`
+ * flag, or the risk `retired` an aged-out one gets (DESIGN section 8), so that a firewall stops
+ * blocking what no source lists any more. Pages read while an import commits may mix the data
  * before and after it; the response's validators name the earlier version, so the next poll reads
  * the list again.
  */
@@ -45,7 +47,7 @@ export async function* exportIndicatorPages(db: Kysely<Database>, query: ExportQ
   for (;;) {
     const { rows } = await sql<{ iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null }>`
       select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
-      where i.iid > ${after} and (i.retired is null or i.retired = 0) and ${types} and ${viewIndicatorConditions(query.filter, after)}
+      where i.iid > ${after} and (i.retired is null or i.retired = 0) and i.risk <> 'retired' and ${types} and ${viewIndicatorConditions(query.filter, after)}
       order by i.iid limit ${size}`.execute(db);
     if (rows.length === 0) return;
     // The rows become the page's ExportRows in place: at a million rows, a copy of each (and a list

@@ -98,6 +98,6 @@ export async function collectionTruth(store: Store, collection: string, unfilter
     ? sql`exists (select 1 from stix_objects s where s.type = 'indicator' and s.iid = i.iid)`
     : sql`exists (select 1 from collection_objects c join stix_objects s on s.id = c.id where c.collection = ${collection} and s.type = 'indicator' and s.iid = i.iid)`;
   const { rows } = await sql<{ iid: number; value: string; type: string }>`
-    select i.iid, i.value, i.type from indicators i where (i.retired is null or i.retired = 0) and ${member} order by i.iid`.execute(store.db);
+    select i.iid, i.value, i.type from indicators i where (i.retired is null or i.retired = 0) and i.risk <> 'retired' and ${member} order by i.iid`.execute(store.db);
   return rows.map((r) => ({ iid: Number(r.iid), value: r.value, type: r.type }));
 }

@@ -68,8 +68,8 @@ export interface PullWorld {
 
 export const PULL_CONFIG = loadConfig({ overrides: { ...GENEROUS_PLANS, linksPageSize: 1000, cache: { versionCheckMs: 0 } } });
 
-export async function openPullWorld(backend: Backend, env: Record<string, string | undefined> = {}): Promise<PullWorld> {
-  const config = PULL_CONFIG;
+/** `config` defaults to PULL_CONFIG; a test that needs more collections (saved views) gives its own. */
+export async function openPullWorld(backend: Backend, env: Record<string, string | undefined> = {}, config: Config = PULL_CONFIG): Promise<PullWorld> {
   const { store, location } = await backend.create({ collections: config.collections });
   const clock = manualClock();
   const logLines: string[] = [];
@@ -93,7 +93,7 @@ export async function openPullWorld(backend: Backend, env: Record<string, string
     },
     async feeds(args, flags = {}, env = world.env) {
       const lines: string[] = [];
-      const ok = await feedsCommand(args, flags, { store, clock, env, allowlist, logger, out: (line) => lines.push(line) });
+      const ok = (await feedsCommand(args, flags, { store, clock, env, allowlist, logger, out: (line) => lines.push(line) })) === 0;
       return { ok, lines };
     },
     async api(path, query, status = 200) {
