@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { CollectionConfig, Config } from '../config.js';
+import { collectionByName } from '../export/collection-by-name.js';
 import { exportChunks } from '../export/export-chunks.js';
 import { ExportOptionError, parseFormat, parseStyle, parseTypes, type ExportOptions } from '../export/export-format.js';
 import type { Store } from '../store/store.js';
@@ -29,7 +30,7 @@ interface ExportDeps {
 function findCollection(config: Config, name: string | undefined): CollectionConfig {
   const known = config.collections.map((c) => (c.alias ? `${c.id} (${c.alias})` : c.id)).join(', ');
   if (name === undefined) throw new UsageError(`export: give a COLLECTION, the id or alias of one of ${known}`);
-  const collection = config.collections.find((c) => c.id === name || c.alias === name);
+  const collection = collectionByName(config.collections, name);
   if (!collection) throw new UsageError(`export: no collection "${name}"; configured: ${known}`);
   return collection;
 }

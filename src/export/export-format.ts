@@ -1,5 +1,5 @@
 // The export formats (DESIGN section 10), pure: the options a request or a command line gives, and rows as lines.
-import { indicatorTypeOf, INDICATOR_TYPES } from '../indicator-types.js';
+import { indicatorTypeOf, INDICATOR_TYPES, type IndicatorType } from '../indicator-types.js';
 
 export const EXPORT_FORMATS = ['txt', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -31,7 +31,24 @@ export class ExportOptionError extends Error {
   override name = 'ExportOptionError';
 }
 
-/** `ip,domain,url`: each a type of the vocabulary (case ignored), kept once each in the order given. */
+/**
+ * The types a pull never stores, and the types it stores such values under (sources/normalize-value.ts):
+ * an IPv4 address is `ip`; a CIDR block is `ip` or `ipv6`, by its family, with its `/prefix`; a
+ * hostname is `domain`, a URI `url`. Asked for, each lists those as well, else `?type=cidr` would
+ * always be empty for pulled data. An import stores the name a record gives, so each also lists
+ * its own name.
+ */
+const STORED_AS: Readonly<Partial<Record<IndicatorType, readonly IndicatorType[]>>> = {
+  ipv4: ['ip'],
+  cidr: ['ip', 'ipv6'],
+  hostname: ['domain'],
+  uri: ['url'],
+};
+
+/**
+ * `ip,domain,url`: each a type of the vocabulary (case ignored), as the stored type names it lists
+ * (STORED_AS), kept once each in the order given.
+ */
 export function parseTypes(list: string): string[] {
   const types: string[] = [];
   for (const name of list.split(',')) {
@@ -39,7 +56,7 @@ export function parseTypes(list: string): string[] {
     if (type === undefined) {
       throw new ExportOptionError(`"${name.slice(0, 40)}" is not an indicator type; use a comma-separated list of ${INDICATOR_TYPES.join(', ')}`);
     }
-    if (!types.includes(type)) types.push(type);
+    for (const stored of [type, ...(STORED_AS[type] ?? [])]) if (!types.includes(stored)) types.push(stored);
   }
   return types;
 }

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { createCollectionResolver } from '../taxii/collection-resolver.js';
 import { createPlanGate } from '../taxii/plan-gate.js';
 import { createBasicOrQueryKeyAuthenticator } from '../taxii/taxii-auth.js';
+import { collectionByName } from './collection-by-name.js';
 import { createExportSender } from './send-export.js';
 
 export interface ExportDeps {
@@ -23,12 +24,14 @@ export interface ExportDeps {
 /**
  * Checked in TAXII's order: the key (401), the rate limits (429), the plan (403), the collection
  * (404), then the parameters (400). Errors are rendered as the lookup API's, `{"error": ...}`:
- * a firewall logs the status, a person reads the message.
+ * a firewall logs the status, a person reads the message. A collection is named by its id or its
+ * alias, as `threatgate export` names it; the plan gate judges the collection the name finds.
  */
 export function createExportRouter(deps: ExportDeps): Router {
   const { config } = deps;
-  const planGate = createPlanGate(config, (req) => (typeof req.params.collectionId === 'string' ? req.params.collectionId : undefined));
-  const collection = createCollectionResolver(config);
+  const named = (name: unknown) => (typeof name === 'string' ? collectionByName(config.collections, name) : undefined);
+  const planGate = createPlanGate(config, (req) => named(req.params.collectionId)?.id);
+  const collection = createCollectionResolver(config, named);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
   const router = Router();

@@ -385,11 +385,25 @@ function parameterComponents(config: Config): Json {
       schema: { type: 'string' },
       ...(collectionIds.length > 0 ? { examples: Object.fromEntries(config.collections.map((c) => [c.alias ?? c.id, { summary: c.title, value: c.id }])) } : {}),
     },
+    'export-collection': {
+      name: 'collection_id',
+      in: 'path',
+      required: true,
+      description: 'A collection\u2019s id (see Get Collections), or its `alias`, as `threatgate export` takes it.',
+      schema: { type: 'string' },
+      ...(collectionIds.length > 0
+        ? { examples: Object.fromEntries(config.collections.flatMap((c) => [[c.id, { summary: c.title, value: c.id }], ...(c.alias ? [[c.alias, { summary: `${c.title}, by its alias`, value: c.alias }]] : [])])) }
+        : {}),
+    },
     'export-type': {
       name: 'type',
       in: 'query',
       required: false,
-      ...list({ enum: [...INDICATOR_TYPES] }, 'Only indicators of these types, comma-separated (case ignored); an unknown type, or `type` given twice, is a 400.', 'ip'),
+      ...list(
+        { enum: [...INDICATOR_TYPES] },
+        'Only indicators of these types, comma-separated (case ignored). Pulls store an IPv4 address as `ip`, a CIDR block as `ip` or `ipv6`, a hostname as `domain` and a URI as `url`, so `ipv4` also lists `ip`, `cidr` both `ip` and `ipv6`, `hostname` `domain` and `uri` `url`. An unknown type, or `type` given twice, is a 400.',
+        'ip',
+      ),
     },
     'export-style': query('style', '`panos` writes URLs without their scheme (`https://`), as PAN-OS URL lists take them. Another value is a 400.', { type: 'string', enum: ['panos'] }),
     object_id: { name: 'object_id', in: 'path', required: true, description: 'A STIX object id.', schema: { type: 'string' }, example: 'indicator--593efada-1b4e-543f-a440-dc78d2ed3018' },
@@ -507,7 +521,7 @@ function exportOperation(format: 'txt' | 'csv', description: string): Json {
       summary: format === 'txt' ? 'A collection\u2019s active indicators, one value per line' : 'A collection\u2019s active indicators as CSV',
       description,
       security: TAXII_SECURITY,
-      parameters: ['collection_id', 'export-type', 'export-style'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      parameters: ['export-collection', 'export-type', 'export-style'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
       responses: {
         '200': { description: 'The list, streamed (gzip when Accept-Encoding asks for it).', headers: { ...rateHeaders(true), ...validators }, content: { [EXPORT_TYPES[format]!]: { schema: { type: 'string' } } } },
         '304': { description: 'The list is unchanged since the `If-None-Match` validator: nothing is read or sent.', headers: { ...rateHeaders(true), ...validators } },
@@ -515,7 +529,7 @@ function exportOperation(format: 'txt' | 'csv', description: string): Json {
         '401': { ...errorResponse(401, JSON_TYPE, 'No key, or a malformed, unknown or revoked one (HTTP Basic `taxii2:KEY` or `?key=`). Not counted against the rate limits.'), headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate') } },
         ...errors(JSON_TYPE, [403, 404, 429, 500, 503], {
           403: 'The plan does not include TAXII (or only the free test collection), or the key\u2019s plan is no longer offered: as TAXII answers.',
-          404: 'No collection with this id, as TAXII answers.',
+          404: 'No collection with this id or alias.',
         }),
       },
     },

@@ -5,11 +5,15 @@ import { NotFoundError } from '../errors.js';
 
 const collections = new WeakMap<Response, CollectionConfig>();
 
-/** 404 for an id that names no collection on the API root. */
-export function createCollectionResolver(config: Config): RequestHandler {
+/**
+ * 404 for an id that names no collection on the API root. `find` reads the parameter another way:
+ * the exports also take a collection's alias (export/collection-by-name.ts); TAXII paths take ids.
+ */
+export function createCollectionResolver(config: Config, find?: (name: string) => CollectionConfig | undefined): RequestHandler {
   const byId = new Map(config.collections.map((c) => [c.id, c]));
+  const lookup = find ?? ((name: string) => byId.get(name));
   return (req, res, next) => {
-    const collection = byId.get(String(req.params.collectionId));
+    const collection = lookup(String(req.params.collectionId));
     if (!collection) throw new NotFoundError(`No collection ${String(req.params.collectionId)} on this API root.`);
     collections.set(res, collection);
     next();

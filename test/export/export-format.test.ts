@@ -9,6 +9,17 @@ describe('parseTypes', () => {
   it('reads a comma-separated list, ignoring case, each type once in the order given', () => {
     assert.deepEqual(parseTypes('url,IP,domain,ip'), ['url', 'ip', 'domain']);
   });
+  // Pulls store these under other types (sources/normalize-value.ts); imports under their own name.
+  for (const [list, stored] of [
+    ['ipv4', ['ipv4', 'ip']],
+    ['cidr', ['cidr', 'ip', 'ipv6']],
+    ['hostname', ['hostname', 'domain']],
+    ['URI', ['uri', 'url']],
+    ['ip,ipv4,ipv6,cidr', ['ip', 'ipv4', 'ipv6', 'cidr']],
+    ['domain,hostname', ['domain', 'hostname']],
+  ] as const) {
+    it(`reads ${list} as the stored types ${stored.join(', ')}`, () => assert.deepEqual(parseTypes(list), stored));
+  }
   for (const list of ['', 'ip,', 'ip,color', 'ip, domain x']) {
     it(`refuses "${list}", naming the value`, () => {
       assert.throws(() => parseTypes(list), (error: unknown) => error instanceof ExportOptionError && /is not an indicator type/.test(error.message));

@@ -388,6 +388,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 200, 'the unfiltered collection with a Pro key', () => basic(path(INDICATORS_COLLECTION), pro));
     add(template, 200, 'the test collection with a Free key by query, two types', () => get(path(TEST_COLLECTION, `?type=ip,domain&key=${free()}`)));
     add(template, 200, 'URLs in the PAN-OS style', () => basic(path(INDICATORS_COLLECTION, '?type=url&style=panos'), pro));
+    add(template, 200, 'the test collection by its alias with a Free key, CIDRs by the type pulls store them as', () => basic(path('test', '?type=cidr'), free));
     add(template, 304, 'an unchanged list', async () => {
       const first = await basic(path(TEST_COLLECTION), pro);
       return basic(path(TEST_COLLECTION), pro).set('If-None-Match', first.headers.etag as string);
