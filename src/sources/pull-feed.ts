@@ -368,7 +368,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, notModified: read.rows === undefined, ...counts, ...tally };
     logger.info('pull', {
       fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
-      newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, seconds: outcome.seconds,
+      newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, skipped: tally.skipped, seconds: outcome.seconds,
       ...(counts.retiredSeen.length > 0 ? { retiredThreatsSeen: counts.retiredSeen } : {}),
     });
     return outcome;
