@@ -21,3 +21,20 @@ const CONFIDENCE: Readonly<Record<Risk, number | undefined>> = Object.freeze({
 export function confidenceForRisk(risk: Risk): number | undefined {
   return CONFIDENCE[risk];
 }
+
+/**
+ * The risk an upstream's `confidence` stands for: the inverse of confidenceForRisk, by the ranges of
+ * the same Appendix A scale (None 0, Low 1-29, Med 30-69, High 70-100), with 100 alone for critical,
+ * so that each value confidenceForRisk writes (0, 15, 50, 85, 100) reads back as the risk that wrote
+ * it: 0 none, above 0 and below 30 low, 30 to below 70 medium, 70 to below 100 high, 100 critical.
+ * Undefined when there is no confidence, or it is not a number from 0 to 100 (§3.2 "confidence
+ * unknown": the reader falls back to its source's risk). `retired` does not come back from a
+ * confidence: a retired indicator says so by its `valid_until`.
+ */
+export function riskForConfidence(confidence: unknown): Exclude<Risk, 'unknown' | 'retired'> | undefined {
+  if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 100) return undefined;
+  if (confidence === 0) return 'none';
+  if (confidence < 30) return 'low';
+  if (confidence < 70) return 'medium';
+  return confidence < 100 ? 'high' : 'critical';
+}

@@ -13,7 +13,7 @@ export {
   type ThreatTechnique,
 } from './attack-techniques.js';
 export { compactStixObject, optionalText } from './compact-stix-object.js';
-export { confidenceForRisk } from './confidence-for-risk.js';
+export { confidenceForRisk, riskForConfidence } from './confidence-for-risk.js';
 export { isRetired } from './is-retired.js';
 export {
   checkedStixId,

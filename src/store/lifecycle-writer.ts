@@ -1,7 +1,7 @@
 // The store's side of the lifecycle (DESIGN section 8): threats retire when unobserved, staff retire
 // and reactivate them, indicators that pulls stopped listing age out. Each runs in an import's
 // transaction (import-writer.ts), so aggregates and STIX versions follow as for any change.
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { noteChanged } from './import-staging.js';
 import { keepIndicatorRows } from './stix-revocation.js';
@@ -51,12 +51,21 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
       : sql`case type ${sql.join(types.map((type) => sql`when ${type} then ${plan.indicatorCutoffs.byType[type]!}`), sql` `)} else ${plan.indicatorCutoffs.default} end`;
   const aging = sql`stamp_listed is not null and risk <> 'retired' and stamp_listed < ${cutoff}
       and not exists (select 1 from source_listings l where l.iid = indicators.iid)`;
-  // Their rows as they were, for the aggregates to take away (value-counts.ts).
-  await keepIndicatorRows(trx, sql`select iid from indicators where ${aging}`);
-  const { rows: aged } = await sql<{ iid: number }>`
-    update indicators set risk = 'retired', stamp_updated = ${plan.at}, content_hash = '' where ${aging} returning iid`.execute(trx);
-  await noteChanged(trx, 'changed_indicators', aged.map((r) => Number(r.iid)));
-  return { retiredThreats, agedIndicators: aged.length };
+  return { retiredThreats, agedIndicators: await retireIndicators(trx, plan.at, aging) };
+}
+
+/**
+ * Gives the indicators `which` selects (a condition on `indicators`) the risk `retired` at `at`, and
+ * returns how many: each is a changed record, so its STIX indicator gets a new version that expires
+ * (`valid_until`), and its row as it was is kept for the aggregates to take away (value-counts.ts).
+ * The lifecycle's aging and a pull's withdrawn values (pull-writer.ts) both retire this way.
+ */
+export async function retireIndicators(trx: Transaction<Database>, at: string, which: RawBuilder<unknown>): Promise<number> {
+  await keepIndicatorRows(trx, sql`select iid from indicators where ${which}`);
+  const { rows } = await sql<{ iid: number }>`
+    update indicators set risk = 'retired', stamp_updated = ${at}, content_hash = '' where ${which} returning iid`.execute(trx);
+  await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
+  return rows.length;
 }
 
 /**

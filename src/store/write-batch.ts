@@ -30,9 +30,13 @@ export type WriteBatch =
   | { kind: 'pull'; plan: PullPlan; records: number }
   /**
    * Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of
-   * VALUE_THREAT_STAGING, `refs` (`refCount` rows) of VALUE_REF_STAGING (pull-writer.ts).
+   * VALUE_THREAT_STAGING, `refs` (`refCount` rows) of VALUE_REF_STAGING, `withdrawn`
+   * (`withdrawnCount` rows) of WITHDRAWN_STAGING: values the source no longer asserts (pull-writer.ts).
    */
-  | { kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; refs?: unknown[]; refCount?: number; records: number }
+  | {
+      kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; refs?: unknown[]; refCount?: number;
+      withdrawn?: unknown[]; withdrawnCount?: number; records: number;
+    }
   /** Threats upstream objects indicate: `rows` of REF_THREAT_STAGING, `defs` of THREAT_DEF_STAGING (pull-writer.ts). */
   | { kind: 'relations'; rows: unknown[]; count: number; defs: unknown[]; defCount: number; records: number }
   /** `skippedTtps`: ttps items of the threats read that name no ATT&CK technique (left out of STIX, counted for the summary). */

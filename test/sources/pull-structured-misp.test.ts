@@ -59,7 +59,10 @@ const VALUES_D: [string, string][] = [
 
 const counts = (outcome: PullOutcome) =>
   outcome.ok
-    ? { ok: true, values: outcome.values, newIndicators: outcome.newIndicators, newLinks: outcome.newLinks, newThreats: outcome.newThreats, rejected: outcome.rejected, skipped: outcome.skipped }
+    ? {
+        ok: true, values: outcome.values, newIndicators: outcome.newIndicators, newLinks: outcome.newLinks, newThreats: outcome.newThreats, rejected: outcome.rejected,
+        skipped: outcome.skipped, withdrawn: outcome.withdrawn,
+      }
     : { ok: false, reason: outcome.reason };
 
 for (const backend of storeBackends()) {
@@ -98,10 +101,10 @@ for (const backend of storeBackends()) {
     });
 
     describe('the first pull', () => {
-      it('reads the manifest and every event, the deleted one included (its attributes are skipped)', () => {
+      it('reads the manifest and every event, the deleted one included (its attributes are withdrawn, as are deleted and non-to_ids ones)', () => {
         assert.deepEqual(eventRequests(0), ['/misp/manifest.json', `/misp/${A}.json`, `/misp/${B}.json`, `/misp/${C}.json`]);
         // Threat links: A's 9 values x 3 threats, B's 3 values x ExampleBot, B's sample x ExampleLocker.
-        assert.deepEqual(counts(first), { ok: true, values: 12, newIndicators: 12, newLinks: 12 + 27 + 3 + 1, newThreats: 5, rejected: 0, skipped: 10 });
+        assert.deepEqual(counts(first), { ok: true, values: 12, newIndicators: 12, newLinks: 12 + 27 + 3 + 1, newThreats: 5, rejected: 0, skipped: 4, withdrawn: 6 });
       });
 
       it('get=links lists the values of the to_ids attributes, normalized, at the source\'s risk', async () => {
@@ -154,7 +157,7 @@ for (const backend of storeBackends()) {
 
       it('fetches only the manifest and the new event', () => {
         assert.deepEqual(eventRequests(from), ['/misp/manifest.json', `/misp/${D}.json`]);
-        assert.deepEqual(counts(second), { ok: true, values: 2, newIndicators: 2, newLinks: 2 + 2, newThreats: 0, rejected: 0, skipped: 1 });
+        assert.deepEqual(counts(second), { ok: true, values: 2, newIndicators: 2, newLinks: 2 + 2, newThreats: 0, rejected: 0, skipped: 0, withdrawn: 1 });
       });
 
       it('keeps the earlier values listed and linked, and adds the new ones', async () => {
@@ -184,7 +187,7 @@ for (const backend of storeBackends()) {
         const before = (await world.api('feed.php', { fid })) as { stamp_modified: string };
         const outcome = await world.pull(fid);
         assert.deepEqual(eventRequests(from), ['/misp/manifest.json']);
-        assert.deepEqual(counts(outcome), { ok: true, values: 0, newIndicators: 0, newLinks: 0, newThreats: 0, rejected: 0, skipped: 0 });
+        assert.deepEqual(counts(outcome), { ok: true, values: 0, newIndicators: 0, newLinks: 0, newThreats: 0, rejected: 0, skipped: 0, withdrawn: 0 });
         assert.deepEqual(await listing(), [...VALUES_A, ...VALUES_B, ...VALUES_D].map(([v]) => v).sort());
         assert.deepEqual(await cursor(), { cursor: D_STAMP, last_error: null });
         const feed = (await world.api('feed.php', { fid })) as { stamp_pulled: string; stamp_modified: string };

@@ -54,6 +54,18 @@ export interface FeedBatch {
    * the entries of its `ref` (another page of a TAXII walk): the pull joins them at its end.
    */
   relations?: FeedRelation[];
+  /**
+   * Values the upstream says are no longer indicators (issue 27): a STIX indicator revoked or past
+   * its `valid_until`, a MISP attribute deleted or not `to_ids`, a lookup-api row of risk `retired`.
+   * The pull takes them out of this feed's listing, and retires those no source lists any more
+   * (pull-writer.ts); they never make an indicator or a link, so they carry no `ref`.
+   */
+  withdrawn?: FeedEntry[];
+}
+
+/** Whether a batch gives anything: readers of paged formats leave out the pages that give nothing. */
+export function hasContent(batch: FeedBatch): boolean {
+  return batch.entries.length > 0 || batch.skipped > 0 || (batch.relations?.length ?? 0) > 0 || (batch.withdrawn?.length ?? 0) > 0;
 }
 
 /** The body cannot be used at all, so the pull fails and changes nothing (DESIGN 7, "A failed pull"). */
@@ -73,6 +85,7 @@ export async function collectEntries(batches: AsyncIterable<FeedBatch>): Promise
   for await (const batch of batches) {
     // One by one: spreading a large batch into push() can exceed the argument limit.
     for (const entry of batch.entries) all.entries.push(entry);
+    for (const entry of batch.withdrawn ?? []) (all.withdrawn ??= []).push(entry);
     all.skipped += batch.skipped;
   }
   return all;

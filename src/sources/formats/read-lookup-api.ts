@@ -48,6 +48,8 @@ const DEFAULT_MAX_WAIT_SECONDS = 300;
 /** Rate-limit answers in a row for one request before the read gives up, whatever the budget left. */
 const MAX_RETRIES = 10;
 const DESCRIPTIVE_FIELDS = ['description', 'website', 'category', 'pricing'] as const;
+/** The risk an upstream threatgate gives an indicator it aged out (DESIGN 8). */
+const RETIRED = 'retired';
 
 /**
  * Reads the links of upstream feed `source.fid` with `source.key`, as spec 4.3 pages them: the first
@@ -57,8 +59,10 @@ const DESCRIPTIVE_FIELDS = ['description', 'website', 'category', 'pricing'] as 
  * (`https://intel.example.org/` reads `https://intel.example.org/api/feed.php`). A URL that already
  * ends with `/api`, `/api/` or `/api/feed.php` is taken as naming that endpoint.
  *
- * - Each result row is an entry: `indicator` its value, with the row's `type` and `risk`; rows
- *   without an indicator are counted as skipped. Position: `page N row M` (rows from 1).
+ * - Each result row is an entry: `indicator` its value, with the row's `type` and `risk` (which the
+ *   pull keeps over the source's); rows without an indicator are counted as skipped. A row of risk
+ *   `retired` (the upstream aged it out, DESIGN 8) is withdrawn, not an entry (FeedBatch
+ *   `withdrawn`, issue 27). Position: `page N row M` (rows from 1).
  * - A 429 (or a 503 that says `Retry-After`) is waited out and the same request repeated, within
  *   `maxWaitSeconds` in total; past that, the read fails.
  * - A 403 on a page after the first, which the previous page announced with `page_next`, is the
@@ -137,10 +141,11 @@ export function readLookupApi(source: SourceDefinition, options: LookupApiOption
       const batch: FeedBatch = { entries: [], skipped: 0 };
       document.results.forEach((row, i) => {
         const entry = toEntry(row, `${where} row ${i + 1}`);
-        if (entry) batch.entries.push(entry);
-        else batch.skipped++;
+        if (entry === undefined) batch.skipped++;
+        else if (entry.risk?.toLowerCase() === RETIRED) (batch.withdrawn ??= []).push(entry);
+        else batch.entries.push(entry);
       });
-      read += batch.entries.length;
+      read += batch.entries.length + (batch.withdrawn?.length ?? 0);
       pages++;
       yield batch;
       const next = pageNumber(field(document, 'page_next'));

@@ -99,10 +99,11 @@ interface ManifestEvent {
  * was last changed before it.
  *
  * Each attribute of a value-giving type (ATTRIBUTE_TYPES), in `Event.Attribute` or an object's
- * `Attribute`, is an entry whose `ref` is the event's uuid. Not read, and counted in `skipped`:
- * attributes not marked `to_ids` (unless `onlyIds` is false), attributes and objects marked
- * `deleted`, every attribute of an event marked `deleted`, other types, and manifest keys that are
- * not uuids (never fetched: with a `file://` feed they could name any path).
+ * `Attribute`, is an entry whose `ref` is the event's uuid. Withdrawn instead (FeedBatch
+ * `withdrawn`, issue 27: the feed no longer asserts the value): such an attribute marked `deleted`,
+ * or in an object or event marked `deleted`, or not marked `to_ids` (unless `onlyIds` is false).
+ * Not read, and counted in `skipped`: attributes of other types, and manifest keys that are not
+ * uuids (never fetched: with a `file://` feed they could name any path).
  *
  * The event's threat-actor and malware clusters (GALAXY_CATEGORIES), given as `Galaxy` /
  * `GalaxyCluster` entries or as `misp-galaxy:TYPE="NAME"` tags, are relations of the event's uuid;
@@ -245,17 +246,21 @@ function readEvent(document: unknown, uuid: string, onlyIds: boolean): FeedBatch
   const event = field(document, 'Event');
   if (!isObject(event)) throw new FeedFormatError(`${uuid}.json`, 'no "Event" object');
   const placed = attributesOf(event, uuid);
-  if (flag(event.deleted)) return { entries: [], skipped: placed.length };
-
-  const eventThreats = threatsOf(event);
+  const eventDeleted = flag(event.deleted);
+  const eventThreats = eventDeleted ? [] : threatsOf(event);
   const entries: FeedEntry[] = [];
+  const withdrawn: FeedEntry[] = [];
   const relations: FeedRelation[] = [];
   let skipped = 0;
   let eventRefUsed = false;
   for (const { attribute, position, deleted } of placed) {
-    const entry = deleted || flag(field(attribute, 'deleted')) || (onlyIds && !flag(field(attribute, 'to_ids'))) ? undefined : toEntry(attribute, position);
+    const entry = toEntry(attribute, position);
     if (entry === undefined) {
       skipped++;
+      continue;
+    }
+    if (eventDeleted || deleted || flag(field(attribute, 'deleted')) || (onlyIds && !flag(field(attribute, 'to_ids')))) {
+      withdrawn.push(entry);
       continue;
     }
     const own = threatsOf(attribute);
@@ -269,7 +274,10 @@ function readEvent(document: unknown, uuid: string, onlyIds: boolean): FeedBatch
     entries.push(entry);
   }
   if (eventRefUsed) for (const threat of eventThreats) relations.push({ ref: uuid, threat });
-  return relations.length > 0 ? { entries, skipped, relations } : { entries, skipped };
+  const batch: FeedBatch = { entries, skipped };
+  if (relations.length > 0) batch.relations = relations;
+  if (withdrawn.length > 0) batch.withdrawn = withdrawn;
+  return batch;
 }
 
 function toEntry(attribute: unknown, position: string): FeedEntry | undefined {

@@ -1,6 +1,7 @@
 // The `stix` format (DESIGN 7): a STIX 2.1 bundle read as it arrives, and the mapping of STIX objects to feed entries that `taxii` shares.
+import { riskForConfidence } from '../../stix/index.js';
 import { decodeBody, type FeedBody } from './feed-body.js';
-import type { FeedBatch, FeedEntry, FeedRelation, ThreatRef } from './feed-entry.js';
+import { hasContent, type FeedBatch, type FeedEntry, type FeedRelation, type ThreatRef } from './feed-entry.js';
 import { StixBundleScanner, type StixObjectAt } from './stix-bundle-scanner.js';
 import { readStixPatternValues } from './stix-pattern-values.js';
 
@@ -40,9 +41,12 @@ function idType(id: string): string {
  * walk, fed its objects in order, a group (a chunk of a bundle, a page of a walk) at a time.
  *
  * - `indicator`: a pattern readStixPatternValues reads gives one entry per value (`ref` = the
- *   indicator's id). Skipped and counted: revoked, `valid_until` not after `now` (or unreadable),
- *   `pattern_type` other than `stix` (STIX 2.0 objects have none and are read), a pattern not read.
- *   `valid_from` is not looked at: a feed lists an indicator because it applies.
+ *   indicator's id), with the risk its `confidence` stands for (riskForConfidence; none without
+ *   one, so the source's risk applies). One that is revoked, or whose `valid_until` is not after
+ *   `now`, gives its values as withdrawn instead (FeedBatch `withdrawn`, issue 27): the upstream no
+ *   longer asserts them. Skipped and counted: an unreadable `valid_until`, `pattern_type` other
+ *   than `stix` (STIX 2.0 objects have none and are read), a pattern not read. `valid_from` is not
+ *   looked at: a feed lists an indicator because it applies.
  * - `malware`, `intrusion-set`, `threat-actor`, `campaign`: a threat (name, `aliases`, category by
  *   THREAT_CATEGORIES), kept by id. A later version of the same id replaces it; a revoked or
  *   nameless one makes the id unusable.
@@ -78,12 +82,14 @@ export class StixObjectMapper {
     for (const { object, position } of objects) {
       if (!isObject(object)) continue;
       const entries = batch.entries.length;
+      const withdrawn = batch.withdrawn?.length ?? 0;
       const related = relations.length;
       try {
         this.object(object, position, batch, relations);
       } catch (error) {
         // Skipped means nothing of it is kept, whatever it had given before it threw.
         batch.entries.length = entries;
+        if (batch.withdrawn !== undefined) batch.withdrawn.length = withdrawn;
         relations.length = related;
         skip(batch, position, `not read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
       }
@@ -110,8 +116,8 @@ export class StixObjectMapper {
   }
 
   private indicator(object: StixObject, position: string, batch: FeedBatch): void {
-    if (object.revoked === true) return skip(batch, position, 'revoked');
-    if (!this.stillValid(object.valid_until)) return skip(batch, position, 'valid_until is past or unreadable');
+    const expiry = this.expiry(object.valid_until);
+    if (expiry === 'unreadable') return skip(batch, position, 'valid_until is unreadable');
     const patternType = object.pattern_type;
     if (patternType !== undefined && patternType !== 'stix') {
       return skip(batch, position, typeof patternType === 'string' ? `pattern_type ${JSON.stringify(patternType)}` : 'pattern_type is not a string');
@@ -119,19 +125,30 @@ export class StixObjectMapper {
     if (typeof object.pattern !== 'string') return skip(batch, position, 'no pattern');
     const reading = readStixPatternValues(object.pattern);
     if (!reading.ok) return skip(batch, position, reading.reason);
+    if (object.revoked === true || expiry === 'past') {
+      const withdrawn = (batch.withdrawn ??= []);
+      for (const { type, value } of reading.values) withdrawn.push({ value, type, position });
+      return;
+    }
     const ref = typeof object.id === 'string' ? object.id : undefined;
+    const risk = riskForConfidence(object.confidence);
     for (const { type, value } of reading.values) {
       const entry: FeedEntry = { value, type, position };
+      if (risk !== undefined) entry.risk = risk;
       if (ref !== undefined) entry.ref = ref;
       batch.entries.push(entry);
     }
   }
 
-  /** No `valid_until`, or one after now; an unreadable one counts as past, so the indicator is skipped. */
-  private stillValid(validUntil: unknown): boolean {
-    if (validUntil === undefined || validUntil === null) return true;
+  /**
+   * `valid_until` against now: none or later is `valid`, now or earlier `past`; one that is not a
+   * time is `unreadable`, and its indicator is skipped, neither listed nor withdrawn on a guess.
+   */
+  private expiry(validUntil: unknown): 'valid' | 'past' | 'unreadable' {
+    if (validUntil === undefined || validUntil === null) return 'valid';
     const time = typeof validUntil === 'string' ? Date.parse(validUntil) : Number.NaN;
-    return !Number.isNaN(time) && time > this.now;
+    if (Number.isNaN(time)) return 'unreadable';
+    return time > this.now ? 'valid' : 'past';
   }
 
   private threat(object: StixObject, type: string, relations: FeedRelation[]): void {
@@ -187,10 +204,6 @@ function skip(batch: FeedBatch, position: string, reason: string): void {
   batch.skipped++;
   const kept = reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH)}...` : reason;
   (batch.skipReasons ??= []).push(`${position}: ${kept}`);
-}
-
-function hasContent(batch: FeedBatch): boolean {
-  return batch.entries.length > 0 || batch.skipped > 0 || (batch.relations?.length ?? 0) > 0;
 }
 
 /**

@@ -4,7 +4,7 @@ import { fetchSource, FetchError, type FetchOptions } from '../fetch-source.js';
 import type { ResolveHost } from '../guarded-agent.js';
 import type { SourceDefinition } from '../source-definition.js';
 import { decodeBody, type FeedBody } from './feed-body.js';
-import { FeedFormatError, type FeedBatch } from './feed-entry.js';
+import { FeedFormatError, hasContent, type FeedBatch } from './feed-entry.js';
 import { StixObjectMapper, type StixObjectAt } from './read-stix.js';
 
 export interface TaxiiReadOptions {
@@ -115,10 +115,6 @@ function parseEnvelope(text: string, where: string): Envelope {
 
 function positioned(objects: unknown[], where: string): StixObjectAt[] {
   return objects.map((object, i) => ({ object, position: `${where} objects[${i}]` }));
-}
-
-function hasContent(batch: FeedBatch): boolean {
-  return batch.entries.length > 0 || batch.skipped > 0 || (batch.relations?.length ?? 0) > 0;
 }
 
 /**

@@ -46,6 +46,7 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 interface Read {
   entries: FeedEntry[];
   skipped: number;
+  withdrawn: FeedEntry[];
   batches: number;
   warnings: { message: string; fields: Record<string, unknown> }[];
   sleeps: number[];
@@ -88,11 +89,12 @@ describe('readLookupApi against a threatgate upstream', () => {
 
   async function readAll(fid: number, options: { plan?: string; url?: string; maxPages?: number } & Partial<LookupApiOptions> = {}): Promise<Read> {
     const { read, warnings, sleeps } = reader(fid, options);
-    const all: Read = { entries: [], skipped: 0, batches: 0, warnings, sleeps };
+    const all: Read = { entries: [], skipped: 0, withdrawn: [], batches: 0, warnings, sleeps };
     for await (const batch of read.batches as AsyncIterable<FeedBatch>) {
       all.batches++;
       all.entries.push(...batch.entries);
       all.skipped += batch.skipped;
+      all.withdrawn.push(...(batch.withdrawn ?? []));
     }
     return all;
   }
@@ -154,6 +156,24 @@ describe('readLookupApi against a threatgate upstream', () => {
       const result = await readAll(1);
       assert.deepEqual(result.entries, [{ value: '192.0.2.1', type: 'ip', risk: 'high', position: 'page 0 row 1' }]);
       assert.equal(result.skipped, 3);
+    });
+
+    it('gives a row of risk retired as withdrawn (issue 27), and each other row with its own risk', async () => {
+      upstream.script = (_q, res) =>
+        json(res, 200, {
+          results: [
+            { iid: 1, indicator: '192.0.2.1', type: 'ip', risk: 'low' },
+            { iid: 2, indicator: 'gone.example.com', type: 'domain', risk: 'retired' },
+            { iid: 3, indicator: '192.0.2.3', type: 'ip', risk: ' Retired ' },
+          ],
+        });
+      const result = await readAll(1);
+      assert.deepEqual(result.entries, [{ value: '192.0.2.1', type: 'ip', risk: 'low', position: 'page 0 row 1' }]);
+      assert.deepEqual(result.withdrawn, [
+        { value: 'gone.example.com', type: 'domain', risk: 'retired', position: 'page 0 row 2' },
+        { value: '192.0.2.3', type: 'ip', risk: 'Retired', position: 'page 0 row 3' },
+      ]);
+      assert.equal(result.skipped, 0);
     });
   });
 

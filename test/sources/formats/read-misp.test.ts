@@ -59,6 +59,7 @@ interface Read {
   entries: FeedEntry[];
   skipped: number;
   relations: FeedRelation[];
+  withdrawn: FeedEntry[];
   batches: number;
   cursor: string | null;
 }
@@ -66,12 +67,13 @@ interface Read {
 async function read(url: string, cursor: string | null, options: Partial<MispReadOptions> = {}, extra: Record<string, unknown> = {}): Promise<Read> {
   const source = parseSource({ url, format: 'misp', ...extra });
   const reader = readMispFeed(source, cursor, { displayUrl: url, ...options });
-  const all: Read = { entries: [], skipped: 0, relations: [], batches: 0, cursor: null };
+  const all: Read = { entries: [], skipped: 0, relations: [], withdrawn: [], batches: 0, cursor: null };
   for await (const batch of reader.batches as AsyncIterable<FeedBatch>) {
     all.batches++;
     all.entries.push(...batch.entries);
     all.skipped += batch.skipped;
     all.relations.push(...(batch.relations ?? []));
+    all.withdrawn.push(...(batch.withdrawn ?? []));
   }
   all.cursor = reader.cursor();
   return all;
@@ -112,8 +114,23 @@ const RELATIONS_B: FeedRelation[] = [
   { ref: B, threat: EXAMPLE_BOT },
 ];
 
-/** Skipped in A: to_ids false, deleted, text, filename|md5, the object's filename, the deleted object's address. In B: to_ids "0", domain|ip. In C (deleted): both. */
-const SKIPPED = { A: 6, B: 2, C: 2 };
+/** Skipped in A: text, filename|md5, the object's filename. In B: domain|ip. */
+const SKIPPED = { A: 3, B: 1, C: 0 };
+
+/**
+ * Withdrawn (issue 27): in A, to_ids false, a deleted attribute, the deleted object's address; in B, to_ids "0";
+ * in C, a deleted event, each attribute of a type that gives values.
+ */
+const WITHDRAWN_A: FeedEntry[] = [
+  { value: 'benign.example.org', type: 'domain', position: `event ${A} attribute 6` },
+  { value: '203.0.113.99', type: 'ip', position: `event ${A} attribute 7` },
+  { value: '203.0.113.98', type: 'ip', position: `event ${A} object 1 attribute 0` },
+];
+const WITHDRAWN_B: FeedEntry[] = [{ value: 'http://example.net/panel/', type: 'url', position: `event ${B} attribute 3` }];
+const WITHDRAWN_C: FeedEntry[] = [
+  { value: '192.0.2.200', type: 'ip', position: `event ${C} attribute 0` },
+  { value: 'withdrawn.example.com', type: 'domain', position: `event ${C} attribute 1` },
+];
 
 describe('readMispFeed', () => {
   let server: MispServer;
@@ -135,9 +152,14 @@ describe('readMispFeed', () => {
       assert.equal(result.batches, 3);
     });
 
-    it('counts as skipped: to_ids false, deleted attributes and objects, a deleted event, other types', async () => {
+    it('counts as skipped the attributes of other types, and nothing else', async () => {
       const result = await read(feedUrl(), null);
       assert.equal(result.skipped, SKIPPED.A + SKIPPED.B + SKIPPED.C);
+    });
+
+    it('withdraws, without a ref: to_ids false, deleted attributes and objects, every attribute of a deleted event', async () => {
+      const result = await read(feedUrl(), null);
+      assert.deepEqual(result.withdrawn, [...WITHDRAWN_A, ...WITHDRAWN_C, ...WITHDRAWN_B]);
     });
 
     it('gives the threat-actor and malware clusters of Galaxy entries and misp-galaxy tags as relations, and ignores other galaxies', async () => {
@@ -158,7 +180,8 @@ describe('readMispFeed', () => {
       assert.ok(values.includes('http://example.net/panel/'));
       assert.ok(!values.includes('203.0.113.99'), 'deleted stays out');
       assert.ok(!values.includes('203.0.113.98'), 'an attribute of a deleted object stays out');
-      assert.equal(result.skipped, SKIPPED.A + SKIPPED.B + SKIPPED.C - 2);
+      assert.equal(result.skipped, SKIPPED.A + SKIPPED.B + SKIPPED.C);
+      assert.deepEqual(result.withdrawn, [...WITHDRAWN_A.slice(1), ...WITHDRAWN_C]);
     });
 
     it('gives the same with one event file fetched at a time', async () => {
@@ -188,7 +211,7 @@ describe('readMispFeed', () => {
     it('fetches only the manifest when nothing is newer, and keeps the cursor', async () => {
       const result = await read(feedUrl(), STAMP_B_PUBLISHED);
       assert.deepEqual(server.paths, ['/feed/manifest.json']);
-      assert.deepEqual(result, { entries: [], skipped: 0, relations: [], batches: 0, cursor: STAMP_B_PUBLISHED });
+      assert.deepEqual(result, { entries: [], skipped: 0, relations: [], withdrawn: [], batches: 0, cursor: STAMP_B_PUBLISHED });
     });
 
     it('reads everything again when the cursor is not a time', async () => {

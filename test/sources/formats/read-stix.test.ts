@@ -1,7 +1,7 @@
-// The stix reader: a bundle with every pattern form, what is skipped and counted (and why), threats and `indicates` relations in any order, objects it cannot read, and bodies it refuses.
+// The stix reader: a bundle with every pattern form, what is skipped and counted (and why), what is withdrawn (revoked, expired), per-indicator risk from `confidence`, threats and `indicates` relations in any order, objects it cannot read, and bodies it refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FeedBatch, FeedRelation } from '../../../src/sources/formats/feed-entry.js';
+import type { FeedBatch, FeedEntry, FeedRelation } from '../../../src/sources/formats/feed-entry.js';
 import { mapStixObjects, readStixBundle, StixObjectMapper } from '../../../src/sources/formats/read-stix.js';
 import { CUTS, chunked, fixture } from './feed-chunks.js';
 
@@ -13,16 +13,18 @@ interface Collected {
   entries: FeedBatch['entries'];
   skipped: number;
   relations: FeedRelation[];
+  withdrawn: FeedEntry[];
   batches: number;
 }
 
 async function collect(batches: AsyncIterable<FeedBatch>): Promise<Collected> {
-  const all: Collected = { entries: [], skipped: 0, relations: [], batches: 0 };
+  const all: Collected = { entries: [], skipped: 0, relations: [], withdrawn: [], batches: 0 };
   for await (const batch of batches) {
     all.batches++;
     all.entries.push(...batch.entries);
     all.skipped += batch.skipped;
     all.relations.push(...(batch.relations ?? []));
+    all.withdrawn.push(...(batch.withdrawn ?? []));
   }
   return all;
 }
@@ -65,15 +67,22 @@ describe('readStixBundle', () => {
         { value: 'bad.example.net', type: 'domain', position: 'objects[11]', ref: ind(10) },
         { value: '203.0.113.5', type: 'ip', position: 'objects[12]', ref: ind(11) },
         { value: 'https://example.com/x', type: 'url', position: 'objects[12]', ref: ind(11) },
-        // objects[13] AND, [14] revoked, [15] expired: skipped. [16] expires later and is valid from a future date: read.
+        // objects[13] AND: skipped. [14] revoked, [15] expired: withdrawn. [16] expires later and is valid from a future date: read.
         { value: '198.51.100.20', type: 'ip', position: 'objects[16]', ref: ind(15) },
         // [17] a snort pattern, [18] LIKE: skipped. [31] a STIX 2.0-style indicator without pattern_type: read.
         { value: 'ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb', type: 'sha256', position: 'objects[31]', ref: ind(18) },
       ]);
     });
 
-    it('counts the AND, revoked, expired, non-STIX and LIKE indicators as skipped, and nothing else', async () => {
-      assert.equal((await readEveryWay(fixture('stix-bundle.json'))).skipped, 5);
+    it('counts the AND, non-STIX and LIKE indicators as skipped, and nothing else', async () => {
+      assert.equal((await readEveryWay(fixture('stix-bundle.json'))).skipped, 3);
+    });
+
+    it('gives the values of the revoked and the expired indicator as withdrawn, without a ref (issue 27)', async () => {
+      assert.deepEqual((await readEveryWay(fixture('stix-bundle.json'))).withdrawn, [
+        { value: '203.0.113.7', type: 'ip', position: 'objects[14]' },
+        { value: '203.0.113.8', type: 'ip', position: 'objects[15]' },
+      ]);
     });
 
     it('says why each skipped indicator was skipped, by its place', () => {
@@ -81,8 +90,6 @@ describe('readStixBundle', () => {
       const batch = new StixObjectMapper(NOW).map(objects.map((object, i) => ({ object, position: `objects[${i}]` })));
       assert.deepEqual(batch.skipReasons, [
         'objects[13]: AND',
-        'objects[14]: revoked',
-        'objects[15]: valid_until is past or unreadable',
         'objects[17]: pattern_type "snort"',
         'objects[18]: operator LIKE',
       ]);
@@ -109,17 +116,48 @@ describe('readStixBundle', () => {
   describe('validity', () => {
     const withUntil = (validUntil: unknown) => bundle([{ type: 'indicator', id: ind(1), pattern: "[ipv4-addr:value = '192.0.2.1']", pattern_type: 'stix', valid_until: validUntil }]);
 
-    it('skips an indicator whose valid_until is now or earlier, or unreadable, and reads one valid a millisecond longer', async () => {
-      assert.deepEqual(await readEveryWay(withUntil('2025-06-01T00:00:00.000Z')), { entries: [], skipped: 1, relations: [] });
-      assert.deepEqual(await readEveryWay(withUntil('not a time')), { entries: [], skipped: 1, relations: [] });
+    it('withdraws an indicator whose valid_until is now or earlier, skips one unreadable, and reads one valid a millisecond longer', async () => {
+      const withdrawn = [{ value: '192.0.2.1', type: 'ip', position: 'objects[0]' }];
+      assert.deepEqual(await readEveryWay(withUntil('2025-06-01T00:00:00.000Z')), { entries: [], skipped: 0, relations: [], withdrawn });
+      assert.deepEqual(await readEveryWay(withUntil('not a time')), { entries: [], skipped: 1, relations: [], withdrawn: [] });
       assert.equal((await readEveryWay(withUntil('2025-06-01T00:00:00.001Z'))).entries.length, 1);
       assert.equal((await readEveryWay(withUntil(null))).entries.length, 1);
     });
 
+    it('withdraws every value of a revoked indicator\'s pattern, and skips a revoked one whose pattern it cannot read', async () => {
+      const revoked = (pattern: string) => bundle([{ type: 'indicator', id: ind(1), pattern, pattern_type: 'stix', revoked: true, confidence: 85 }]);
+      assert.deepEqual(await readEveryWay(revoked("[ipv4-addr:value = '192.0.2.1'] OR [domain-name:value = 'gone.example.com']")), {
+        entries: [],
+        skipped: 0,
+        relations: [],
+        withdrawn: [
+          { value: '192.0.2.1', type: 'ip', position: 'objects[0]' },
+          { value: 'gone.example.com', type: 'domain', position: 'objects[0]' },
+        ],
+      });
+      assert.deepEqual(await readEveryWay(revoked("[ipv4-addr:value LIKE '192.0.2.%']")), { entries: [], skipped: 1, relations: [], withdrawn: [] });
+    });
+
     it('takes `now` from the caller', async () => {
       const late = await collect(readStixBundle(chunked(withUntil('2025-06-01T00:00:00.001Z'), Infinity), NOW + 1));
-      assert.deepEqual([late.entries.length, late.skipped], [0, 1]);
+      assert.deepEqual([late.entries.length, late.skipped, late.withdrawn.length], [0, 0, 1]);
     });
+  });
+
+  describe('confidence (issue 27): the upstream\'s per-indicator risk, by the inverse of our own export\'s mapping', () => {
+    const withConfidence = (confidence: unknown) =>
+      bundle([{ type: 'indicator', id: ind(1), pattern: "[ipv4-addr:value = '192.0.2.1']", pattern_type: 'stix', ...(confidence === undefined ? {} : { confidence }) }]);
+    const cases: Array<[unknown, string | undefined]> = [
+      [0, 'none'], [1, 'low'], [15, 'low'], [29, 'low'], [30, 'medium'], [50, 'medium'], [69, 'medium'], [70, 'high'], [85, 'high'], [99, 'high'], [100, 'critical'],
+      // No risk of its own: the source's applies.
+      [undefined, undefined], [-1, undefined], [101, undefined], ['85', undefined], [null, undefined],
+    ];
+    for (const [confidence, risk] of cases) {
+      it(`confidence ${JSON.stringify(confidence) ?? 'absent'} gives ${risk ?? 'no risk'}`, async () => {
+        const [entry] = (await readEveryWay(withConfidence(confidence))).entries;
+        assert.deepEqual(entry, { value: '192.0.2.1', type: 'ip', position: 'objects[0]', ref: ind(1), ...(risk === undefined ? {} : { risk }) });
+      });
+    }
   });
 
   describe('the bundle around the objects', () => {
@@ -129,17 +167,18 @@ describe('readStixBundle', () => {
         entries: [{ value: 'a.example.com', type: 'domain', position: 'objects[0]', ref: ind(1) }],
         skipped: 0,
         relations: [],
+        withdrawn: [],
       });
     });
 
     it('reads an empty bundle, with or without objects', async () => {
-      assert.deepEqual(await readEveryWay('{"type":"bundle","id":"bundle--x","objects":[]}'), { entries: [], skipped: 0, relations: [] });
-      assert.deepEqual(await readEveryWay(' {"type" : "bundle" , "id":"bundle--x"} \n'), { entries: [], skipped: 0, relations: [] });
+      assert.deepEqual(await readEveryWay('{"type":"bundle","id":"bundle--x","objects":[]}'), { entries: [], skipped: 0, relations: [], withdrawn: [] });
+      assert.deepEqual(await readEveryWay(' {"type" : "bundle" , "id":"bundle--x"} \n'), { entries: [], skipped: 0, relations: [], withdrawn: [] });
     });
 
     it('ignores elements that are not objects and objects of other types, without counting them', async () => {
       const body = bundle([1, 'x', null, [], { type: 'observed-data', id: 'observed-data--1' }, { type: 'indicator', id: ind(2), pattern: "[email-addr:value = 'a@example.com']" }]);
-      assert.deepEqual(await readEveryWay(body), { entries: [{ value: 'a@example.com', type: 'email', position: 'objects[5]', ref: ind(2) }], skipped: 0, relations: [] });
+      assert.deepEqual(await readEveryWay(body), { entries: [{ value: 'a@example.com', type: 'email', position: 'objects[5]', ref: ind(2) }], skipped: 0, relations: [], withdrawn: [] });
     });
 
     it('yields a batch per chunk as the objects complete, not one at the end', async () => {
@@ -181,7 +220,7 @@ describe('readStixBundle › objects it cannot read (issue 26 item 4): skipped a
 
   it('skips an indicator whose pattern nests 2,000 parentheses, and reads the ones around it', async () => {
     const hostile = indicator(2, `${'('.repeat(2_000)}[ipv4-addr:value = '192.0.2.2']${')'.repeat(2_000)}`);
-    assert.deepEqual(await readEveryWay(bundle([good[0], hostile, good[1]])), { entries: read, skipped: 1, relations: [] });
+    assert.deepEqual(await readEveryWay(bundle([good[0], hostile, good[1]])), { entries: read, skipped: 1, relations: [], withdrawn: [] });
     const batch = new StixObjectMapper(NOW).map([good[0], hostile, good[1]].map((object, i) => ({ object, position: `objects[${i}]` })));
     assert.deepEqual(batch.skipReasons, ['objects[1]: pattern nested deeper than 100 levels']);
   });
