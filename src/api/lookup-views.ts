@@ -1,4 +1,5 @@
 // Pure mappers from store records to the response bodies of spec 2.1-2.4, fields in the spec's order.
+import { redactedUrl } from '../sources/source-definition.js';
 import type { FeedRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/records.js';
 
 export function toThreatBody(t: ThreatRecord, related: RelatedThreat[]) {
@@ -42,7 +43,9 @@ export function toFeedBody(f: FeedRecord) {
     stamp_pulled: f.stamp_pulled,
     stamp_modified: f.stamp_modified,
     description: f.description,
-    accesslink: f.accesslink,
+    // Masked again on the way out (issue 27): rows written before query values were masked, and
+    // accesslinks imported as typed, may still carry a token; anonymous callers read this field.
+    accesslink: redactedUrl(f.accesslink),
     indicators: f.indicators,
     summary: f.summary,
   };

@@ -178,7 +178,7 @@ function schemaComponents(config: Config): Json {
         stamp_pulled: nullable(ref('Timestamp')),
         stamp_modified: nullable(ref('Timestamp')),
         description: string(),
-        accesslink: string('Where the feed is obtained.'),
+        accesslink: string('Where the feed is obtained: no credentials, query values shown as `***`.'),
         indicators: ref('RiskCounts'),
         summary: closed({
           properties: ref('PropertyCounts'),

@@ -99,14 +99,14 @@ for (const backend of storeBackends()) {
       assert.equal(server.requestsFor('/gone.txt').length, 1, 'the redirect was followed');
     });
 
-    it('feeds list shows the URL with its placeholder and no credentials, and the errors', async () => {
+    it('feeds list shows the URL with its placeholder, other query values masked and no credentials, and the errors', async () => {
       const run = await cli('feeds list', ['list']);
       assert.equal(run.status, 0, run.stderr);
       const lines = run.stdout.trimEnd().split('\n').slice(1).map((line) => line.split('\t'));
       const paths = new Map([[fids.list, '/list.txt'], [fids.moved, '/moved.txt'], [fids.json, '/list.json']]);
       assert.deepEqual(
         lines.map((cells) => [cells[0], cells[7]]),
-        [...paths.keys()].sort((a, b) => a - b).map((fid) => [String(fid), `${server.base}${paths.get(fid)}?token=\${env:FEED_TOKEN}&list=full`]),
+        [...paths.keys()].sort((a, b) => a - b).map((fid) => [String(fid), `${server.base}${paths.get(fid)}?token=\${env:FEED_TOKEN}&list=***`]),
       );
       assert.ok(lines.every((cells) => cells[8] !== '-'), run.stdout);
     });
@@ -141,7 +141,7 @@ for (const backend of storeBackends()) {
     it('the lookup API shows each feed\'s accesslink without the token', async () => {
       for (const fid of Object.values(fids)) {
         const feed = (await world.api('feed.php', { fid })) as { accesslink: string };
-        assert.match(feed.accesslink, /\?token=\$\{env:FEED_TOKEN\}&list=full$/);
+        assert.match(feed.accesslink, /\?token=\$\{env:FEED_TOKEN\}&list=\*\*\*$/);
         assertNoSecret(JSON.stringify(feed), `feed.php?fid=${fid}`);
       }
     });

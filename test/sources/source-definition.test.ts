@@ -131,14 +131,23 @@ describe('environment references', () => {
 });
 
 describe('redactedUrl', () => {
-  const cases: [string, string][] = [
-    ['https://user:s3cret@example.org/feed?key=${env:FEED_KEY}', 'https://example.org/feed?key=${env:FEED_KEY}'],
-    ['https://${env:USER}:${env:PASS}@example.org:8443/x', 'https://example.org:8443/x'],
-    ['http://user@example.org/a@b', 'http://example.org/a@b'],
-    ['https://example.org/feed.csv', 'https://example.org/feed.csv'],
-    ['file:///var/feeds/drop.txt', 'file:///var/feeds/drop.txt'],
+  const cases: [string, string, string][] = [
+    ['a password in the userinfo', 'https://user:s3cret@example.org/feed?key=${env:FEED_KEY}', 'https://example.org/feed?key=${env:FEED_KEY}'],
+    ['placeholders in the userinfo', 'https://${env:USER}:${env:PASS}@example.org:8443/x', 'https://example.org:8443/x'],
+    ['a user alone, and an @ in the path', 'http://user@example.org/a@b', 'http://example.org/a@b'],
+    ['a URL with nothing to hide', 'https://example.org/feed.csv', 'https://example.org/feed.csv'],
+    ['a file URL', 'file:///var/feeds/drop.txt', 'file:///var/feeds/drop.txt'],
+    ['a token as a query value', 'https://example.org/feed?token=abc123', 'https://example.org/feed?token=***'],
+    ['every query value, names kept', 'https://example.org/f?list=full&token=abc123&empty=', 'https://example.org/f?list=***&token=***&empty='],
+    ['a query part without a name', 'https://example.org/f?abc123&x=1', 'https://example.org/f?***&x=***'],
+    ['a value that only partly is a placeholder', 'https://example.org/f?key=abc${env:K}', 'https://example.org/f?key=***'],
+    ['a fragment', 'https://example.org/f#access_token=abc123', 'https://example.org/f'],
+    ['userinfo, query and fragment at once', 'https://u:abc123@example.org/f?t=abc123#abc123', 'https://example.org/f?t=***'],
+    ['a backslash ending the authority', 'https://abc123@example.org\\x@y/f', 'https://example.org\\x@y/f'],
+    ['text without a scheme', 'feeds.example.org/list?token=abc123#top', 'feeds.example.org/list?token=***'],
+    ['an empty accesslink', '', ''],
   ];
-  for (const [url, shown] of cases) {
-    it(`shows ${url} as ${shown}`, () => assert.equal(redactedUrl(url), shown));
+  for (const [what, url, shown] of cases) {
+    it(`shows ${what} as ${shown}`, () => assert.equal(redactedUrl(url), shown));
   }
 });
