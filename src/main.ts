@@ -119,9 +119,22 @@ function progressPrinter(): ((count: number) => void) | undefined {
   };
 }
 
+/** Checked before the store is opened: a mistyped command is named as such, not as a missing store. */
+const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export'];
+
+/**
+ * Whether the command may create its SQLite store (issue 27): the ones that fill or serve one. Any
+ * other, run from the wrong folder, would otherwise work on a new, empty store (`keys list`: no keys).
+ */
+function createsStore(command: string, positionals: string[]): boolean {
+  return command === 'serve' || command === 'import' || command === 'demo' || (command === 'feeds' && positionals[0] === 'add');
+}
+
 async function runCommand(command: string, positionals: string[], values: ReturnType<typeof parseCommandLine>['values'], settings: RuntimeSettings, config: Config): Promise<void> {
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`);
   const logger = createLogger(settings.logLevel, log.write);
-  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections });
+  const mustExist = !createsStore(command, positionals);
+  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections, mustExist });
   let keepOpen = false;
   try {
     switch (command) {

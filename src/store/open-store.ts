@@ -1,5 +1,5 @@
 // Opens the store named by a path or URL: an SQLite file by default (PostgreSQL: postgres:// URLs).
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
@@ -10,10 +10,10 @@ import { createStore, type Store, type StoreOptions } from './store.js';
 
 export const DEFAULT_DB_PATH = './data/threatgate.sqlite';
 
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string, mustExist: boolean): Kysely<Database> {
   const file = path === ':memory:' ? path : resolve(path);
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const connection = new BetterSqlite3(file);
+  if (file !== ':memory:' && !mustExist) mkdirSync(dirname(file), { recursive: true });
+  const connection = new BetterSqlite3(file, { fileMustExist: mustExist });
   // A new database gets 16 KiB pages (SQLite's default is 4 KiB): fewer, fuller B-tree pages make
   // a large import about a tenth faster (bench/README.md). It must come before WAL mode; on an
   // existing database it changes nothing.
@@ -91,11 +91,29 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Ky
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
+export interface OpenStoreOptions extends Omit<StoreOptions, 'schema'> {
+  /** The setting that named `location` (`--db`, `DATABASE_URL`), for error messages. */
+  setting?: string;
+  /**
+   * Refuse an SQLite file that does not exist rather than create it (issue 27): a command run from
+   * another folder must not work on a new, empty store. PostgreSQL and `:memory:` are unaffected.
+   */
+  mustExist?: boolean;
+}
+
+/** The one line a command gets when its SQLite store is not there: where it looked, and how to look elsewhere. */
+function missingStore(setting: string, file: string): ConfigError {
+  return new ConfigError(
+    `${setting}: no store at ${file} (the file does not exist); point --db or DATABASE_URL at the store to use, ` +
+      'or create one with serve, import, demo or feeds add',
+  );
+}
+
 /**
- * `location` is a file path, `sqlite:PATH`, or `postgres://…`. Migrations run on open, so every
- * command works on a new, empty database.
+ * `location` is a file path, `sqlite:PATH`, or `postgres://…`. Migrations run on open, so a new,
+ * empty database works at once; with `mustExist`, an SQLite file must already be there.
  */
-export async function openStore(location: string, options: Omit<StoreOptions, 'schema'> & { setting?: string }): Promise<Store> {
+export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
   const setting = options.setting ?? '--db';
   let db: Kysely<Database>;
   let dialect: Dialect;
@@ -124,8 +142,10 @@ export async function openStore(location: string, options: Omit<StoreOptions, 's
     if (scheme !== undefined) throw new ConfigError(`${setting}: "${scheme}://" is not a database URL scheme (use a file path, sqlite:PATH or postgres://)`);
     dialect = 'sqlite';
     shown = location.replace(/^sqlite:/, '');
+    const mustExist = options.mustExist === true && shown !== ':memory:';
+    if (mustExist && !existsSync(shown)) throw missingStore(setting, resolve(shown));
     try {
-      db = openSqlite(shown);
+      db = openSqlite(shown, mustExist);
     } catch (error) {
       throw new ConfigError(`${setting}: cannot open SQLite database ${shown} (${(error as Error).message})`);
     }

@@ -37,6 +37,10 @@ describe('the threatgate command line (built) › what it prints', () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'threatgate-secrets-'));
     db = join(dir, 'secrets.sqlite');
+    // keys refuses a store that does not exist (issue 27): an import creates it, as it would for a user.
+    writeFileSync(join(dir, 'empty.json'), JSON.stringify({ threats: [], feeds: [], indicators: [], links: [] }));
+    const createdStore = run(['import', join(dir, 'empty.json'), '--db', db]);
+    assert.equal(createdStore.status, 0, createdStore.output);
     keys = ['pro', 'feed', 'free'].map((plan) => {
       const created = run(['keys', 'create', '--plan', plan, '--label', `label ${plan}`, '--db', db]);
       assert.equal(created.status, 0, created.output);
