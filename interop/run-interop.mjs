@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:interop`: builds, loads the demo into a fresh store, serves the gateway on a spare
-// loopback port and runs the Python interop suite (interop/suite) against it. The suite runs the
+// loopback port (and once more with the default plans, for the README's example) and runs the
+// Python interop suite (interop/suite) against it. The suite runs the
 // change import itself, while the server keeps serving. The last line is `N passed, N failed`.
 //
 // Options: --no-build (dist/ is already current), --keep (keep the temporary folder: store, logs).
@@ -75,9 +76,12 @@ function loadDemo(db, config) {
   return keys;
 }
 
-/** Starts `serve --port 0` and resolves with its URL once it prints the ready line. */
-function startServer(db, config, logFile) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', db, '--config', config], {
+/**
+ * Starts `serve --port 0` and resolves with its URL once it prints the ready line; `args` adds to
+ * the command line (`--config FILE`; none: the default config, as `npm start` runs).
+ */
+function startServer(db, args, logFile) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', db, ...args], {
     env: childEnv(),
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,9 +145,11 @@ async function main() {
   const db = join(work, 'interop.sqlite');
   const config = join(work, 'config.json');
   const logFile = join(work, 'server.log');
+  const demoLogFile = join(work, 'demo-server.log');
   let passed = 0;
   let failed = 0;
-  let server;
+  /** The suite's gateway (plans lifted), then the one with the default plans that the README example runs against. */
+  const servers = [];
   try {
     step('Python virtual environment (interop/.venv)');
     process.stdout.write(`requirements ${ensureVenv()}\n`);
@@ -160,14 +166,22 @@ async function main() {
     process.stdout.write(`change import prepared: ${changes.length} indicators (${changeFile})\n`);
 
     step('gateway');
-    server = startServer(db, config, logFile);
+    const server = startServer(db, ['--config', config], logFile);
+    servers.push({ name: 'the gateway', server, logFile });
     const baseUrl = await server.url;
     process.stdout.write(`listening on ${baseUrl}\n`);
+    // The README's examples run against `npm start`'s demo: the same store with the default plans
+    // (Pro: 10 requests a second). --no-pull: no lifecycle run to change the data under the suite.
+    const demoServer = startServer(db, ['--no-pull'], demoLogFile);
+    servers.push({ name: 'the default-plans gateway', server: demoServer, logFile: demoLogFile });
+    const demoBaseUrl = await demoServer.url;
+    process.stdout.write(`default plans: listening on ${demoBaseUrl}\n`);
 
     step('interop suite');
     const suite = await runSuite(
       childEnv({
         TG_BASE_URL: baseUrl,
+        TG_DEMO_BASE_URL: demoBaseUrl,
         TG_PRO_KEY: keys.pro,
         TG_FREE_KEY: keys.free,
         TG_CHANGE_COMMAND: JSON.stringify([process.execPath, CLI, 'import', changeFile, '--db', db, '--config', config]),
@@ -192,19 +206,19 @@ async function main() {
     failed += 1;
   }
 
-  if (server) {
+  for (const { name, server, logFile: serverLog } of servers) {
     const { code, signal } = await stopServer(server);
     server.log.end();
     const clean = code === 0;
-    process.stdout.write(`${clean ? 'PASS' : 'FAIL'} the gateway exits 0 on SIGTERM - ${code ?? signal}\n`);
+    process.stdout.write(`${clean ? 'PASS' : 'FAIL'} ${name} exits 0 on SIGTERM - ${code ?? signal}\n`);
     if (clean) passed += 1;
     else failed += 1;
-    const errors = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes('"level":"error"')) : [];
-    process.stdout.write(`${errors.length === 0 ? 'PASS' : 'FAIL'} the gateway logged no errors during the suite - ${errors.length} error lines\n`);
+    const errors = existsSync(serverLog) ? readFileSync(serverLog, 'utf8').split('\n').filter((line) => line.includes('"level":"error"')) : [];
+    process.stdout.write(`${errors.length === 0 ? 'PASS' : 'FAIL'} ${name} logged no errors during the suite - ${errors.length} error lines\n`);
     if (errors.length === 0) passed += 1;
     else failed += 1;
   }
-  if (failed > 0) printLogTail(logFile);
+  if (failed > 0) for (const { logFile: serverLog } of servers) printLogTail(serverLog);
   if (values.keep) process.stdout.write(`kept ${work}\n`);
   else rmSync(work, { recursive: true, force: true });
   process.stdout.write(`\ninterop suite took ${elapsed()}\n${passed} passed, ${failed} failed\n`);

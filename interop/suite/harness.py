@@ -23,6 +23,8 @@ class Settings:
     """What run-interop.mjs hands over: where the gateway listens, keys, and how to run the change import."""
 
     base_url: str
+    #: A second gateway on the same store with the default plans, as `npm start` serves the demo (README example).
+    demo_base_url: str
     pro_key: str
     free_key: str
     change_command: list[str]
@@ -48,11 +50,12 @@ class Settings:
 
 
 def settings_from_env() -> Settings:
-    missing = [name for name in ('TG_BASE_URL', 'TG_PRO_KEY', 'TG_FREE_KEY', 'TG_CHANGE_COMMAND', 'TG_CHANGE_EXPECTED') if not os.environ.get(name)]
+    missing = [name for name in ('TG_BASE_URL', 'TG_DEMO_BASE_URL', 'TG_PRO_KEY', 'TG_FREE_KEY', 'TG_CHANGE_COMMAND', 'TG_CHANGE_EXPECTED') if not os.environ.get(name)]
     if missing:
         raise SystemExit(f'interop suite: missing environment {", ".join(missing)} (run it through interop/run-interop.mjs)')
     return Settings(
         base_url=os.environ['TG_BASE_URL'].rstrip('/'),
+        demo_base_url=os.environ['TG_DEMO_BASE_URL'].rstrip('/'),
         pro_key=os.environ['TG_PRO_KEY'],
         free_key=os.environ['TG_FREE_KEY'],
         change_command=json.loads(os.environ['TG_CHANGE_COMMAND']),
