@@ -38,7 +38,11 @@ Commands:
                                      create or update a feed pulled from a source (a JSON file, or inline
                                      JSON starting with {); prints its fid alone
   feeds list                         one tab-separated line per source under a header line; never a secret
-  feeds pull FID... | --all          pull now: one line per feed, exit 1 when any pull failed
+  feeds pull FID... | --all [--force] [--no-wait]
+                                     pull now: one line per feed, exit 1 when any pull failed;
+                                     --force keeps a pull the sanity gate would refuse, once;
+                                     a feed pulled elsewhere is waited for, or with --no-wait
+                                     reported and skipped (exit 75)
   feeds remove FID                   stop pulling a feed (its data stays)
   threats retire TID                 retire a threat by hand
   threats reactivate TID             make a retired threat active again
@@ -89,6 +93,8 @@ function parseCommandLine(argv: string[]) {
       'demo-if-empty': { type: 'boolean' },
       all: { type: 'boolean' },
       'no-pull': { type: 'boolean' },
+      force: { type: 'boolean' },
+      'no-wait': { type: 'boolean' },
       type: { type: 'string' },
       format: { type: 'string' },
       style: { type: 'string' },
@@ -155,8 +161,9 @@ async function runCommand(command: string, positionals: string[], values: Return
         return;
       case 'feeds': {
         const allowlist = createAllowlist(config.allowlist);
-        const deps = { store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out };
-        if (!(await feedsCommand(positionals, values, deps))) process.exitCode = 1;
+        const deps = { store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err };
+        const code = await feedsCommand(positionals, values, deps);
+        if (code !== 0) process.exitCode = code;
         return;
       }
       case 'lifecycle':

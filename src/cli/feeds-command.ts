@@ -5,15 +5,23 @@ import { ConfigError } from '../errors.js';
 import { addFeedSource } from './add-feed-source.js';
 import type { Allowlist } from '../sources/allowlist.js';
 import type { Logger } from '../http/logger.js';
+import { hostname } from 'node:os';
+import { formatStamp } from '../clock.js';
 import { outcomeLine, pullFeed } from '../sources/pull-feed.js';
+import { underPullLease } from '../sources/pull-lease.js';
 import { removeStalePullDirs } from '../sources/pull-temp.js';
 import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
-import type { FeedSourceListing } from '../store/source-queries.js';
+import type { FeedSourceListing, PullLease } from '../store/source-queries.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from './keys-command.js';
 
 /** The columns of `feeds list`, in order: a contract for scripts, so only ever appended to. */
-const LIST_COLUMNS = ['fid', 'feed', 'organization', 'format', 'schedule', 'stamp_pulled', 'indicators', 'url', 'last_error'] as const;
+const LIST_COLUMNS = ['fid', 'feed', 'organization', 'format', 'schedule', 'stamp_pulled', 'indicators', 'url', 'last_error', 'lease'] as const;
+
+/** Exit code of `feeds pull --no-wait` when a feed is being pulled elsewhere: EX_TEMPFAIL, try again later. */
+export const EXIT_BUSY = 75;
+/** How often a waiting `feeds pull` asks for the lease again. */
+const WAIT_POLL_MS = 1000;
 
 /** Inline JSON when it starts with `{`, else the path of a JSON file. Never echoes the text: it may hold a password. */
 function readSource(value: string): unknown {
@@ -35,10 +43,20 @@ function readSource(value: string): unknown {
 /** A field on one tab-separated line: tabs and line breaks in names or errors become spaces, a missing value `-`. */
 const cell = (value: string | number | null | undefined): string => (value === null || value === undefined || value === '' ? '-' : String(value).replace(/[\t\r\n]+/g, ' '));
 
-function listLine(source: FeedSourceListing): string {
+/** `OWNER since T until T (N s left)` for a live lease; a lapsed one is no lease. */
+function leaseText(lease: PullLease | undefined, now: number): string | null {
+  if (lease === undefined || lease.until < now) return null;
+  const since = lease.since === null ? '' : ` since ${formatStamp(lease.since)}`;
+  return `${lease.owner}${since} until ${formatStamp(lease.until)} (${Math.ceil((lease.until - now) / 1000)} s left)`;
+}
+
+function listLine(source: FeedSourceListing, now: number): string {
   const definition = JSON.parse(source.definition) as { format?: string; url?: string };
   const error = source.last_error === null ? null : `${source.last_error_at ?? ''} ${source.last_error}`.trim();
-  const values = [source.fid, source.feed, source.organization, definition.format, source.schedule, source.stamp_pulled, source.linked, redactedUrl(definition.url ?? ''), error];
+  const values = [
+    source.fid, source.feed, source.organization, definition.format, source.schedule, source.stamp_pulled, source.linked, redactedUrl(definition.url ?? ''), error,
+    leaseText(source.lease, now),
+  ];
   return values.map(cell).join('\t');
 }
 
@@ -65,25 +83,56 @@ function pullProgress(fid: number, feed: string): { onProgress?: (rows: number) 
   };
 }
 
-/** `feeds pull FID... | --all`: one line per feed in the order given; false when any pull failed. */
-async function pullCommand(fids: number[], deps: FeedsDeps): Promise<boolean> {
-  let allOk = true;
+/**
+ * `feeds pull FID... | --all`: one line per feed in the order given, each pulled under the feed's
+ * lease as `serve` pulls it. A feed another holder is pulling is waited for, with a message on
+ * stderr, or with `--no-wait` reported and skipped. Exit code: 1 when a pull failed, else EXIT_BUSY
+ * when a feed was skipped, else 0.
+ */
+async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): Promise<number> {
+  let failed = false;
+  let busy = false;
+  const owner = `feeds pull on ${hostname()} pid ${process.pid}`;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // What a pull that crashed (a kill -9 mid-pull) left in the temporary folder goes first.
   await removeStalePullDirs();
   for (const fid of fids) {
     const state = await deps.store.findFeedSource(fid);
     if (state === undefined) {
       deps.out(`fid ${fid} -: failed: feed ${fid} has no source`);
-      allOk = false;
+      failed = true;
       continue;
     }
     const progress = pullProgress(fid, state.feed);
-    const outcome = await pullFeed(fid, { ...deps, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
-    progress.done();
-    deps.out(outcomeLine(outcome));
-    allOk &&= outcome.ok;
+    for (let told = false; ; ) {
+      const pulled = await underPullLease(fid, { store: deps.store, clock: deps.clock, owner, take: 'any' }, () =>
+        pullFeed(fid, { ...deps, ...(flags.force ? { force: true } : {}), ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) }),
+      );
+      if (pulled.taken) {
+        progress.done();
+        deps.out(outcomeLine(pulled.result));
+        failed ||= !pulled.result.ok;
+        break;
+      }
+      // Not getting the lease is no failure of the feed: nothing is recorded on it.
+      const lease = await deps.store.findPullLease(fid);
+      const holder = lease === undefined ? 'another process' : `${lease.owner}${lease.since === null ? '' : ` since ${formatStamp(lease.since)}`}`;
+      if (flags.noWait) {
+        deps.out(`fid ${fid} is being pulled by ${holder}`);
+        busy = true;
+        break;
+      }
+      if (!told) (deps.err ?? deps.out)(`fid ${fid} is being pulled by ${holder}; waiting for it to finish`);
+      told = true;
+      await sleep(WAIT_POLL_MS);
+    }
   }
-  return allOk;
+  return failed ? 1 : busy ? EXIT_BUSY : 0;
+}
+
+interface PullFlags {
+  force?: boolean | undefined;
+  noWait?: boolean | undefined;
 }
 
 export interface FeedsDeps {
@@ -95,13 +144,17 @@ export interface FeedsDeps {
   allowPrivateNetworks?: boolean;
   logger: Logger;
   out: (line: string) => void;
+  /** Where notes that are not results go (stderr); default: `out`. */
+  err?: (line: string) => void;
+  /** Waits between tries for a lease (tests pass their own). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export async function feedsCommand(
   args: string[],
-  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined; all?: boolean | undefined },
+  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined; all?: boolean | undefined } & { force?: boolean | undefined; 'no-wait'?: boolean | undefined },
   deps: FeedsDeps,
-): Promise<boolean> {
+): Promise<number> {
   const [action, target, ...rest] = args;
   switch (action) {
     case 'add': {
@@ -116,27 +169,27 @@ export async function feedsCommand(
         if (error instanceof SourceDefinitionError) throw new UsageError(`feeds add: ${error.message}`, { cause: error });
         throw error;
       }
-      return true;
+      return 0;
     }
     case 'pull': {
       const given = args.slice(1);
       if (flags.all === true && given.length > 0) throw new UsageError('feeds pull: give FIDs or --all, not both');
       if (flags.all !== true && given.length === 0) throw new UsageError('feeds pull: give one or more FIDs, or --all');
       const fids = flags.all === true ? (await deps.store.listFeedSources()).map((s) => s.fid) : given.map((t) => parseFid(t, 'pull', 'FIDs'));
-      return pullCommand([...new Set(fids)], deps);
+      return pullCommand([...new Set(fids)], deps, { force: flags.force, noWait: flags['no-wait'] });
     }
     case 'list': {
       if (target !== undefined) throw new UsageError(`feeds list: unexpected argument "${target}"`);
       deps.out(LIST_COLUMNS.join('\t'));
-      for (const source of await deps.store.listFeedSources()) deps.out(listLine(source));
-      return true;
+      for (const source of await deps.store.listFeedSources()) deps.out(listLine(source, deps.clock.now()));
+      return 0;
     }
     case 'remove': {
       if (rest.length > 0) throw new UsageError('feeds remove: give one FID');
       const fid = parseFid(target);
       if (!(await deps.store.removeFeedSource(fid))) throw new ConfigError(`feeds remove: feed ${fid} has no source`);
       deps.out(`removed ${fid}`);
-      return true;
+      return 0;
     }
     default:
       throw new UsageError('feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list", "pull FID... | --all" or "remove FID"');

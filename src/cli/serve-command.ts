@@ -181,7 +181,8 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS + 5000).unref();
     const started = Date.now();
     // A running pull is aborted: it changes nothing, and the next instance pulls the feed again.
-    const pullsStopped = pulls?.stop().catch(() => undefined);
+    // Within the grace period, like the requests: a pull still writing at its end is cut off.
+    const pullsStopped = pulls?.stop(SHUTDOWN_GRACE_MS - 500).catch(() => undefined);
     const outcome = await drain(SHUTDOWN_GRACE_MS);
     await pullsStopped;
     if (outcome === 'timed out') logger.warn('requests still running after the grace period were cut off', { graceMs: SHUTDOWN_GRACE_MS });
@@ -227,7 +228,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const pulls = startPulls(options, metrics);
   runClusterPrimary({
     ...(metrics ? { metricsRegistry: metrics.registry } : {}),
-    onStopping: () => void pulls?.stop().catch(() => undefined),
+    onStopping: () => void pulls?.stop(SHUTDOWN_GRACE_MS - 500).catch(() => undefined),
     workers: options.workers,
     sharedCounters: !settings.redisUrl,
     stopTimeoutMs: SHUTDOWN_GRACE_MS + 10_000,

@@ -34,8 +34,11 @@ export type PullThreadMessage =
   | { kind: 'failed'; message: string };
 
 export interface BackgroundPulls {
-  /** Aborts a running pull (it changes nothing) and stops; resolves once the store is closed. */
-  stop(): Promise<void>;
+  /**
+   * Aborts a running pull (it changes nothing) and stops; resolves once the store is closed, or
+   * after `graceMs`, when a pull still writing is cut off (its transaction is rolled back).
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export interface BackgroundPullOptions extends Omit<PullThreadData, 'logLevel' | 'metrics'> {
@@ -82,12 +85,16 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   });
   worker.unref();
   return {
-    async stop() {
+    async stop(graceMs = Number.POSITIVE_INFINITY) {
       stopped = true;
       // Unreferenced, the thread would let the process end before it answered.
       worker.ref();
       worker.postMessage('stop');
-      await done;
+      let timer: NodeJS.Timeout | undefined;
+      const late = Number.isFinite(graceMs) ? new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs))) : new Promise<never>(() => undefined);
+      const how = await Promise.race([done.then(() => 'stopped' as const), late]);
+      clearTimeout(timer);
+      if (how === 'late') logger.warn('a pull was still writing when the grace period ended: it is cut off, and its transaction rolled back', { graceMs });
       await worker.terminate();
     },
   };

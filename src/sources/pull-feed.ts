@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 import type { WriteBatch } from '../store/write-batch.js';
 import type { Allowlist } from './allowlist.js';
 import { fetchSource, FetchError } from './fetch-source.js';
-import { FeedFormatError, type FeedBatch } from './formats/feed-entry.js';
+import { FeedFormatError, type FeedBatch, type FeedEntry } from './formats/feed-entry.js';
 import { readFeed } from './formats/read-feed.js';
 import { readLookupApi, type UpstreamFeed } from './formats/read-lookup-api.js';
 import { readMispFeed } from './formats/read-misp.js';
@@ -16,6 +16,7 @@ import { readStixBundle } from './formats/read-stix.js';
 import { readTaxiiCollection } from './formats/read-taxii.js';
 import type { ResolveHost } from './guarded-agent.js';
 import { spoolBatches } from './spool-batches.js';
+import { gatedFormat, gateFailure, htmlPage, type GateCounts, type GateContext } from './sanity-gate.js';
 import { spoolBody } from './spool-body.js';
 import type { FeedSourceState } from '../store/source-queries.js';
 import { withoutControlCharacters } from './control-characters.js';
@@ -38,6 +39,8 @@ export interface PullDeps {
   allowPrivateNetworks?: boolean;
   /** Resolves host names for the pull's connections (tests control DNS with it); default: the system resolver. */
   resolveHost?: ResolveHost;
+  /** Keeps a pull the sanity gate would refuse (`feeds pull --force`), this once. */
+  force?: boolean;
 }
 
 /** What the pull's rows gave besides values: the DESIGN 7 output line and log counts. */
@@ -102,6 +105,9 @@ async function* pullBatches(
   let threats: unknown[] = [];
   let refs: unknown[] = [];
   let count = 0;
+  // Values the source withdrew (FeedBatch `withdrawn`): staged apart, they never list anything.
+  let withdrawn: unknown[] = [];
+  let withdrawnRows = 0;
   let rowsRead = 0;
   // Threats that upstream objects indicate, by object: a relation each, and each threat described once.
   let relations: unknown[] = [];
@@ -113,10 +119,14 @@ async function* pullBatches(
   const reasons: string[] = [];
   const skips: string[] = [];
   const flush = (): WriteBatch => {
-    const batch: WriteBatch = { kind: 'values', params, count, threats, threatCount: threats.length / 3, refs, refCount: refs.length / 3, records: rowsRead };
+    const batch: WriteBatch = {
+      kind: 'values', params, count, threats, threatCount: threats.length / 3, refs, refCount: refs.length / 3, withdrawn, withdrawnCount: withdrawn.length / 2,
+      records: rowsRead,
+    };
     params = [];
     threats = [];
     refs = [];
+    withdrawn = [];
     count = 0;
     staged = new Map();
     return batch;
@@ -127,12 +137,28 @@ async function* pullBatches(
     defs = [];
     return batch;
   };
+  /** The entry's value normalized and typed; undefined, counted, when it is rejected or allowlisted. */
+  const accepted = (entry: FeedEntry): { type: IndicatorType; value: string } | undefined => {
+    const type = source.type ?? rowType(entry.type);
+    const raw = type === 'ip' || type === undefined ? entry.value.trim().replace(IPV4_WITH_PORT, '$1') : entry.value;
+    const normalized = normalizeValue(raw, type);
+    if (!normalized.ok) {
+      tally.rejected++;
+      if (reasons.length < LOGGED_REJECTIONS) reasons.push(`${entry.position}: ${normalized.reason}`);
+      return undefined;
+    }
+    if (deps.allowlist.allows(normalized.value, normalized.type)) {
+      tally.allowlisted++;
+      return undefined;
+    }
+    return normalized;
+  };
   for await (const batch of read.rows ?? []) {
     // A parse that outlives maxSeconds (or a shutdown) ends here: the transaction is rolled back.
     deps.signal?.throwIfAborted();
     tally.skipped += batch.skipped;
     for (const reason of batch.skipReasons ?? []) if (skips.length < LOGGED_REJECTIONS) skips.push(reason);
-    rowsRead += batch.entries.length + batch.skipped;
+    rowsRead += batch.entries.length + batch.skipped + (batch.withdrawn?.length ?? 0);
     for (const { ref, threat } of batch.relations ?? []) {
       const name = withoutControlCharacters(threat.name).trim();
       if (name === '' || name.length > MAX_THREAT_NAME) continue;
@@ -145,19 +171,16 @@ async function* pullBatches(
       }
       if (relations.length >= BATCH_ROWS * 2) yield flushRelations();
     }
+    for (const entry of batch.withdrawn ?? []) {
+      const normalized = accepted(entry);
+      if (normalized === undefined) continue;
+      withdrawn.push(normalized.type, normalized.value);
+      withdrawnRows++;
+      if (withdrawn.length / 2 >= BATCH_ROWS) yield flush();
+    }
     for (const entry of batch.entries) {
-      const type = source.type ?? rowType(entry.type);
-      const raw = type === 'ip' || type === undefined ? entry.value.trim().replace(IPV4_WITH_PORT, '$1') : entry.value;
-      const normalized = normalizeValue(raw, type);
-      if (!normalized.ok) {
-        tally.rejected++;
-        if (reasons.length < LOGGED_REJECTIONS) reasons.push(`${entry.position}: ${normalized.reason}`);
-        continue;
-      }
-      if (deps.allowlist.allows(normalized.value, normalized.type)) {
-        tally.allowlisted++;
-        continue;
-      }
+      const normalized = accepted(entry);
+      if (normalized === undefined) continue;
       const risk = rowRisk(entry.risk, sourceRisk);
       const key = `${normalized.type} ${normalized.value}`;
       const at = staged.get(key);
@@ -176,8 +199,10 @@ async function* pullBatches(
     }
     if (!read.prefetched) deps.onProgress?.(rowsRead);
   }
-  if (count > 0) yield flush();
+  if (count > 0 || withdrawn.length > 0) yield flush();
   if (relations.length > 0) yield flushRelations();
+  // A withdrawn row is a value the source still reads out, as retired: upstream retirements are no outage.
+  read.check?.({ accepted: ordinal + withdrawnRows, rejected: tally.rejected, skipped: tally.skipped });
   // Known once the source is read: where the next pull resumes, and the upstream feed's description.
   if (read.cursor !== undefined) plan.cursor = read.cursor();
   if (read.describe !== undefined) plan.describe = describedFeed(await read.describe());
@@ -206,6 +231,8 @@ interface SourceRead {
   done?: () => Promise<void>;
   /** The rows were read to their end before the transaction (prefetch), and progress reported then. */
   prefetched?: boolean;
+  /** The sanity gate (sanity-gate.ts), given the counts once every row is read: throws PullRefused to keep nothing. */
+  check?: (counts: GateCounts) => void;
 }
 
 /**
@@ -260,7 +287,8 @@ async function openSource(source: SourceDefinition, resolved: SourceDefinition, 
     case 'lookup-api': {
       const read = readLookupApi(resolved, { ...common, warn: (message, fields) => deps.logger.warn(message, { fid: state.fid, ...fields }) });
       // The upstream feed's description fills the local feed's empty fields on the first pull only.
-      return { rows: read.batches, ...none, incremental: false, ...(state.stamp_pulled === null ? { describe: () => read.feed() } : {}) };
+      const check = sanityCheck(source, state, deps);
+      return { rows: read.batches, ...none, incremental: false, ...(state.stamp_pulled === null ? { describe: () => read.feed() } : {}), ...(check ? { check } : {}) };
     }
     default: {
       const fetched = await fetchSource(resolved, { etag: state.etag, lastModified: state.last_modified }, common);
@@ -273,11 +301,28 @@ async function openSource(source: SourceDefinition, resolved: SourceDefinition, 
         await spooled.remove();
         return { rows: undefined, ...validators, incremental: false, bodyHash: spooled.hash };
       }
+      // A login, error or "this list moved" page is no list: read as one, it would replace the feed's values.
+      if (htmlPage(spooled.head) && !deps.force) {
+        await spooled.remove();
+        const type = fetched.headers.get('content-type');
+        throw new PullRefused(`the body is an HTML page${type ? ` (${type.split(';')[0]!.trim()})` : ''} where a ${source.format} list was expected: the feed may have moved or need a login; kept as an outage (feeds pull --force keeps such a pull once)`);
+      }
       const body = spooled.open();
       const rows = source.format === 'stix' ? readStixBundle(body, deps.clock.now()) : readFeed(source, body);
-      return { rows, ...validators, incremental: false, bodyHash: spooled.hash, done: spooled.remove };
+      const check = sanityCheck(source, state, deps, spooled.bytes);
+      return { rows, ...validators, incremental: false, bodyHash: spooled.hash, done: spooled.remove, ...(check ? { check } : {}) };
     }
   }
+}
+
+/** The sanity gate of a full-list source, unless `--force` keeps this pull whatever it reads. */
+function sanityCheck(source: SourceDefinition, state: FeedSourceState, deps: PullDeps, bodyBytes?: number): SourceRead['check'] {
+  if (deps.force || !gatedFormat(source.format)) return undefined;
+  const context: GateContext = { source, previous: state.listed, first: state.stamp_pulled === null, ...(bodyBytes === undefined ? {} : { bodyBytes }) };
+  return (counts) => {
+    const reason = gateFailure(counts, context);
+    if (reason !== undefined) throw new PullRefused(`${reason} (feeds pull --force keeps such a pull once)`);
+  };
 }
 
 /**
@@ -369,10 +414,17 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     logger.info('pull', {
       fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
       newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, skipped: tally.skipped, seconds: outcome.seconds,
+      ...(counts.withdrawn > 0 ? { withdrawn: counts.withdrawn } : {}),
       ...(counts.retiredSeen.length > 0 ? { retiredThreatsSeen: counts.retiredSeen } : {}),
     });
     return outcome;
   } catch (error) {
+    if (deps.signal?.aborted && !deadline?.aborted) {
+      // Stopped from outside (a shutdown): the feed did nothing wrong, so no failure is recorded on it;
+      // it stays due, and the next pull (here or on another instance) reads it again.
+      logger.info('pull cancelled: the process is stopping', { fid, feed: state.feed, seconds: seconds() });
+      return { fid, feed: state.feed, seconds: seconds(), ok: false, reason: 'cancelled: the process is stopping' };
+    }
     const reason = deadline?.aborted ? `the pull took longer than maxSeconds (${source!.maxSeconds} s)` : failureReason(error, secrets);
     const failures = state.failures + 1;
     const now = clock.now();

@@ -5,16 +5,10 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { runLifecycle, type LifecycleSettings } from '../lifecycle/run-lifecycle.js';
 import { pullFeed, type PullDeps, type PullOutcome } from './pull-feed.js';
+import { LEASE_MS, RENEW_MS, underPullLease } from './pull-lease.js';
 import { readFeedStates, timingImports, type ReportMetric } from './pull-metrics.js';
 
-/**
- * How long a lease holds without renewal. A holder renews it every RENEW_MS while it pulls; one
- * that dies stops renewing, and the feed is free again this long after. A paged source is walked
- * before the pull's transaction (pull-feed.ts, prefetch), so renewals go through during the walk
- * on SQLite's one connection too; they wait only behind the writing, which the lease outlasts.
- */
-export const LEASE_MS = 5 * 60_000;
-const RENEW_MS = 60_000;
+export { LEASE_MS } from './pull-lease.js';
 /** Pulls at once, unless the config says otherwise (`pull.concurrency`). */
 export const DEFAULT_PULL_CONCURRENCY = 2;
 /** The lifecycle runs at least this often, and after every pull. */
@@ -65,26 +59,27 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
   /** Pulls the feed under its lease; false when another instance holds it (or it is no longer due). */
   async function pullLeased(fid: number): Promise<boolean> {
     const now = clock.now();
-    if (!(await store.takePullLease(fid, owner, now, now + leaseMs))) return false;
-    const renew = setInterval(() => {
-      void store.renewPullLease(fid, owner, clock.now() + leaseMs).catch(() => undefined);
-    }, renewMs);
     const started = performance.now();
     let outcome: PullOutcome | undefined;
+    let taken = false;
     try {
-      outcome = await pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), signal: abort.signal });
-      return true;
+      const leased = await underPullLease(fid, { store, clock, owner, take: 'due', leaseMs, renewMs }, async () => {
+        taken = true;
+        return pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), signal: abort.signal });
+      });
+      if (leased.taken) outcome = leased.result;
+      return leased.taken;
     } finally {
       // A pull that threw (its failure could not even be recorded) failed too.
-      report?.({
-        kind: 'pull',
-        fid,
-        outcome: outcome?.ok ? (outcome.notModified ? 'not_modified' : 'ok') : 'failed',
-        seconds: (performance.now() - started) / 1000,
-        at: Math.floor(now / 1000),
-      });
-      clearInterval(renew);
-      await store.releasePullLease(fid, owner).catch(() => undefined);
+      if (taken) {
+        report?.({
+          kind: 'pull',
+          fid,
+          outcome: outcome?.ok ? (outcome.notModified ? 'not_modified' : 'ok') : 'failed',
+          seconds: (performance.now() - started) / 1000,
+          at: Math.floor(now / 1000),
+        });
+      }
     }
   }
 
@@ -141,6 +136,7 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
   async function checkOnce(): Promise<void> {
     let started = 0;
     try {
+      await logHeldFeeds();
       if (active.size < concurrency) {
         for (const fid of await store.dueFeedSources(clock.now())) {
           if (stopped || active.size >= concurrency) break;
@@ -163,6 +159,22 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     if (pulled || clock.now() - lastFeedStates >= LIFECYCLE_EVERY_MS) {
       await reportFeedStates(report).catch((error: unknown) => {
         logger.warn('pull scheduler: reading the feeds for the metrics failed', { error: error instanceof Error ? error.message : String(error) });
+      });
+    }
+  }
+
+  /** The lease each held feed was last logged for: a feed another holder keeps (a crashed instance's lease) is logged once per lease. */
+  const heldLogged = new Map<number, string>();
+
+  async function logHeldFeeds(): Promise<void> {
+    const now = clock.now();
+    for (const held of await store.heldDueFeeds(now)) {
+      const key = `${held.owner} ${held.since ?? ''}`;
+      if (held.owner === owner || heldLogged.get(held.fid) === key) continue;
+      heldLogged.set(held.fid, key);
+      logger.info('pull skipped: another holder has the feed\'s lease', {
+        fid: held.fid, holder: held.owner, ...(held.since === null ? {} : { since: new Date(held.since).toISOString() }),
+        until: new Date(held.until).toISOString(), secondsLeft: Math.ceil((held.until - now) / 1000),
       });
     }
   }
@@ -192,6 +204,7 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     async stop() {
       stopped = true;
       clearInterval(timer);
+      if (active.size > 0) logger.info('stopping: cancelling the pulls running now; a pull already writing finishes', { fids: [...active.keys()] });
       abort.abort();
       await checking;
       await Promise.all(active.values());

@@ -110,6 +110,8 @@ const sourceSchema = z
     maxSeconds: z.number().positive('must be positive').max(MAX_PULL_SECONDS, `must be at most ${MAX_PULL_SECONDS}`).default(1800),
     /** Pages, events or files a paged source (taxii, misp, lookup-api) may give one pull. */
     maxPages: z.number().int('must be a whole number').positive('must be positive').max(MAX_PAGES, `must be at most ${MAX_PAGES}`).default(100_000),
+    /** The sanity gate (sanity-gate.ts): a full-list pull listing fewer than this share of the previous good pull's values is an outage. */
+    minRatio: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
     /** `private`: the source may reach loopback and private networks (an internal MISP, a partner over VPN); see network-policy.ts. */
     network: z.enum(['private'], { error: 'must be "private" (or left out)' }).optional(),
     csv: csvOptions.optional(),
@@ -137,9 +139,30 @@ const sourceSchema = z
       if (source.format !== 'lookup-api' && source[field] !== undefined) issue([field], 'only allowed with format lookup-api');
     }
     if (source.password !== undefined && source.username === undefined) issue(['password'], 'needs a username');
+    if (source.format === 'taxii') {
+      const wrong = taxiiUrlProblem(source.url);
+      if (wrong !== undefined) issue(['url'], wrong);
+    }
   });
 
 export type SourceDefinition = z.output<typeof sourceSchema>;
+
+/**
+ * Why a `taxii` source's URL is not a collection's objects endpoint (TAXII 2.1 section 5.3,
+ * `{api-root}/collections/{id}/objects/`), naming the URL it should be when that can be told; a
+ * discovery URL, an API root or a collection URL reads no objects and every pull would list nothing.
+ */
+export function taxiiUrlProblem(url: string): string | undefined {
+  const probe = url.replace(ENV_REFERENCE, 'x');
+  if (!URL.canParse(probe)) return undefined;
+  const { pathname } = new URL(probe);
+  if (/\/collections\/[^/]+\/objects\/?$/.test(pathname)) return undefined;
+  const bare = url.replace(/[?#].*$/s, '');
+  if (/\/collections\/[^/]+\/?$/.test(pathname)) {
+    return `is a TAXII collection, not its objects: use ${redactedUrl(bare.endsWith('/') ? bare : `${bare}/`)}objects/`;
+  }
+  return 'is not a TAXII collection\'s objects URL: give {api-root}/collections/{id}/objects/ (GET {api-root}/collections/ lists the ids)';
+}
 
 /** Every string of the source, with its field path: header values are included, header names not. */
 function mapStrings(value: unknown, path: string, fn: (text: string, path: string) => string): unknown {

@@ -10,9 +10,15 @@ import { finished } from 'node:stream/promises';
 import type { FeedBody } from './formats/feed-body.js';
 import { makePullDir } from './pull-temp.js';
 
+/** Bytes of the body's start kept for a sniff: enough for a BOM, blank lines and a doctype. */
+const HEAD_BYTES = 1024;
+
 export interface SpooledBody {
   /** SHA-256 of the body's bytes, hex. */
   hash: string;
+  /** The body's size in bytes, and its first HEAD_BYTES (a sanity check's sniff). */
+  bytes: number;
+  head: Buffer;
   /** The body again, read from the file. */
   open(): FeedBody;
   /** Deletes the file; safe to call more than once. */
@@ -30,11 +36,15 @@ export async function spoolBody(body: FeedBody): Promise<SpooledBody> {
   const remove = () => rm(dir, { recursive: true, force: true });
   const hash = createHash('sha256');
   const out = createWriteStream(path);
+  let bytes = 0;
+  const heads: Buffer[] = [];
   try {
-    for await (const chunk of body) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      hash.update(bytes);
-      if (!out.write(bytes)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    for await (const part of body) {
+      const chunk = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+      hash.update(chunk);
+      if (bytes < HEAD_BYTES) heads.push(Buffer.from(chunk.subarray(0, HEAD_BYTES - bytes)));
+      bytes += chunk.byteLength;
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     }
     out.end();
     await finished(out);
@@ -43,5 +53,5 @@ export async function spoolBody(body: FeedBody): Promise<SpooledBody> {
     await remove();
     throw error;
   }
-  return { hash: hash.digest('hex'), open: () => createReadStream(path), remove };
+  return { hash: hash.digest('hex'), bytes, head: Buffer.concat(heads), open: () => createReadStream(path), remove };
 }

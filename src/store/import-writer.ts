@@ -11,7 +11,8 @@ import { KEY_STAGING, LINK_STAGING, UPSERTS, type WriteBatch } from './write-bat
 import { checkKeyConflicts, checkRelatedTargets } from './import-checks.js';
 import { keepReplacedIndicators } from './stix-revocation.js';
 import {
-  applyPull, createPullStaging, dropPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, type PullPlan,
+  applyPull, createPullStaging, dropPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING,
+  type PullPlan,
 } from './pull-writer.js';
 import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
 
@@ -97,6 +98,7 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
     await bulkInsertRows(trx, dialect, VALUE_STAGING, batch.params, batch.count);
     await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
     if (batch.refs !== undefined) await bulkInsertRows(trx, dialect, VALUE_REF_STAGING, batch.refs, batch.refCount ?? 0);
+    if (batch.withdrawn !== undefined) await bulkInsertRows(trx, dialect, WITHDRAWN_STAGING, batch.withdrawn, batch.withdrawnCount ?? 0);
     return;
   }
   if (batch.kind === 'relations') {

@@ -249,6 +249,13 @@ const feedSources = (dialect: Dialect): Migration => ({
   },
 });
 
+/** `feed_sources.lease_since`: when the holder of a pull lease took it (ms since the epoch), for `feeds list` and a waiting `feeds pull` (issue 27). */
+const leaseSince: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('feed_sources').addColumn('lease_since', 'bigint').execute();
+  },
+};
+
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
@@ -261,6 +268,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0008-source-pulls': sourcePulls(dialect),
     '0010-lifecycle': lifecycle,
     '0011-threat-techniques': threatTechniques(dialect),
+    '0012-lease-since': leaseSince,
   };
 }
 

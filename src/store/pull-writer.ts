@@ -7,6 +7,7 @@ import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
 import { noteChanged } from './import-staging.js';
 import { keepIndicatorRows } from './stix-revocation.js';
+import { retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from './write-batch.js';
 
 /** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
@@ -45,6 +46,8 @@ export interface PullCounts {
   retiredSeen: string[];
   /** Distinct values the pull listed (after normalization and the allowlist). */
   values: number;
+  /** Distinct values the source withdrew (revoked, expired, deleted, retired upstream) and did not also list. */
+  withdrawn: number;
   newIndicators: number;
   /** New feed and threat links. */
   newLinks: number;
@@ -99,7 +102,17 @@ export const THREAT_DEF_STAGING: BulkInsert = {
   tail: 'on conflict (name_key) do nothing',
 };
 
-const PULL_TABLES = ['pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_listed', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs'];
+/** A value the source withdrew (FeedBatch `withdrawn`): type and normalized value; a value may repeat. */
+export const WITHDRAWN_STAGING: BulkInsert = {
+  table: 'pull_withdrawn',
+  columns: ['type', 'value'],
+  tail: '',
+};
+
+const PULL_TABLES = [
+  'pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_listed', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs',
+  'pull_withdrawn', 'pull_withdrawn_iids',
+];
 
 /** The staging tables of a pull, in the import's transaction. */
 interface PullStaging {
@@ -112,6 +125,8 @@ interface PullStaging {
   pull_value_refs: { ref: string; type: string; value: string };
   pull_ref_threats: { ref: string; name: string };
   pull_threat_defs: { name_key: string; name: string; category: string; aliases: string };
+  pull_withdrawn: { type: string; value: string };
+  pull_withdrawn_iids: { iid: number };
 }
 
 const pullStaged = (trx: Kysely<Database>) => trx as unknown as Kysely<PullStaging>;
@@ -147,6 +162,8 @@ export async function createPullStaging(trx: Transaction<Database>, dialect: Dia
   await sql`create temporary table pull_ref_threats (ref text not null, name text not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_threat_defs (name_key text primary key, name text not null, category text not null,
     aliases text not null) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_withdrawn (type text not null, value text not null) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_withdrawn_iids (iid bigint primary key) ${onCommit}`.execute(trx);
 }
 
 export async function dropPullStaging(trx: Transaction<Database>): Promise<void> {
@@ -225,7 +242,7 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   await markSeen(trx, plan.at, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
   await finishFeed(trx, plan, false, tids);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
-  return { values, newIndicators: 0, newLinks: 0, newThreats: 0, retiredSeen: await retiredNames(trx, tids) };
+  return { values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, retiredSeen: await retiredNames(trx, tids) };
 }
 
 /**
@@ -319,9 +336,10 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
 }
 
 /**
- * The feed's listing becomes what this pull listed; an indicator whose sources' listings changed
- * takes the highest risk among the feeds that list it now (one no feed lists any more keeps its
- * risk). An indicator whose risk changes is a changed record: a new STIX version follows.
+ * The feed's listing becomes what this pull listed (an incremental source's: what it listed before
+ * and now), less what it withdrew; an indicator whose sources' listings changed takes the highest
+ * risk among the feeds that list it now (one no feed lists any more keeps its risk, unless withdrawn:
+ * retireWithdrawn). An indicator whose risk changes is a changed record: a new STIX version follows.
  */
 async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
   const { fid, at } = plan;
@@ -331,6 +349,10 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
     await sql`insert into pull_dropped (iid) select iid from source_listings l where l.fid = ${fid}
       and not exists (select 1 from pull_listed v where v.iid = l.iid)`.execute(trx);
   }
+  // Withdrawn values leave the listing of an incremental source too (resolveWithdrawn).
+  await sql`insert into pull_dropped (iid) select w.iid from pull_withdrawn_iids w
+    where exists (select 1 from source_listings l where l.fid = ${fid} and l.iid = w.iid)
+      and not exists (select 1 from pull_dropped d where d.iid = w.iid)`.execute(trx);
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
@@ -349,6 +371,35 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
     returning indicators.iid`.execute(trx);
   await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
   return rows.length;
+}
+
+/**
+ * Values the source withdrew (issue 27: revoked or expired STIX indicators, deleted or non-`to_ids`
+ * MISP attributes, lookup-api rows retired upstream). One the same pull also lists stays listed (two
+ * STIX objects for one value, one of them revoked). The indicators of the others that this feed has
+ * listed (a feed link) go to pull_withdrawn_iids, to leave the feed's listing even when the source
+ * is incremental (updateListingsAndRisks) and to retire when no source lists them (retireWithdrawn);
+ * an indicator the feed never listed is not its to withdraw, and a withdrawn value never makes an
+ * indicator or a link. Returns how many distinct values were withdrawn.
+ */
+async function resolveWithdrawn(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+  const withdrawn = sql`select distinct w.type, w.value from pull_withdrawn w
+    where not exists (select 1 from pull_values v where v.type = w.type and v.value = w.value)`;
+  await sql`insert into pull_withdrawn_iids (iid)
+    select distinct i.iid from (${withdrawn}) w join indicators i on i.value = w.value and i.type = w.type
+    where exists (select 1 from feed_links l where l.fid = ${plan.fid} and l.iid = i.iid)`.execute(trx);
+  return count(trx, withdrawn);
+}
+
+/**
+ * Withdrawn indicators that pulls brought in (stamp_listed) and that no source lists any more are
+ * retired at once, by the lifecycle's own retirement (a new STIX version that expires), rather than
+ * after `indicatorRetireDays`: the upstream has said they are over. Listed again, they get their
+ * sources' risk back as aged-out ones do. Returns how many were retired.
+ */
+async function retireWithdrawn(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+  return retireIndicators(trx, plan.at, sql`iid in (select iid from pull_withdrawn_iids) and stamp_listed is not null and risk <> 'retired'
+    and not exists (select 1 from source_listings l where l.iid = indicators.iid)`);
 }
 
 /** Links the pull makes: each listed value to the feed, and to the threats its row or the source names, the first time only. */
@@ -393,13 +444,15 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   }
   const newThreats = await resolveThreats(trx, plan);
   const newIndicators = await resolveIndicators(trx, plan);
+  const withdrawn = await resolveWithdrawn(trx, plan);
   const riskChanges = await updateListingsAndRisks(trx, plan);
+  const retired = await retireWithdrawn(trx, plan);
   await stageNewLinks(trx, plan);
   const newLinks = await count(trx, sql`select 1 from import_links`);
   const seenThreats = (await pullStaged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
   await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
   const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
-  await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + newLinks > 0 || listingChanged, seenThreats);
-  return { values, newIndicators, newLinks, newThreats: newThreats.length, retiredSeen: await retiredNames(trx, seenThreats) };
+  await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + retired + newLinks > 0 || listingChanged, seenThreats);
+  return { values, withdrawn, newIndicators, newLinks, newThreats: newThreats.length, retiredSeen: await retiredNames(trx, seenThreats) };
 }

@@ -157,6 +157,8 @@ export interface FeedSourceTable {
   /** The instance pulling the feed now, and until when its lease holds (milliseconds since the epoch). */
   lease_owner: string | null;
   lease_until: number | null;
+  /** When the holder took the lease (ms since the epoch); renewals keep it. */
+  lease_since: number | null;
 }
 
 /** What each feed's latest successful pull listed, with the risk it gave (a rank, RISK_RANKS in pull-writer.ts). */

@@ -15,6 +15,8 @@ export interface FeedSourceListing {
   last_error_at: string | null;
   /** Indicators linked to the feed. */
   linked: number;
+  /** The pull lease as stored (it may have lapsed): who pulls the feed now, since and until when. */
+  lease: PullLease | undefined;
 }
 
 /** The fid after the highest in the store (1 in an empty one). */
@@ -55,7 +57,7 @@ export async function listFeedSources(db: Kysely<Database>): Promise<FeedSourceL
     .selectFrom('feed_sources as s')
     .innerJoin('feeds as f', 'f.fid', 's.fid')
     .select([
-      's.fid', 'f.name', 'f.organization', 'f.schedule', 'f.stamp_pulled', 's.definition', 's.last_error', 's.last_error_at',
+      's.fid', 'f.name', 'f.organization', 'f.schedule', 'f.stamp_pulled', 's.definition', 's.last_error', 's.last_error_at', 's.lease_owner', 's.lease_until', 's.lease_since',
       // The feed_links primary key (fid, iid) counts this from the index.
       (eb) => eb.selectFrom('feed_links as l').select(sql<number>`count(*)`.as('n')).whereRef('l.fid', '=', 's.fid').as('linked'),
     ])
@@ -71,6 +73,10 @@ export async function listFeedSources(db: Kysely<Database>): Promise<FeedSourceL
     last_error: r.last_error,
     last_error_at: r.last_error_at,
     linked: Number(r.linked ?? 0),
+    lease:
+      r.lease_owner === null || r.lease_until === null
+        ? undefined
+        : { owner: r.lease_owner, until: Number(r.lease_until), since: r.lease_since === null ? null : Number(r.lease_since) },
   }));
 }
 
@@ -96,6 +102,8 @@ export interface FeedSourceState {
   stamp_pulled: string | null;
   /** SHA-256 of the body the latest pull read (one-body sources). */
   body_hash: string | null;
+  /** Values the feed's latest successful pull listed (its listing now), for the sanity gate. */
+  listed: number;
 }
 
 export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
@@ -103,11 +111,12 @@ export async function findFeedSource(db: Kysely<Database>, fid: number): Promise
     .selectFrom('feed_sources as s')
     .innerJoin('feeds as f', 'f.fid', 's.fid')
     .select(['s.fid', 'f.name', 'f.organization', 'f.schedule', 's.definition', 's.etag', 's.last_modified', 's.failures', 's.cursor', 'f.stamp_pulled', 's.body_hash'])
+    .select((eb) => eb.selectFrom('source_listings as l').whereRef('l.fid', '=', 's.fid').select(eb.fn.countAll<number>().as('n')).as('listed'))
     .where('s.fid', '=', fid)
     .executeTakeFirst();
   if (row === undefined) return undefined;
   const { name, ...rest } = row;
-  return { ...rest, fid: Number(row.fid), feed: name, failures: Number(row.failures) };
+  return { ...rest, fid: Number(row.fid), feed: name, failures: Number(row.failures), listed: Number(row.listed ?? 0) };
 }
 
 /**
@@ -140,19 +149,45 @@ export async function dueFeedSources(db: Kysely<Database>, now: number): Promise
  * holds it; true when taken. One statement, so of several instances that try at once one wins; a
  * pull that finished moved next_due on, so a late instance finds the feed no longer due.
  */
-export async function takePullLease(db: Kysely<Database>, fid: number, owner: string, now: number, until: number): Promise<boolean> {
-  const result = await db
+export async function takePullLease(db: Kysely<Database>, fid: number, owner: string, now: number, until: number, whenDue = true): Promise<boolean> {
+  let update = db
     .updateTable('feed_sources')
-    .set({ lease_owner: owner, lease_until: until })
+    .set({ lease_owner: owner, lease_until: until, lease_since: now })
     .where('fid', '=', fid)
-    .where((eb) => eb.or([eb('next_due', 'is', null), eb('next_due', '<=', now)]))
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .executeTakeFirst();
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+  if (whenDue) update = update.where((eb) => eb.or([eb('next_due', 'is', null), eb('next_due', '<=', now)]));
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Due feeds whose pull lease another holder has now (a crashed instance's holds until it lapses), for the scheduler's log. */
+export async function heldDueFeeds(db: Kysely<Database>, now: number): Promise<Array<{ fid: number } & PullLease>> {
+  const rows = await db
+    .selectFrom('feed_sources')
+    .select(['fid', 'lease_owner', 'lease_until', 'lease_since'])
+    .where((eb) => eb.or([eb('next_due', 'is', null), eb('next_due', '<=', now)]))
+    .where('lease_until', '>=', now)
+    .where('lease_owner', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ fid: Number(r.fid), owner: r.lease_owner!, until: Number(r.lease_until), since: r.lease_since === null ? null : Number(r.lease_since) }));
+}
+
+/** Who holds the feed's pull lease, since and until when (ms); undefined when no lease was ever taken or it was released. */
+export async function findPullLease(db: Kysely<Database>, fid: number): Promise<PullLease | undefined> {
+  const row = await db.selectFrom('feed_sources').select(['lease_owner', 'lease_until', 'lease_since']).where('fid', '=', fid).executeTakeFirst();
+  if (row?.lease_owner == null || row.lease_until === null) return undefined;
+  return { owner: row.lease_owner, until: Number(row.lease_until), since: row.lease_since === null ? null : Number(row.lease_since) };
+}
+
+export interface PullLease {
+  owner: string;
+  until: number;
+  /** Null for a lease taken before leases recorded it. */
+  since: number | null;
+}
+
 export async function releasePullLease(db: Kysely<Database>, fid: number, owner: string): Promise<void> {
-  await db.updateTable('feed_sources').set({ lease_owner: null, lease_until: null }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();
+  await db.updateTable('feed_sources').set({ lease_owner: null, lease_until: null, lease_since: null }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();
 }
 
 /** Extends a lease this instance holds; nothing when it lost it. */

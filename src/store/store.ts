@@ -14,8 +14,8 @@ import { collectionHasObject, listCollectionObjects, type CollectionRef, type Li
 import { exportIndicatorPages, type ExportQuery, type ExportRow } from './export-queries.js';
 import {
   dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
-  releaseLease, takeLease, takePullLease,
-  type FeedSourceListing, type FeedSourceState,
+  releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds,
+  type FeedSourceListing, type FeedSourceState, type PullLease,
 } from './source-queries.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
 
@@ -86,6 +86,12 @@ export interface Store {
   dueFeedSources(now: number): Promise<number[]>;
   /** Takes a due feed's pull lease until `until` (ms); false when another instance holds it or it is no longer due. */
   takePullLease(fid: number, owner: string, now: number, until: number): Promise<boolean>;
+  /** Takes the feed's pull lease whether or not it is due (`feeds pull`); false when a live lease of another holds it. */
+  claimPullLease(fid: number, owner: string, now: number, until: number): Promise<boolean>;
+  /** The feed's pull lease as stored (it may have expired); undefined when none is held. */
+  findPullLease(fid: number): Promise<PullLease | undefined>;
+  /** Due feeds whose lease another holder has at `now`. */
+  heldDueFeeds(now: number): Promise<Array<{ fid: number } & PullLease>>;
   renewPullLease(fid: number, owner: string, until: number): Promise<void>;
   releasePullLease(fid: number, owner: string): Promise<void>;
   /** A lease that is not a feed's (`lifecycle`): taken when free or expired; false when another instance holds it. */
@@ -145,6 +151,9 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     recordPullFailure: (fid, failure) => recordPullFailure(db, fid, failure),
     dueFeedSources: (now) => dueFeedSources(db, now),
     takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
+    claimPullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until, false),
+    findPullLease: (fid) => findPullLease(db, fid),
+    heldDueFeeds: (now) => heldDueFeeds(db, now),
     renewPullLease: (fid, owner, until) => renewPullLease(db, fid, owner, until),
     releasePullLease: (fid, owner) => releasePullLease(db, fid, owner),
     takeLease: (name, owner, now, until) => takeLease(db, name, owner, now, until),

@@ -77,8 +77,8 @@ describe('threatgate feeds (built)', () => {
       assert.equal(res.status, 0, res.stderr);
       const lines = res.stdout.trimEnd().split('\n');
       assert.deepEqual(lines, [
-        'fid\tfeed\torganization\tformat\tschedule\tstamp_pulled\tindicators\turl\tlast_error',
-        '1\tExample DROP\tExample Intel\ttext\tdaily\t-\t0\thttps://feeds.example.org/drop.txt\t-',
+        'fid\tfeed\torganization\tformat\tschedule\tstamp_pulled\tindicators\turl\tlast_error\tlease',
+        '1\tExample DROP\tExample Intel\ttext\tdaily\t-\t0\thttps://feeds.example.org/drop.txt\t-\t-',
       ]);
       assert.equal(res.stdout.includes(PASSWORD) || res.stdout.includes(TOKEN), false);
     });

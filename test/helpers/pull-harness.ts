@@ -93,7 +93,7 @@ export async function openPullWorld(backend: Backend, env: Record<string, string
     },
     async feeds(args, flags = {}, env = world.env) {
       const lines: string[] = [];
-      const ok = await feedsCommand(args, flags, { store, clock, env, allowlist, logger, out: (line) => lines.push(line) });
+      const ok = (await feedsCommand(args, flags, { store, clock, env, allowlist, logger, out: (line) => lines.push(line) })) === 0;
       return { ok, lines };
     },
     async api(path, query, status = 200) {

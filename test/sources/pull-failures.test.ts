@@ -46,8 +46,14 @@ const CASES: FailureCase[] = [
   },
   {
     what: 'JSON that is not JSON', feed: 'json',
-    arrange: () => ({ path: '/drop_v4.json', failure: { kind: 'body', body: '<html><body>Service temporarily unavailable</body></html>\n' } }),
+    arrange: () => ({ path: '/drop_v4.json', failure: { kind: 'body', body: '{"cidr": "192.0.2.0/24"\n{"cidr": "198.51.100.0/25"}\n' } }),
     reason: /not valid JSON/,
+  },
+  {
+    // Issue 27: an error page is no list, whatever it holds.
+    what: 'an HTML error page', feed: 'json',
+    arrange: () => ({ path: '/drop_v4.json', failure: { kind: 'body', body: '<html><body>Service temporarily unavailable</body></html>\n' } }),
+    reason: /^the body is an HTML page \(application\/json\) where a json list was expected/,
   },
   {
     what: 'an empty body where the last pull had values', feed: 'text',

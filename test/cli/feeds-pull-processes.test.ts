@@ -1,0 +1,48 @@
+// Two `threatgate feeds pull` processes on one feed (issue 27): the second, with --no-wait, says who pulls it and
+// exits 75 at once; without it, it waits and then pulls; neither fails with "database is locked". The built CLI
+// against a source that answers slowly; SQLite and PostgreSQL.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { addFeedSource } from '../../src/cli/add-feed-source.js';
+import { systemClock } from '../../src/clock.js';
+import { addressLines } from '../helpers/feed-server.js';
+import { startCli } from '../helpers/cli-process.js';
+import { storeBackends } from '../helpers/store-backends.js';
+
+for (const backend of storeBackends()) {
+  describe(`two feeds pull processes on one feed (${backend.name})`, () => {
+    // The list comes 6 s after it is asked for: long enough for two more processes to start and meet the first.
+    const slow = createServer((_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(addressLines(0, 8)), 6000));
+    before(() => new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve)));
+    after(async () => {
+      slow.closeAllConnections();
+      slow.close();
+      await backend.cleanup();
+    });
+
+    it('the second says who pulls the feed and exits 75 with --no-wait, or waits and pulls without it', async () => {
+      const { store, location } = await backend.create();
+      const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/list.txt`;
+      const fid = await addFeedSource(store, { feed: 'Slow list', organization: 'Test', source: { url, format: 'text' } }, systemClock, {});
+      try {
+        const first = startCli(['feeds', 'pull', String(fid), '--db', location]);
+        while ((await store.findPullLease(fid)) === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+        const busy = startCli(['feeds', 'pull', String(fid), '--no-wait', '--db', location]);
+        const waiting = startCli(['feeds', 'pull', String(fid), '--db', location]);
+        assert.equal(await busy.exited, 75, busy.stderr());
+        assert.match(busy.stdout(), new RegExp(`^fid ${fid} is being pulled by feeds pull on \\S+ pid ${first.child.pid} since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\n$`));
+        assert.equal(await first.exited, 0, first.stderr());
+        assert.match(first.stdout(), /: ok 8 values, 8 new indicators/);
+        assert.equal(await waiting.exited, 0, waiting.stderr());
+        assert.match(waiting.stderr(), new RegExp(`fid ${fid} is being pulled by feeds pull on \\S+ pid ${first.child.pid} since .*; waiting for it to finish`));
+        assert.match(waiting.stdout(), /: ok 8 values, 0 new indicators/);
+        const [listed] = await store.listFeedSources();
+        assert.equal(listed?.last_error, null);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
