@@ -438,7 +438,8 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
     select type, value, max(risk), min(ordinal) from pull_rows group by type, value`.execute(trx);
   await sql`delete from pull_rows`.execute(trx);
   const values = await count(trx, sql`select 1 from pull_values`);
-  if (values === 0 && plan.incremental !== true) {
+  // An upstream that retired every value it listed says so (withdrawn rows): that is no outage.
+  if (values === 0 && plan.incremental !== true && (await count(trx, sql`select 1 from pull_withdrawn`)) === 0) {
     const listed = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
     if (listed > 0) throw new PullRefused(`the source listed no values where its last pull listed ${listed}; kept as an outage`);
   }

@@ -53,9 +53,10 @@ for (const backend of storeBackends()) {
       const clock = testClock(START);
       const { store } = await backend.create();
       feeds.publish('/moth.txt', '192.0.2.1\n198.51.100.7\nmoth.example.com\n', { etag: true });
+      // minRatio 0: the list is later replaced by one a third its size, which the sanity gate would hold as an outage.
       const fid = await addFeedSource(
         store,
-        { feed: 'Hourly moth list', organization: 'Test', source: { url: `${feeds.base}/moth.txt`, format: 'text', schedule: 'hourly', threat: 'Metric Moth' } },
+        { feed: 'Hourly moth list', organization: 'Test', source: { url: `${feeds.base}/moth.txt`, format: 'text', schedule: 'hourly', threat: 'Metric Moth', minRatio: 0 } },
         clock,
         {},
       );

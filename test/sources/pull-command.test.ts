@@ -81,7 +81,7 @@ for (const backend of storeBackends()) {
 
       it('counts rejected values on the line', async () => {
         server.publish('/broken.txt', '203.0.113.60\n203.0.113.61\n203.0.113.62\nnot-a-value\n300.1.2.3\n');
-        assert.deepEqual(await pull('3'), { ok: true, lines: ['fid 3 Broken list: ok 3 values, 0 new indicators, 0 new links, 2 rejected, 0.0 s'] });
+        assert.deepEqual(await pull('3'), { ok: true, lines: ['fid 3 Broken list: ok 3 values, 2 new indicators, 2 new links, 2 rejected, 0.0 s'] });
       });
 
       const usage: [string, string[], boolean, string][] = [

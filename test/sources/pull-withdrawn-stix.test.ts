@@ -91,5 +91,23 @@ for (const backend of storeBackends()) {
         assert.deepEqual(await listing(), [LOW, TWICE].sort());
       });
     });
+
+    describe('a last bundle that revokes every indicator it still gives', () => {
+      let third: PullOutcome;
+      before(async () => {
+        server.publish('/bundle.json', bundle([indicator(1, LOW, { ...LATER, revoked: true }), indicator(6, TWICE, { ...LATER, revoked: true })]));
+        third = await world.pull(fid);
+      });
+
+      it('succeeds with no value listed: a source that says it withdrew everything is no outage', () => {
+        assert.deepEqual(counts(third), { ok: true, values: 0, newIndicators: 0, withdrawn: 2 });
+      });
+
+      it('retires both at once and lists nothing', async () => {
+        const now = await risks();
+        assert.deepEqual([now[LOW], now[TWICE]], ['retired', 'retired']);
+        assert.deepEqual(await listing(), []);
+      });
+    });
   });
 }

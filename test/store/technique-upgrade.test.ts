@@ -33,7 +33,9 @@ async function rewindToBeforeTechniques(store: Store): Promise<void> {
   await sql`delete from stix_objects where id in (${sql.join(ids)})`.execute(store.db);
   await sql`drop table threat_techniques`.execute(store.db);
   await sql`delete from meta where key = 'threat_techniques_synced'`.execute(store.db);
-  await sql`delete from threatgate_migrations where name = '0011-threat-techniques'`.execute(store.db);
+  // Later migrations go too, as a store of that age had none of them; they run again after 0011.
+  await sql`alter table feed_sources drop column lease_since`.execute(store.db);
+  await sql`delete from threatgate_migrations where name in ('0011-threat-techniques', '0012-lease-since')`.execute(store.db);
 }
 
 /** Each object's body without the times that only say when it was written. */
