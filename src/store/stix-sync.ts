@@ -390,10 +390,30 @@ export function createStixSync(collections: readonly CollectionConfig[], options
     const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
     const sync = () => syncObjects(db, dialect, changes, writer, options);
     await (changes.fresh && dialect === 'sqlite' ? deferObjectIndexes(db, sync) : sync());
-    await refreshCollections(db, collections, dates);
-    await writeMeta(db, FINGERPRINT_KEY, collectionsFingerprint(collections));
+    await reconcileCollections(db, collections, dates);
     await dates.save(db);
   };
+}
+
+/**
+ * Brings every collection's membership in line with the configured views, in the caller's
+ * transaction: when the views differ from those last reconciled (the stored fingerprint), objects
+ * are restamped for a view that turned unfiltered and stale memberships dropped, before the views
+ * are refreshed. Every write runs it, and so does start-up: a write under a changed configuration
+ * (a cron's `feeds pull` before `serve` restarts) cannot record the new fingerprint without the
+ * rebuild, which start-up would then skip (issue 28).
+ */
+async function reconcileCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], dates: DateAddedClock): Promise<boolean> {
+  const fingerprint = collectionsFingerprint(collections);
+  const previous = await readMeta(db, FINGERPRINT_KEY);
+  const changed = previous !== fingerprint;
+  if (changed) {
+    if (collectionsNowUnfiltered(previous, collections).length > 0) await restampObjects(db, dates);
+    await dropStaleMemberships(db, collections);
+  }
+  await refreshCollections(db, collections, dates);
+  if (changed) await writeMeta(db, FINGERPRINT_KEY, fingerprint);
+  return changed;
 }
 
 /**
@@ -420,17 +440,15 @@ async function publishPendingTechniques(db: Kysely<Database>, dialect: Dialect, 
  */
 export async function syncCollectionsWithConfig(db: Kysely<Database>, dialect: Dialect, collections: readonly CollectionConfig[], clock: Clock): Promise<boolean> {
   await publishPendingTechniques(db, dialect, collections, clock);
-  const fingerprint = collectionsFingerprint(collections);
-  const previous = await readMeta(db, FINGERPRINT_KEY);
-  if (previous === fingerprint) return false;
-  await db.transaction().execute(async (trx) => {
+  if ((await readMeta(db, FINGERPRINT_KEY)) === collectionsFingerprint(collections)) return false;
+  return db.transaction().execute(async (trx) => {
+    // As an import's transaction does (import-writer.ts): serialized with writes, the lock taken before the first read.
+    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
+    else await sql`delete from leases where 0`.execute(trx);
     const dates = await DateAddedClock.open(trx, clock.now());
-    if (collectionsNowUnfiltered(previous, collections).length > 0) await restampObjects(trx, dates);
-    await dropStaleMemberships(trx, collections);
-    await refreshCollections(trx, collections, dates);
-    await writeMeta(trx, FINGERPRINT_KEY, fingerprint);
+    const changed = await reconcileCollections(trx, collections, dates);
     await dates.save(trx);
+    return changed;
   });
-  return true;
 }
 

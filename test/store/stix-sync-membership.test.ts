@@ -4,8 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import type { CollectionConfig } from '../../src/config.js';
 import type { Indicator } from '../../src/domain.js';
 import type { Store } from '../../src/store/store.js';
+import { importDataset } from '../../src/import/import-file.js';
 import { buildFixture, type Dataset } from '../helpers/fixture.js';
-import { storeBackends } from '../helpers/store-backends.js';
+import { openStore } from '../../src/store/open-store.js';
+import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import {
   actualView,
@@ -20,6 +22,7 @@ import {
   maxDate,
   members,
   minute,
+  only,
   SAMPLE,
   snapshot,
   sorted,
@@ -132,6 +135,36 @@ for (const backend of storeBackends()) {
 
       it('keeps no membership rows for it', async () => {
         const rows = await store.db.selectFrom('collection_objects').select('id').where('collection', 'in', [FEED_1, ALL]).execute();
+        assert.equal(rows.length, 0);
+      });
+    });
+
+    // Issue 28: the import (a cron's pull or import) that runs under the new configuration before serve restarts
+    // must not hide the change from serve's start-up: the reconciliation happens inside every write.
+    describe('a filtered view that becomes unfiltered, with an import under the new configuration before serve starts', () => {
+      let store: Store;
+      let newest = 0;
+      const widened = VIEWS.map((v) => (v.id === FEED_1 ? { ...v, filter: {} } : v));
+      before(async () => {
+        const first = await storeWithViews(backend);
+        newest = Math.max(...(await Promise.all(VIEWS.map(async (v) => maxDate(await members(first.store, v.id))))));
+        await first.store.close();
+        store = await openStore(first.location, storeOptions({ collections: widened }));
+        const [indicator] = buildFixture().indicators;
+        await importDataset(store, only({ indicators: [{ ...indicator!, risk: indicator!.risk === 'low' ? 'medium' : 'low' }] }), minute(1));
+        await store.syncCollections(widened, minute(2));
+      });
+      after(() => store.close());
+
+      it('shows every object to a client resuming after the old newest date_added', async () => {
+        const listing = { after: null, addedAfter: newest, ids: null, types: null, modified: null, limit: 100_000, withBody: false };
+        const { items } = await store.listCollectionObjects({ ...listing, collection: { id: FEED_1, filter: {} } });
+        const { items: everything } = await store.listCollectionObjects({ ...listing, addedAfter: null, collection: { id: ALL, filter: {} } });
+        assert.equal(items.length, everything.length, 'a client resuming after the old newest date_added misses objects');
+      });
+
+      it('keeps no membership rows for it', async () => {
+        const rows = await store.db.selectFrom('collection_objects').select('id').where('collection', '=', FEED_1).execute();
         assert.equal(rows.length, 0);
       });
     });

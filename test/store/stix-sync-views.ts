@@ -42,11 +42,11 @@ export interface Member {
 }
 
 /** A new store on `backend`, configured with VIEWS, holding the fixture imported at `fixedClock`. */
-export async function storeWithViews(backend: Backend): Promise<{ store: Store; data: Dataset }> {
-  const { store } = await createConfiguredStore(backend, loadConfig({ overrides: { collections: VIEWS } }));
+export async function storeWithViews(backend: Backend): Promise<{ store: Store; data: Dataset; location: string }> {
+  const { store, location } = await createConfiguredStore(backend, loadConfig({ overrides: { collections: VIEWS } }));
   const data = buildFixture();
   await importDataset(store, data, fixedClock);
-  return { store, data };
+  return { store, data, location };
 }
 
 export async function members(store: Store, id: string): Promise<Member[]> {
