@@ -26,19 +26,10 @@ export async function nextFeedId(db: Kysely<Database>): Promise<number> {
 }
 
 /**
- * Creates or replaces the feed's source. A changed definition starts its pull state afresh (the
- * validators and backoff belonged to the old source) and makes it due at once; the same definition
- * again changes nothing. The feed must exist: its row is written by an import (one way data gets in).
+ * Creates or replaces a feed's source, in the transaction of an import (the one way data gets in,
+ * `feeds add` included). A changed definition starts its pull state afresh (the validators and
+ * backoff belonged to the old source) and makes it due at once; the same definition again changes nothing.
  */
-export async function putFeedSource(db: Kysely<Database>, fid: number, definition: string, stamp: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const feed = await trx.selectFrom('feeds').select('fid').where('fid', '=', fid).executeTakeFirst();
-    if (!feed) throw new Error(`no feed has fid ${fid}`);
-    await upsertFeedSource(trx, fid, definition, stamp);
-  });
-}
-
-/** putFeedSource's write, in a transaction of the caller (an import's, for the sources of its feeds). */
 export async function upsertFeedSource(trx: Kysely<Database>, fid: number, definition: string, stamp: string): Promise<void> {
   await trx
     .insertInto('feed_sources')

@@ -13,7 +13,7 @@ import type { Database } from './schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
 import { exportIndicatorPages, type ExportQuery, type ExportRow } from './export-queries.js';
 import {
-  dueFeedSources, findFeedSource, listFeedSources, nextFeedId, putFeedSource, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
+  dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
   releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds,
   type FeedSourceListing, type FeedSourceState, type PullLease,
 } from './source-queries.js';
@@ -73,8 +73,6 @@ export interface Store {
 
   /** The fid a new feed gets: one more than the highest. */
   nextFeedId(): Promise<number>;
-  /** Creates or replaces the source of an existing feed (the definition as configured, JSON). */
-  putFeedSource(fid: number, definition: string, stamp: string): Promise<void>;
   listFeedSources(): Promise<FeedSourceListing[]>;
   /** Stops pulling a feed (its data stays); false when it had no source. */
   removeFeedSource(fid: number): Promise<boolean>;
@@ -144,7 +142,6 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     revokeKey: (target, at) => revokeKey(db, target, at),
     keysVersion: async () => (await readMeta(db, KEYS_VERSION_KEY)) ?? 'none',
     nextFeedId: () => nextFeedId(db),
-    putFeedSource: (fid, definition, stamp) => putFeedSource(db, fid, definition, stamp),
     listFeedSources: () => listFeedSources(db),
     removeFeedSource: (fid) => removeFeedSource(db, fid),
     findFeedSource: (fid) => findFeedSource(db, fid),
