@@ -39,6 +39,18 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
   store.init?.({ windowMs: AUTH_FAILURE_WINDOW.ms } as Options);
   /** Refused addresses until the end of their window: the count cannot fall before then. */
   const refusedUntil = new Map<string, number>();
+  /**
+   * Addresses that failed here this window, until its end. Only they are looked up in the shared
+   * store: a client that never failed costs no counter read per request (a round trip under
+   * `--workers` or Redis). An address failing on other processes only is refused here from its first
+   * failure here on: at most one more failure per process and window.
+   */
+  const failedUntil = new Map<string, number>();
+  const windowEnd = () => now() - (now() % AUTH_FAILURE_WINDOW.ms) + AUTH_FAILURE_WINDOW.ms;
+  const remember = (map: Map<string, number>, key: string, until: number) => {
+    if (map.size >= MAX_REMEMBERED) map.clear();
+    map.set(key, until);
+  };
 
   const refuse = (until: number) => {
     options.onRefused?.();
@@ -56,17 +68,24 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
         if (remembered > now()) throw refuse(remembered);
         refusedUntil.delete(key);
       }
+      const failed = failedUntil.get(key);
+      if (failed === undefined) return;
+      if (failed <= now()) {
+        failedUntil.delete(key);
+        return;
+      }
       const info = await store.get?.(key);
       // rate-limit-redis reads a key that does not exist as NaN hits: only a count at the limit refuses.
       if (info === undefined || !(info.totalHits >= perMinute)) return;
-      const until = info.resetTime?.getTime() ?? now() - (now() % AUTH_FAILURE_WINDOW.ms) + AUTH_FAILURE_WINDOW.ms;
-      if (refusedUntil.size >= MAX_REMEMBERED) refusedUntil.clear();
-      refusedUntil.set(key, until);
+      const until = info.resetTime?.getTime() ?? windowEnd();
+      remember(refusedUntil, key, until);
       throw refuse(until);
     },
     async recordFailure(address) {
       options.onFailure?.();
-      await store.increment(counterKey(address));
+      const key = counterKey(address);
+      remember(failedUntil, key, windowEnd());
+      await store.increment(key);
     },
   };
 }

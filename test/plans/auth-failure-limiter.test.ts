@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { RateLimitError } from '../../src/errors.js';
 import { AUTH_FAILURE_WINDOW, createAuthFailureLimiter } from '../../src/plans/auth-failure-limiter.js';
 import { createPrimaryCounterStores, servePrimaryCounters } from '../../src/plans/cluster-rate-limit-store.js';
+import { FixedWindowStore } from '../../src/plans/fixed-window-store.js';
 
 /** 10 s into a minute. */
 const START = Date.parse('2026-01-15T10:00:10Z');
@@ -50,6 +51,26 @@ describe('createAuthFailureLimiter', () => {
     await assert.rejects(limiter.assertAllowed('192.0.2.1'));
     await assert.rejects(limiter.assertAllowed('192.0.2.1'));
     assert.deepEqual(heard, ['failure', 'refused', 'refused']);
+  });
+
+  it('reads no shared counter for an address that has not failed in this process this minute', async () => {
+    let now = START;
+    let reads = 0;
+    const counters = () => {
+      const store = new FixedWindowStore(() => now);
+      const get = store.get.bind(store);
+      store.get = (key: string) => (reads++, get(key));
+      return store;
+    };
+    const limiter = createAuthFailureLimiter({ perMinute: 3, counters, now: () => now });
+    for (let i = 0; i < 5; i++) await limiter.assertAllowed('198.51.100.20');
+    assert.equal(reads, 0);
+    await limiter.recordFailure('198.51.100.20');
+    await limiter.assertAllowed('198.51.100.20');
+    assert.equal(reads, 1, 'after a failure the address is looked up');
+    now += 60_000;
+    await limiter.assertAllowed('198.51.100.20');
+    assert.equal(reads, 1, 'and no longer once its window has ended');
   });
 
   it('sums the failures of every worker in the cluster primary (serve --workers without Redis)', async () => {
