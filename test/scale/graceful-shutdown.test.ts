@@ -118,7 +118,8 @@ describe('threatgate serve (built) on SIGTERM with a request in flight', { skip:
 
   for (const workers of [1, 2]) {
     it(`with --workers ${workers} › finishes the request with 200, then exits 0`, async () => {
-      const server = startCli(['serve', '--port', '0', '--workers', String(workers), '--db', db]);
+      // --no-pull: the background puller's own queries would otherwise be what the paused proxy holds first.
+      const server = startCli(['serve', '--port', '0', '--workers', String(workers), '--no-pull', '--db', db]);
       const url = await server.ready;
 
       // The database stops answering: the request waits in the store, in flight.
