@@ -30,6 +30,7 @@ export {
 } from './stix-id.js';
 export { StixMappingError, type StixMappingErrorCode } from './stix-mapping-error.js';
 export { isPatternedIndicatorType, PATTERNED_INDICATOR_TYPES, stixPattern, stixStringLiteral } from './stix-pattern.js';
+export { readStixPatternValues, type StixPatternReading, type StixPatternValue, type StixValueType } from './stix-pattern-values.js';
 export {
   laterStixTime,
   normalizeStixTime,

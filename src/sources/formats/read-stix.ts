@@ -1,9 +1,8 @@
 // The `stix` format (DESIGN 7): a STIX 2.1 bundle read as it arrives, and the mapping of STIX objects to feed entries that `taxii` shares.
-import { riskForConfidence } from '../../stix/index.js';
+import { readStixPatternValues, riskForConfidence } from '../../stix/index.js';
 import { decodeBody, type FeedBody } from './feed-body.js';
 import { hasContent, type FeedBatch, type FeedEntry, type FeedRelation, type ThreatRef } from './feed-entry.js';
 import { StixBundleScanner, type StixObjectAt } from './stix-bundle-scanner.js';
-import { readStixPatternValues } from './stix-pattern-values.js';
 
 export type { StixObjectAt } from './stix-bundle-scanner.js';
 

@@ -1,7 +1,7 @@
 // The STIX pattern subset reader: each supported form, the two levels of OR, escapes, every reason a pattern is skipped, and the limits that keep a hostile pattern from overflowing the stack.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readStixPatternValues, type StixPatternValue } from '../../../src/sources/formats/stix-pattern-values.js';
+import { readStixPatternValues, type StixPatternValue } from '../../src/stix/index.js';
 
 const read: Array<[string, string, StixPatternValue[]]> = [
   ['an IPv4 address', "[ipv4-addr:value = '192.0.2.10']", [{ type: 'ip', value: '192.0.2.10' }]],

@@ -11,7 +11,9 @@ export type Token =
   | { kind: 'end'; at: number };
 
 /** Why a pattern is not read (malformed, past a limit, or outside the subset); its message is the reason given. */
-export class PatternNotRead extends Error {}
+export class PatternNotRead extends Error {
+  override name = 'PatternNotRead';
+}
 
 export function malformed(reason: string, at: number): PatternNotRead {
   return new PatternNotRead(`malformed: ${reason} at offset ${at}`);
