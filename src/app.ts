@@ -9,7 +9,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
 import { createOpenApiRoute } from './http/openapi-route.js';
-import { silentLogger, type Logger } from './http/logger.js';
+import { silentLogger, type Logger } from './logger.js';
 import { addMetricsRoute } from './http/metrics-route.js';
 import { createRequestLog } from './http/request-log.js';
 import type { Metrics } from './metrics/metrics.js';

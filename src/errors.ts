@@ -1,4 +1,5 @@
-// The error hierarchy: handlers throw these, and each surface renders them in one place.
+// The error hierarchy: every error threatgate throws extends ThreatgateError, and each surface
+// (HTTP, command line, pull records) renders them in one place.
 
 type ErrorCode =
   | 'bad_request'
@@ -11,16 +12,26 @@ type ErrorCode =
   | 'internal'
   | 'unavailable';
 
+/**
+ * The base of threatgate's own errors: its name is its class's, and what went wrong underneath
+ * travels as `cause` (never in the message, which is shown to people).
+ */
+export class ThreatgateError extends Error {
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
 /** An error whose message is safe to show to the client. */
-export class AppError extends Error {
+export class AppError extends ThreatgateError {
   readonly status: number;
   readonly code: ErrorCode;
   /** Extra response headers (Allow, Retry-After, WWW-Authenticate). */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(status: number, code: ErrorCode, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    super(message, options);
     this.status = status;
     this.code = code;
     this.headers = Object.freeze({ ...(options?.headers ?? {}) });
@@ -78,13 +89,13 @@ export class ServiceUnavailableError extends AppError {
 }
 
 /** A bad setting: stops start-up with one line naming the setting. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export class ConfigError extends ThreatgateError {}
+
+/** A bad command line (an unknown flag value, a missing argument): the command prints it and exits 2. */
+export class UsageError extends ThreatgateError {}
 
 /** A bad import record: names its position (line or array index) and the reason. */
-export class ImportError extends Error {
-  override name = 'ImportError';
+export class ImportError extends ThreatgateError {
   constructor(
     readonly position: string,
     readonly reason: string,

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createLookupClientResolver } from '../auth/lookup-client.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { Store } from '../store/store.js';

@@ -1,7 +1,7 @@
 // `serve --workers N`: the cluster primary forks N workers on one port, relays SIGTERM/SIGINT and restarts crashed workers.
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError } from '../errors.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { servePrimaryCounters } from '../plans/cluster-rate-limit-store.js';
 import { servePrimaryMetrics } from '../metrics/cluster-metrics.js';
 import type { Registry } from 'prom-client';

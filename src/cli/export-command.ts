@@ -1,5 +1,6 @@
 // `threatgate export COLLECTION` (DESIGN section 10): the bytes GET /export/{collection-id}.txt|.csv sends, for cron jobs.
 import { once } from 'node:events';
+import { UsageError } from '../errors.js';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -10,7 +11,6 @@ import { collectionByName } from '../export/collection-by-name.js';
 import { exportChunks } from '../export/export-chunks.js';
 import { ExportOptionError, parseFormat, parseStyle, parseTypes, type ExportOptions } from '../export/export-format.js';
 import type { Store } from '../store/store.js';
-import { UsageError } from './keys-command.js';
 
 export interface ExportFlags {
   type?: string | undefined;

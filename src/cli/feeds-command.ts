@@ -1,10 +1,10 @@
 // `threatgate feeds add|list|pull|remove`: feeds' source definitions and their pulls (DESIGN section 7).
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../clock.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { addFeedSource } from './add-feed-source.js';
 import type { Allowlist } from '../sources/allowlist.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { hostname } from 'node:os';
 import { formatStamp } from '../clock.js';
 import { outcomeLine, pullFeed } from '../sources/pull-feed.js';
@@ -13,7 +13,6 @@ import { removeStalePullDirs } from '../sources/pull-temp.js';
 import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
 import type { FeedSourceListing, PullLease } from '../store/source-queries.js';
 import type { Store } from '../store/store.js';
-import { UsageError } from './keys-command.js';
 
 /** The columns of `feeds list`, in order: a contract for scripts, so only ever appended to. */
 const LIST_COLUMNS = ['fid', 'feed', 'organization', 'format', 'schedule', 'stamp_pulled', 'indicators', 'url', 'last_error', 'lease'] as const;

@@ -1,14 +1,10 @@
 // `threatgate keys create|list|revoke`: API keys, of which only hashes are stored.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { generateKey, generateKeyId, hashKey } from '../auth/key-secret.js';
 import { ANONYMOUS_PLAN } from '../plans/plan-rules.js';
 import type { Store } from '../store/store.js';
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /** Creates a key for a configured plan and returns the secret (shown once, never stored). */
 export async function createKey(store: Store, config: Config, clock: Clock, plan: string, label?: string): Promise<{ id: string; key: string }> {

@@ -1,10 +1,9 @@
 // `threatgate lifecycle` and `threatgate threats retire|reactivate TID` (DESIGN section 8).
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { runLifecycle, setThreatRetired } from '../lifecycle/run-lifecycle.js';
 import type { Store } from '../store/store.js';
-import { UsageError } from './keys-command.js';
 
 interface LifecycleDeps {
   store: Store;

@@ -6,7 +6,7 @@ import { systemClock } from '../clock.js';
 import type { Config, RuntimeSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { expressMessageClasses, type MessageClasses } from '../http/express-server.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { joinClusterMetrics } from '../metrics/cluster-metrics.js';
 import { createMetrics, withScrape, type Metrics } from '../metrics/metrics.js';
 import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js';

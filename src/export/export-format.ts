@@ -1,5 +1,6 @@
 // The export formats (DESIGN section 10), pure: the options a request or a command line gives, and rows as lines.
 import { indicatorTypeOf, INDICATOR_TYPES, type IndicatorType } from '../indicator-types.js';
+import { ThreatgateError } from '../errors.js';
 
 export const EXPORT_FORMATS = ['txt', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -27,9 +28,7 @@ export interface ExportLine {
 export const CSV_HEADER = 'value,type,risk,stamp_seen,threats\r\n';
 
 /** Why a value of an option was refused; the caller names the parameter or flag it came from. */
-export class ExportOptionError extends Error {
-  override name = 'ExportOptionError';
-}
+export class ExportOptionError extends ThreatgateError {}
 
 /**
  * The types a pull never stores, and the types it stores such values under (sources/normalize-value.ts):

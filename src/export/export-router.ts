@@ -3,7 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import { createApiErrorRenderer, notFoundRoute } from '../api/api-errors.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { Store } from '../store/store.js';
 import { createCollectionResolver } from '../taxii/collection-resolver.js';

@@ -5,7 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { BadRequestError } from '../errors.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { singleParam } from '../http/query-params.js';
 import type { Store } from '../store/store.js';
 import { getCollection } from '../taxii/collection-resolver.js';

@@ -2,7 +2,7 @@
 import type { Express } from 'express';
 import { ServiceUnavailableError } from '../errors.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 import { methodNotAllowed } from './method-guard.js';
 
 /** A warning per failing stretch is enough; Prometheus scrapes every few seconds. */

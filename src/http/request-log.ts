@@ -2,7 +2,7 @@
 import { unescape } from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 import { answeredForStoreOutage } from './store-unavailable.js';
 
 /**

@@ -1,6 +1,6 @@
 // Tells a database that cannot be reached apart from other failures, so both surfaces answer 503, not 500.
 import { ServiceUnavailableError } from '../errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 export const STORE_UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly.';
 

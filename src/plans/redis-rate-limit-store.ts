@@ -3,7 +3,7 @@ import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'exp
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import { ConfigError, ServiceUnavailableError } from '../errors.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import type { RateLimitStoreFactory } from './rate-limiters.js';
 
 /** `open`: a request passes unlimited when Redis fails (logged); `closed`: it gets a 503. */

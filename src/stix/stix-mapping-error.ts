@@ -1,4 +1,5 @@
 // The one error type of the STIX mapping: the caller (the TAXII export) decides to skip or to fail.
+import { ThreatgateError } from '../errors.js';
 
 /** Why a record could not be mapped to STIX 2.1. */
 export type StixMappingErrorCode =
@@ -14,8 +15,7 @@ export type StixMappingErrorCode =
  * with no pattern, a malformed stamp, an id that is not a STIX identifier). It carries no HTTP
  * status: it is data, not a request error; the export layer maps it (e.g. skips the record).
  */
-export class StixMappingError extends Error {
-  override readonly name = 'StixMappingError';
+export class StixMappingError extends ThreatgateError {
   readonly code: StixMappingErrorCode;
 
   constructor(code: StixMappingErrorCode, message: string, options?: { cause?: unknown }) {

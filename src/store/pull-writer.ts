@@ -2,6 +2,7 @@
 // staged by the import writer, become indicators, links, listings, risks and sightings here, in the
 // import's transaction; aggregates and STIX versions then follow as for any import (import-writer.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { ThreatgateError } from '../errors.js';
 import type { BulkInsert } from './bulk-insert.js';
 import type { Dialect } from './migrations.js';
 import type { Database } from './schema.js';
@@ -56,9 +57,7 @@ export interface PullCounts {
 }
 
 /** A pull that must change nothing: the transaction is rolled back, the feed records the reason. */
-export class PullRefused extends Error {
-  override name = 'PullRefused';
-}
+export class PullRefused extends ThreatgateError {}
 
 /** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source; a value may repeat. */
 export const VALUE_STAGING: BulkInsert = {

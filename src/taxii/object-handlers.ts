@@ -1,5 +1,5 @@
 // Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { withBodies } from './object-bodies.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.js';

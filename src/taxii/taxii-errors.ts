@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
 import { clientStatusOf } from '../http/client-status.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../logger.js';
 import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 import { sendTaxii } from './send-taxii.js';
 

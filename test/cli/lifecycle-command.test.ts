@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { lifecycleCommand, threatsCommand } from '../../src/cli/lifecycle-command.js';
-import { UsageError } from '../../src/cli/keys-command.js';
+import { UsageError } from '../../src/errors.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';

@@ -2,7 +2,7 @@
 // lifecycle ages out what the list stops listing (DESIGN 8): the retirement a mirror of it must honour (issue 27).
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import type { Clock } from '../../src/clock.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { runLifecycle } from '../../src/lifecycle/run-lifecycle.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { pullFeed } from '../../src/sources/pull-feed.js';

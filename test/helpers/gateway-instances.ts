@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import type { Config } from '../../src/config.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import type { RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
 import { openStore } from '../../src/store/open-store.js';

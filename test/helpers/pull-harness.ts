@@ -11,7 +11,7 @@ import { createKey } from '../../src/cli/keys-command.js';
 import { feedsCommand } from '../../src/cli/feeds-command.js';
 import { formatStamp, type Clock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { pullFeed, type PullDeps, type PullOutcome } from '../../src/sources/pull-feed.js';

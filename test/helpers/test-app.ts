@@ -7,7 +7,7 @@ import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import type { Clock } from '../../src/clock.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';

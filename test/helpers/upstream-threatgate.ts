@@ -9,7 +9,7 @@ import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import type { Feed, Indicator, Link, Threat } from '../../src/domain.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import type { Store } from '../../src/store/store.js';
 import { manualClock, type ManualClock } from './pull-harness.js';

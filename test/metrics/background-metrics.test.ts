@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { silentLogger } from '../../src/http/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { createMetrics, type BackgroundEvent } from '../../src/metrics/metrics.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { startBackgroundPulls } from '../../src/sources/background-pulls.js';

@@ -6,7 +6,7 @@ import { createClient } from 'redis';
 import request from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { connectRedisRateLimits, STORE_FAILURE_MESSAGE, type RedisRateLimits } from '../../src/plans/redis-rate-limit-store.js';
 import { openInstance, seedDatabase, type Instance } from '../helpers/gateway-instances.js';
 import { eventually } from '../helpers/eventually.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/http/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import type { BackgroundEvent } from '../../src/metrics/metrics.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { startPullScheduler } from '../../src/sources/pull-scheduler.js';

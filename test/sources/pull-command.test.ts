@@ -4,7 +4,7 @@
 // real command line. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { UsageError } from '../../src/cli/keys-command.js';
+import { UsageError } from '../../src/errors.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, runCli, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';

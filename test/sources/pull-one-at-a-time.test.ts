@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXIT_BUSY, feedsCommand, type FeedsDeps } from '../../src/cli/feeds-command.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { pullFeed } from '../../src/sources/pull-feed.js';
 import { startPullScheduler } from '../../src/sources/pull-scheduler.js';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { importDataset } from '../../src/import/import-file.js';
 import type { Clock } from '../../src/clock.js';
-import { silentLogger } from '../../src/http/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { LEASE_MS, startPullScheduler } from '../../src/sources/pull-scheduler.js';
 import { openStore } from '../../src/store/open-store.js';

@@ -8,7 +8,7 @@ import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import { loadConfig, type CollectionConfig } from '../../src/config.js';
 import type { Threat } from '../../src/domain.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { stixIdForAttackPattern, stixIdForThreatRecord } from '../../src/stix/index.js';
 import type { ImportSummary } from '../../src/store/records.js';

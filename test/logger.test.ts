@@ -1,7 +1,7 @@
 // Log lines: one JSON object each, the same from every path; written together once per turn of the event loop, in order, never lost on flush.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchedWriter, createLogger } from '../../src/http/logger.js';
+import { batchedWriter, createLogger } from '../src/logger.js';
 
 describe('batchedWriter', () => {
   it('writes the lines of one turn in one call, in order', async () => {
