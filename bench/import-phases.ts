@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { batchesOfFile } from '../src/import/file-batches.js';
-import type { WriteBatch } from '../src/store/write-batch.js';
+import type { WriteBatch } from '../src/store/contract/write-batch.js';
 import { openStore } from '../src/store/open-store.js';
 import type { ImportPhase } from '../src/store/store.js';
 

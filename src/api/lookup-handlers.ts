@@ -8,7 +8,7 @@ import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';
 import { getClient } from '../plans/request-client.js';
-import type { LinkOwner } from '../store/records.js';
+import type { LinkOwner } from '../store/contract/records.js';
 import type { Store } from '../store/store.js';
 import { toFeedBody, toLinksBody, toThreatBody } from './lookup-views.js';
 import { idParam, pageParam, requiredParam } from './lookup-params.js';

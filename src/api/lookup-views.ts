@@ -1,6 +1,6 @@
 // Pure mappers from store records to the response bodies of spec 2.1-2.4, fields in the spec's order.
 import { redactedUrl } from '../sources/source-definition.js';
-import type { FeedRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/records.js';
+import type { FeedRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/contract/records.js';
 
 export function toThreatBody(t: ThreatRecord, related: RelatedThreat[]) {
   return {

@@ -1,7 +1,7 @@
 // The write batches of an import file, read, validated and batched on a worker thread
 // (prepare-worker.ts), so that the import's thread only writes them.
 import { ImportError } from '../errors.js';
-import type { WriteBatch } from '../store/write-batch.js';
+import type { WriteBatch } from '../store/contract/write-batch.js';
 import { startModuleWorker } from '../threads.js';
 import type { PrepareReply } from './prepare-worker.js';
 

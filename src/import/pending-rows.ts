@@ -1,7 +1,7 @@
 // The rows of one batch of one kind, pending by key: a tid, fid or iid given twice in one import must
 // come with the same content. Pure JavaScript, as prepare-batches.ts (a worker runs it).
 import { ImportError } from '../errors.js';
-import { conflictReason, KEY_KIND, type KeyKind } from '../store/write-batch.js';
+import { conflictReason, KEY_KIND, type KeyKind } from '../store/contract/write-batch.js';
 
 interface Pending<T> {
   value: T;

@@ -5,8 +5,8 @@ import { hash } from 'node:crypto';
 import { formatStamp } from '../clock.js';
 import type { Indicator, Link, Threat } from '../domain.js';
 import { skippedTtpItems } from '../stix/index.js';
-import type { ImportCounts } from '../store/records.js';
-import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/write-batch.js';
+import type { ImportCounts } from '../store/contract/records.js';
+import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/contract/write-batch.js';
 import { PendingRows } from './pending-rows.js';
 import type { FeedRecord, ImportRecord } from './record-schemas.js';
 

@@ -2,7 +2,7 @@
 // records (prepare-batches.ts) while the import's thread writes the batches before.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ImportError } from '../errors.js';
-import type { WriteBatch } from '../store/write-batch.js';
+import type { WriteBatch } from '../store/contract/write-batch.js';
 import { prepareBatches } from './prepare-batches.js';
 import { readRecords } from './read-records.js';
 import { validateRecords } from './validate-records.js';

@@ -2,9 +2,9 @@
 // threat, each through the store's one write path (Store.applyImport) with `now` passed in.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { LifecycleCounts } from '../store/lifecycle-writer.js';
+import type { LifecycleCounts } from '../store/ingest/lifecycle-writer.js';
 import type { Store } from '../store/store.js';
-import type { WriteBatch } from '../store/write-batch.js';
+import type { WriteBatch } from '../store/contract/write-batch.js';
 
 const DAY_MS = 86_400_000;
 

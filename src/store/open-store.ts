@@ -4,8 +4,8 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { ConfigError } from '../errors.js';
-import { migrateToLatest, type Dialect } from './migrations.js';
-import type { Database } from './schema.js';
+import { migrateToLatest, type Dialect } from './db/migrations.js';
+import type { Database } from './db/schema.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
 
 export const DEFAULT_DB_PATH = './data/threatgate.sqlite';

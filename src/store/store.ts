@@ -1,25 +1,25 @@
 // The store contract the application calls, and its implementation over a Kysely database.
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './lookup-queries.js';
+import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './queries/lookup-queries.js';
 import { randomBytes } from 'node:crypto';
-import { anyChange, refreshLookupData } from './derived-data.js';
-import { writeImport } from './import-writer.js';
-import type { WriteBatch } from './write-batch.js';
-import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './key-queries.js';
-import { migrationsCurrent, type Dialect } from './migrations.js';
-import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
-import type { Database } from './schema.js';
-import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './stix-queries.js';
-import { exportIndicatorPages, type ExportQuery, type ExportRow } from './export-queries.js';
+import { anyChange, refreshLookupData } from './derive/derive.js';
+import { writeImport } from './ingest/write-records.js';
+import type { WriteBatch } from './contract/write-batch.js';
+import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './queries/key-queries.js';
+import { migrationsCurrent, type Dialect } from './db/migrations.js';
+import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
+import type { Database } from './db/schema.js';
+import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './queries/stix-queries.js';
+import { exportIndicatorPages, type ExportQuery, type ExportRow } from './queries/export-queries.js';
 import {
   dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
   releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds,
   type FeedSourceListing, type FeedSourceState, type PullLease,
-} from './source-queries.js';
-import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './meta-queries.js';
+} from './queries/source-queries.js';
+import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './db/meta.js';
 
-import { createStixSync, syncCollectionsWithConfig } from './stix-sync.js';
+import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
 /** Changes with every import that changed something: the key of every response cache. */

@@ -1,5 +1,5 @@
 // The bodies of a page of listed objects: stored ones as they are, the others projected from their records.
-import type { ListedObject } from '../store/stix-queries.js';
+import type { ListedObject } from '../store/queries/stix-queries.js';
 import { renderStoredVersion } from '../stix/project-records.js';
 
 /**

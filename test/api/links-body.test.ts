@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { toLinksBody } from '../../src/api/lookup-views.js';
 import { loadConfig } from '../../src/config.js';
 import { assertPageAllowed, planNamed } from '../../src/plans/plan-rules.js';
-import type { LinkedIndicator } from '../../src/store/records.js';
+import type { LinkedIndicator } from '../../src/store/contract/records.js';
 
 /** The store's page size in these cases; a page of SIZE rows is exactly full. */
 const SIZE = 5;

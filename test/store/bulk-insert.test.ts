@@ -1,7 +1,7 @@
 // The SQL text of batched INSERTs: one tuple per row, placeholders numbered on PostgreSQL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bulkInsertText } from '../../src/store/bulk-insert.js';
+import { bulkInsertText } from '../../src/store/db/bulk-insert.js';
 
 const spec = { table: 't', columns: ['a', 'b'], tail: 'on conflict (a) do nothing' };
 

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Indicator, Link } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Database } from '../../src/store/schema.js';
+import type { Database } from '../../src/store/db/schema.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 

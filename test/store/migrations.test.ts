@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, SqliteDialect } from 'kysely';
-import { createMigrator, migrateToLatest, migrationsCurrent } from '../../src/store/migrations.js';
+import { createMigrator, migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
 
 const OBJECTS = [
   ['identity--6f1a3e2c-0000-4000-8000-000000000001', 'identity', '2026-01-01T00:00:00.000Z', 10, '{"type":"identity"}', null, null, 'h1'],

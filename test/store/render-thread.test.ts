@@ -1,9 +1,9 @@
 // The render worker thread: the same versions as rendering in the thread, errors as rejections.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { inThreadRenderer, RenderThread } from '../../src/store/render-thread.js';
+import { inThreadRenderer, RenderThread } from '../../src/store/publish/render-thread.js';
 import type { IndicatorRecord } from '../../src/stix/project-records.js';
-import { VERSION_COLUMNS, versionRowIids, type RenderJob } from '../../src/store/version-rows.js';
+import { VERSION_COLUMNS, versionRowIids, type RenderJob } from '../../src/store/publish/version-rows.js';
 
 function indicatorRow(iid: number, overrides: Partial<IndicatorRecord> = {}): IndicatorRecord {
   return {

@@ -1,10 +1,10 @@
 // The rows the STIX projection reads (src/stix/project-records.ts), in bounded chunks, for the STIX sync of an import.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Threat } from '../domain.js';
-import { storedIdentityCreated, type IndicatorRecord, type OrganizationRecord, type ThreatLinkRecord } from '../stix/project-records.js';
-import { stixIdForIdentity } from '../stix/index.js';
-import { toThreatRecord } from './lookup-queries.js';
-import type { Database } from './schema.js';
+import type { Threat } from '../../domain.js';
+import { storedIdentityCreated, type IndicatorRecord, type OrganizationRecord, type ThreatLinkRecord } from '../../stix/project-records.js';
+import { stixIdForIdentity } from '../../stix/index.js';
+import { toThreatRecord } from '../queries/lookup-queries.js';
+import type { Database } from '../db/schema.js';
 
 export const CHUNK = 1000;
 

@@ -2,7 +2,7 @@
 // through their links. Both feed the same accumulation (aggregates.ts).
 import { sql, type Kysely } from 'kysely';
 import { Aggregates, type AggregateResults, type IndicatorAggregateRow } from './aggregates.js';
-import type { Database } from './schema.js';
+import type { Database } from '../db/schema.js';
 
 /** Indicators read per statement. */
 const CHUNK = 5000;

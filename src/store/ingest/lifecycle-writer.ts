@@ -2,9 +2,9 @@
 // and reactivate them, indicators that pulls stopped listing age out. Each runs in an import's
 // transaction (import-writer.ts), so aggregates and STIX versions follow as for any change.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { Database } from './schema.js';
-import { noteChanged } from './import-staging.js';
-import { keepIndicatorRows } from './stix-revocation.js';
+import type { Database } from '../db/schema.js';
+import { noteChanged } from './change-set.js';
+import { keepIndicatorRows } from '../publish/stix-revocation.js';
 
 /** A lifecycle run (WriteBatch `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
 export interface LifecyclePlan {

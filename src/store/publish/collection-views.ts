@@ -1,8 +1,8 @@
 // Collection membership: which STIX objects each configured TAXII collection (a saved view) holds.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { CollectionConfig, CollectionFilter } from '../config.js';
+import type { CollectionConfig, CollectionFilter } from '../../config.js';
 import type { DateAddedClock } from './date-added-clock.js';
-import type { Database } from './schema.js';
+import type { Database } from '../db/schema.js';
 
 /** Risk levels in increasing order for `minRisk` views; unknown and retired indicators never qualify. */
 const RANKED_RISKS = ['none', 'low', 'medium', 'high', 'critical'] as const;

@@ -15,8 +15,8 @@ import {
   type ThreatListItem,
   type ThreatSummaryRow,
 } from './aggregates.js';
-import { LINK_KIND } from './import-staging.js';
-import type { Database } from './schema.js';
+import { LINK_KIND } from '../ingest/change-set.js';
+import type { Database } from '../db/schema.js';
 import type { OwnerIds } from './touched-owners.js';
 
 /** Ids per `in (...)` list: well under either dialect's bound on parameters. */

@@ -1,10 +1,10 @@
 // TAXII reads: keyset pages of a collection's objects or manifest over (date_added, id), with filters.
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { CollectionConfig } from '../config.js';
-import { isUnfiltered } from './collection-views.js';
-import type { Database } from './schema.js';
-import type { VersionRecord } from '../stix/project-records.js';
-import { organizationOf } from './stix-rows.js';
+import type { CollectionConfig } from '../../config.js';
+import { isUnfiltered } from '../publish/collection-views.js';
+import type { Database } from '../db/schema.js';
+import type { VersionRecord } from '../../stix/project-records.js';
+import { organizationOf } from '../publish/stix-rows.js';
 
 /** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
 export type CollectionRef = Pick<CollectionConfig, 'id' | 'filter'>;

@@ -2,14 +2,14 @@
 // staged by the import writer, become indicators, links, listings, risks and sightings here, in the
 // import's transaction; aggregates and STIX versions then follow as for any import (import-writer.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { ThreatgateError } from '../errors.js';
-import type { BulkInsert } from './bulk-insert.js';
-import type { Dialect } from './migrations.js';
-import type { Database } from './schema.js';
-import { noteChanged } from './import-staging.js';
-import { keepIndicatorRows } from './stix-revocation.js';
+import { ThreatgateError } from '../../errors.js';
+import type { BulkInsert } from '../db/bulk-insert.js';
+import type { Dialect } from '../db/migrations.js';
+import type { Database } from '../db/schema.js';
+import { noteChanged } from './change-set.js';
+import { keepIndicatorRows } from '../publish/stix-revocation.js';
 import { retireIndicators } from './lifecycle-writer.js';
-import { LINK_KIND } from './write-batch.js';
+import { LINK_KIND } from '../contract/write-batch.js';
 
 /** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
 export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;

@@ -1,16 +1,16 @@
 // Keeps the STIX objects and collection memberships in step with the data, inside each import's transaction.
 import { sql, type Kysely } from 'kysely';
-import type { Clock } from '../clock.js';
-import type { CollectionConfig } from '../config.js';
-import { isRetired, laterStixTime, stixIdForIndicatorLink, stixIdForThreat, stixIdType, stixTimeAfter, stixTimeFromDate } from '../stix/index.js';
-import type { Threat } from '../domain.js';
+import type { Clock } from '../../clock.js';
+import type { CollectionConfig } from '../../config.js';
+import { isRetired, laterStixTime, stixIdForIndicatorLink, stixIdForThreat, stixIdType, stixTimeAfter, stixTimeFromDate } from '../../stix/index.js';
+import type { Threat } from '../../domain.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
-import { anyChange } from './derived-data.js';
-import type { ImportChanges } from './import-writer.js';
-import { readMeta, writeMeta } from './meta-queries.js';
-import type { Database } from './schema.js';
-import { identitySources, indicatorSources, linkSources, reactivationSource, threatSource, type ObjectSource } from '../stix/project-records.js';
+import { anyChange } from '../derive/derive.js';
+import type { ImportChanges } from '../ingest/write-records.js';
+import { readMeta, writeMeta } from '../db/meta.js';
+import type { Database } from '../db/schema.js';
+import { identitySources, indicatorSources, linkSources, reactivationSource, threatSource, type ObjectSource } from '../../stix/project-records.js';
 import { CHUNK, readIndicators, readIndicatorsAfter, readLinksAfter, readOrganizations, readStagedLinks, readThreats } from './stix-rows.js';
 import {
   dateVersionRows,
@@ -23,12 +23,12 @@ import {
   type VersionRows,
 } from './version-rows.js';
 import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
-import { LINK_KIND, staged } from './import-staging.js';
-import { bulkInsertRows, type BulkInsert } from './bulk-insert.js';
+import { LINK_KIND, staged } from '../ingest/change-set.js';
+import { bulkInsertRows, type BulkInsert } from '../db/bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
-import type { Dialect } from './migrations.js';
+import type { Dialect } from '../db/migrations.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
-import { IMPORT_LOCK_ID } from './import-writer.js';
+import { IMPORT_LOCK_ID } from '../ingest/write-records.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 

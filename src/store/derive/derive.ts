@@ -1,9 +1,9 @@
 // Recomputes what is derived from the data after an import: link page ranks and feed/threat aggregates.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { ImportChanges } from './import-writer.js';
+import type { ImportChanges } from '../ingest/write-records.js';
 import { aggregateWholeStore } from './aggregate-reads.js';
-import { LINK_KIND } from './import-staging.js';
-import type { Database } from './schema.js';
+import { LINK_KIND } from '../ingest/change-set.js';
+import type { Database } from '../db/schema.js';
 import { readStoredSummaries, writeSummaries } from './summary-writes.js';
 import { touchedOwners, type OwnerIds, type TouchedOwners } from './touched-owners.js';
 import { countTouchedOwners, writeCountsOf } from './value-counts.js';

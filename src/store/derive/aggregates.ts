@@ -1,6 +1,6 @@
 // Pure accumulation of per-owner aggregates (risk counts, attribute and property value counts).
-import { RISK_LEVELS, type JsonObject, type Risk } from '../domain.js';
-import type { AttributeCounts, FeedThreatSummary, RiskCounts, ThreatFeedSummary } from './records.js';
+import { RISK_LEVELS, type JsonObject, type Risk } from '../../domain.js';
+import type { AttributeCounts, FeedThreatSummary, RiskCounts, ThreatFeedSummary } from '../contract/records.js';
 
 /** An indicator's columns that the aggregates read, as stored (JSON text for attributes and properties). */
 export interface IndicatorAggregateRow {

@@ -1,8 +1,8 @@
 // The active indicators of a collection, a keyset page at a time, for the plain-text and CSV exports.
 import { sql, type Kysely } from 'kysely';
-import type { CollectionFilter } from '../config.js';
-import { viewIndicatorConditions } from './collection-views.js';
-import type { Database } from './schema.js';
+import type { CollectionFilter } from '../../config.js';
+import { viewIndicatorConditions } from '../publish/collection-views.js';
+import type { Database } from '../db/schema.js';
 
 /** One exported indicator; `threats` holds the names of its linked threats when they were asked for. */
 export interface ExportRow {

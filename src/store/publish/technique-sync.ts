@@ -1,6 +1,6 @@
 // The STIX side of threats' ATT&CK techniques (issue 20): their attack-patterns and the threats' relationships to them.
 import { sql, type Kysely } from 'kysely';
-import type { Threat } from '../domain.js';
+import type { Threat } from '../../domain.js';
 import {
   mergeTechniqueUses,
   stixIdForAttackPattern,
@@ -10,11 +10,11 @@ import {
   threatTechniques,
   toStixAttackPattern,
   toStixTechniqueUse,
-} from '../stix/index.js';
-import { stixIdForReactivation } from '../stix/stix-id.js';
-import { storedIdentityCreated, type ObjectSource } from '../stix/project-records.js';
-import { readMeta, writeMeta } from './meta-queries.js';
-import type { Database } from './schema.js';
+} from '../../stix/index.js';
+import { stixIdForReactivation } from '../../stix/stix-id.js';
+import { storedIdentityCreated, type ObjectSource } from '../../stix/project-records.js';
+import { readMeta, writeMeta } from '../db/meta.js';
+import type { Database } from '../db/schema.js';
 import { liveObjects, type StoredObject } from './stix-revocation.js';
 import { CHUNK, readThreats } from './stix-rows.js';
 

@@ -13,8 +13,8 @@ import {
   type IndicatorFacts,
   type OwnerKind,
 } from './aggregates.js';
-import { LINK_KIND } from './import-staging.js';
-import type { Database } from './schema.js';
+import { LINK_KIND } from '../ingest/change-set.js';
+import type { Database } from '../db/schema.js';
 import type { StoredSummaries } from './summary-writes.js';
 import type { OwnerIds } from './touched-owners.js';
 

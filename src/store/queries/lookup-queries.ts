@@ -1,8 +1,8 @@
 // Read queries of the lookup API: threats, feeds and pages of linked indicators, each on an index.
 import type { Kysely, Selectable } from 'kysely';
-import type { Risk } from '../domain.js';
-import type { FeedRecord, LinkedIndicator, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './records.js';
-import type { Database, FeedTable, ThreatTable } from './schema.js';
+import type { Risk } from '../../domain.js';
+import type { FeedRecord, LinkedIndicator, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from '../contract/records.js';
+import type { Database, FeedTable, ThreatTable } from '../db/schema.js';
 
 const intToFlag = (value: number | null): boolean | null => (value === null ? null : Number(value) === 1);
 

@@ -12,13 +12,13 @@ import {
   toRevokedVersion,
   toStixRelationship,
   type StixObject,
-} from '../stix/index.js';
+} from '../../stix/index.js';
 import type { DateAddedClock } from './date-added-clock.js';
-import type { Dialect } from './migrations.js';
-import type { Database } from './schema.js';
-import { indicatorSources, versionHash, type IndicatorRecord } from '../stix/project-records.js';
+import type { Dialect } from '../db/migrations.js';
+import type { Database } from '../db/schema.js';
+import { indicatorSources, versionHash, type IndicatorRecord } from '../../stix/project-records.js';
 import { organizationOf } from './stix-rows.js';
-import { INDICATOR_COLUMNS } from './write-batch.js';
+import { INDICATOR_COLUMNS } from '../contract/write-batch.js';
 
 /**
  * An import that changes an indicator's type or value may leave it without a STIX form (a value

@@ -3,11 +3,11 @@
 // records it inserted or changed. Later steps (page ranks, aggregates, STIX objects) read these
 // tables in pages, so an import of any size holds none of it in memory.
 import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
-import { ImportError } from '../errors.js';
-import type { Dialect } from './migrations.js';
-import type { Database } from './schema.js';
-import { LINK_KIND } from './write-batch.js';
-import { createReplacedIndicators, dropReplacedIndicators } from './stix-revocation.js';
+import { ImportError } from '../../errors.js';
+import type { Dialect } from '../db/migrations.js';
+import type { Database } from '../db/schema.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import { createReplacedIndicators, dropReplacedIndicators } from '../publish/stix-revocation.js';
 
 export { LINK_KIND };
 

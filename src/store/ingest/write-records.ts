@@ -1,20 +1,20 @@
 // Writes the batches of an import (write-batch.ts) inside one transaction; unchanged records are not touched.
-import type { AggregatePlan } from './derived-data.js';
-import { upsertFeedSource } from './source-queries.js';
+import type { AggregatePlan } from '../derive/derive.js';
+import { upsertFeedSource } from '../queries/source-queries.js';
 import { applyLifecycle, applyThreatState, type LifecyclePlan, type ThreatStatePlan } from './lifecycle-writer.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Dialect } from './migrations.js';
-import type { ImportSummary } from './records.js';
-import type { Database } from './schema.js';
-import { bulkInsertRows } from './bulk-insert.js';
-import { KEY_STAGING, LINK_STAGING, UPSERTS, type WriteBatch } from './write-batch.js';
-import { checkKeyConflicts, checkRelatedTargets } from './import-checks.js';
-import { keepReplacedIndicators } from './stix-revocation.js';
+import type { Dialect } from '../db/migrations.js';
+import type { ImportSummary } from '../contract/records.js';
+import type { Database } from '../db/schema.js';
+import { bulkInsertRows } from '../db/bulk-insert.js';
+import { KEY_STAGING, LINK_STAGING, UPSERTS, type WriteBatch } from '../contract/write-batch.js';
+import { checkKeyConflicts, checkRelatedTargets } from './record-checks.js';
+import { keepReplacedIndicators } from '../publish/stix-revocation.js';
 import {
   applyPull, createPullStaging, dropPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING,
   type PullPlan,
 } from './pull-writer.js';
-import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './import-staging.js';
+import { checkLinkTargets, countChanged, createStaging, dropStaging, LINK_KIND, moveLinks, noteChanged } from './change-set.js';
 
 /** Arbitrary, fixed: the advisory lock key that serializes imports on PostgreSQL. */
 export const IMPORT_LOCK_ID = 7_324_861_001;

@@ -1,6 +1,6 @@
 // Source definitions of feeds (DESIGN section 7) and their pull state: one row per pulled feed, keyed by fid.
 import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../db/schema.js';
 
 /** A feed's source as `feeds list` shows it: the feed's names and pull times, the definition, the linked count. */
 export interface FeedSourceListing {

@@ -1,8 +1,8 @@
 // What the store hands back to the application: domain records with their computed aggregates.
-import type { AggregatePlan } from './derived-data.js';
-import type { PullCounts } from './pull-writer.js';
-import type { LifecycleCounts } from './lifecycle-writer.js';
-import type { Feed, JsonObject, Risk, Stamp, Threat } from '../domain.js';
+import type { AggregatePlan } from '../derive/derive.js';
+import type { PullCounts } from '../ingest/pull-writer.js';
+import type { LifecycleCounts } from '../ingest/lifecycle-writer.js';
+import type { Feed, JsonObject, Risk, Stamp, Threat } from '../../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
 export type RiskCounts = Record<Risk | 'total', number>;

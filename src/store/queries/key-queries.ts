@@ -1,9 +1,9 @@
 // API key rows: only the SHA-256 hash of a key is ever written.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { writeMeta } from './meta-queries.js';
-import type { ApiKeyRecord } from './records.js';
-import type { Database } from './schema.js';
+import { writeMeta } from '../db/meta.js';
+import type { ApiKeyRecord } from '../contract/records.js';
+import type { Database } from '../db/schema.js';
 
 export interface NewKeyRow {
   id: string;

@@ -1,7 +1,7 @@
 // Allocates TAXII date_added values: integer microseconds, unique and strictly increasing across imports.
 import type { Kysely } from 'kysely';
-import { readMeta, writeMeta } from './meta-queries.js';
-import type { Database } from './schema.js';
+import { readMeta, writeMeta } from '../db/meta.js';
+import type { Database } from '../db/schema.js';
 
 const COUNTER_KEY = 'date_added_last';
 

@@ -1,9 +1,9 @@
 // The store's write contract for imports: the batches it takes, the columns their rows fill, and the
 // statements that write them. Import builds the batches (src/import/prepare-batches.ts), the store writes them.
-import type { BulkInsert } from './bulk-insert.js';
+import type { BulkInsert } from '../db/bulk-insert.js';
 import type { ImportCounts } from './records.js';
-import type { PullPlan } from './pull-writer.js';
-import type { LifecyclePlan, ThreatStatePlan } from './lifecycle-writer.js';
+import type { PullPlan } from '../ingest/pull-writer.js';
+import type { LifecyclePlan, ThreatStatePlan } from '../ingest/lifecycle-writer.js';
 
 /** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
 export interface RelatedReference {

@@ -1,11 +1,11 @@
 // What an import checks once all its records are written, before its refresh and commit: keys that
 // came twice with other content, and related threats (which may come later in the file).
 import type { Transaction } from 'kysely';
-import { ImportError } from '../errors.js';
-import { staged } from './import-staging.js';
-import { conflictReason } from './write-batch.js';
-import type { Database } from './schema.js';
-import type { RelatedReference } from './write-batch.js';
+import { ImportError } from '../../errors.js';
+import { staged } from './change-set.js';
+import { conflictReason } from '../contract/write-batch.js';
+import type { Database } from '../db/schema.js';
+import type { RelatedReference } from '../contract/write-batch.js';
 
 /** A tid, fid or iid staged twice with other content (KEY_STAGING, write-batch.ts): the earliest such repeat in the file. */
 export async function checkKeyConflicts(trx: Transaction<Database>): Promise<void> {

@@ -1,5 +1,5 @@
 // Where an import renders STIX object versions: on a worker thread (render-worker.ts), or in its own.
-import { JobThread } from '../threads.js';
+import { JobThread } from '../../threads.js';
 import { renderJobRows, type RenderJob, type VersionRows } from './version-rows.js';
 
 /** Renders jobs, answering in the order they were given. */

@@ -1,6 +1,6 @@
 // STIX versions as stix_objects rows: what the render worker sends back, without an object per version.
-import { indicatorProjector, linkProjector, versionHash, type IndicatorRecord, type ObjectSource, type ThreatLinkRecord } from '../stix/project-records.js';
-import { StixMappingError, type StixObject } from '../stix/index.js';
+import { indicatorProjector, linkProjector, versionHash, type IndicatorRecord, type ObjectSource, type ThreatLinkRecord } from '../../stix/project-records.js';
+import { StixMappingError, type StixObject } from '../../stix/index.js';
 
 /**
  * Types whose body is not stored: an indicator or relationship is rendered again from its records
