@@ -4,7 +4,8 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { ConfigError } from '../errors.js';
-import { migrateToLatest, type Dialect } from './db/migrations.js';
+import { migrateToLatest } from './db/migrations.js';
+import { type Dialect } from './db/dialect.js';
 import type { Database } from './db/schema.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
 

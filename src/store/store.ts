@@ -2,13 +2,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './queries/lookup-queries.js';
-import { randomBytes } from 'node:crypto';
-import { anyChange, refreshLookupData } from './derive/derive.js';
-import { writeImport } from './ingest/write-records.js';
+import { applyWrite, DATA_VERSION_KEY, type WriteOptions } from './apply.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './queries/key-queries.js';
-import { migrationsCurrent, type Dialect } from './db/migrations.js';
-import type { ApiKeyRecord, FeedRecord, ImportSummary, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
+import { migrationsCurrent } from './db/migrations.js';
+import { type Dialect } from './db/dialect.js';
+import type { ApiKeyRecord, FeedRecord, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
+import type { ImportSummary } from './contract/commands.js';
 import type { Database } from './db/schema.js';
 import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './queries/stix-queries.js';
 import { exportIndicatorPages, type ExportQuery, type ExportRow } from './queries/export-queries.js';
@@ -22,16 +22,7 @@ import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } fro
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
-/** Changes with every import that changed something: the key of every response cache. */
-const DATA_VERSION_KEY = 'data_version';
-
-/** The steps of an import after its records are written, in order: a progress report may name them. */
-export type ImportPhase = 'derive' | 'project' | 'commit';
-
-export interface ImportOptions {
-  /** Hears each step as it starts (a terminal's progress, the import profiler). */
-  onPhase?: (phase: ImportPhase) => void;
-}
+export type { WritePhase as ImportPhase, WriteOptions as ImportOptions } from './apply.js';
 
 /**
  * Which write paths an import may take. Production leaves the defaults; the differential test
@@ -110,7 +101,7 @@ export interface Store {
    * data set or a feed pull) are written, then what derives from them (link ranks, aggregates, STIX
    * objects and collections) follows, all in one transaction.
    */
-  applyImport(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: ImportOptions): Promise<ImportSummary>;
+  applyImport(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<ImportSummary>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
@@ -161,21 +152,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     exportIndicators: (query) => exportIndicatorPages(db, query),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
     applyImport: (batches, clock, importOptions = {}) =>
-      writeImport(
-        db,
-        dialect,
-        batches,
-        async (trx, changes) => {
-          importOptions.onPhase?.('derive');
-          const aggregates = await refreshLookupData(trx, changes);
-          importOptions.onPhase?.('project');
-          await syncStix(trx, changes, clock, dialect);
-          if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
-          importOptions.onPhase?.('commit');
-          return aggregates;
-        },
-        writePaths.bulkWhenEmpty ?? true,
-      ),
+      applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, batches, clock, importOptions),
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {
       for (const table of ['threats', 'feeds', 'indicators'] as const) {

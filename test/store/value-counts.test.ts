@@ -9,10 +9,12 @@ import { sql, type Kysely } from 'kysely';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Feed, Indicator, Link, Threat } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { refreshAllAggregates, refreshLookupData, type AggregatePlan } from '../../src/store/derive/derive.js';
-import type { ImportChanges } from '../../src/store/ingest/write-records.js';
-import { createStaging, dropStaging, noteChanged } from '../../src/store/ingest/change-set.js';
-import { keepIndicatorRows } from '../../src/store/publish/stix-revocation.js';
+import { refreshAllAggregates, refreshLookupData } from '../../src/store/derive/derive.js';
+import { type AggregatePlan } from '../../src/store/contract/commands.js';
+import type { ImportChanges } from '../../src/store/ingest/change-set.js';
+import { noteChanged } from '../../src/store/ingest/change-set.js';
+import { createChangeTables, dropChangeTables } from '../../src/store/ingest/temp-tables.js';
+import { keepIndicatorRows } from '../../src/store/ingest/change-set.js';
 import type { Database } from '../../src/store/db/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -290,12 +292,12 @@ for (const backend of storeBackends()) {
         // As a pull raises a risk: the row is updated and noted as changed, its earlier row not kept.
         let plan: AggregatePlan | undefined;
         await store.db.transaction().execute(async (trx) => {
-          await createStaging(trx, store.dialect, false);
+          await createChangeTables(trx, store.dialect, false);
           await sql`update indicators set risk = 'critical', content_hash = '' where iid = 1`.execute(trx);
           await noteChanged(trx, 'changed_indicators', [1]);
           const changes = { threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false } as ImportChanges;
           plan = await refreshLookupData(trx, changes);
-          await dropStaging(trx);
+          await dropChangeTables(trx);
         });
         const done = incremental(plan);
         assert.deepEqual(done.touched.recompute, { feeds: [1], threats: [1] });
@@ -305,13 +307,13 @@ for (const backend of storeBackends()) {
 
         // The same writer keeping the rows first (keepIndicatorRows): the owners are updated from their counts.
         await store.db.transaction().execute(async (trx) => {
-          await createStaging(trx, store.dialect, false);
+          await createChangeTables(trx, store.dialect, false);
           await keepIndicatorRows(trx, sql`select iid from indicators where iid in (1, 2)`);
           await sql`update indicators set risk = 'medium', content_hash = '' where iid = 2`.execute(trx);
           await noteChanged(trx, 'changed_indicators', [2]);
           const changes = { threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false } as ImportChanges;
           plan = await refreshLookupData(trx, changes);
-          await dropStaging(trx);
+          await dropChangeTables(trx);
         });
         const kept = incremental(plan);
         assert.deepEqual(kept.touched.recompute, { feeds: [1, 2], threats: [] });

@@ -1,7 +1,4 @@
 // What the store hands back to the application: domain records with their computed aggregates.
-import type { AggregatePlan } from '../derive/derive.js';
-import type { PullCounts } from '../ingest/pull-writer.js';
-import type { LifecycleCounts } from '../ingest/lifecycle-writer.js';
 import type { Feed, JsonObject, Risk, Stamp, Threat } from '../../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
@@ -87,31 +84,4 @@ export interface ApiKeyRecord {
   label: string | null;
   created_at: string;
   revoked_at: string | null;
-}
-
-export interface ImportCounts {
-  threats: number;
-  feeds: number;
-  indicators: number;
-  links: number;
-}
-
-export interface ImportSummary {
-  /** Records read from the file. */
-  read: ImportCounts;
-  /** Records inserted or changed (0 everywhere on a re-import of the same file). */
-  changed: ImportCounts;
-  /**
-   * ttps items of the threats read that carry no valid ATT&CK technique id: kept in the threat
-   * (the lookup API shows them), left out of the STIX export (docs/stix-mapping.md). Absent when 0.
-   */
-  skippedTtps?: number;
-  /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
-  aggregates?: AggregatePlan;
-  /** A feed pull's counts (pull-writer.ts). */
-  pulled?: PullCounts;
-  /** A lifecycle run's retirements (lifecycle-writer.ts). */
-  lifecycle?: LifecycleCounts;
-  /** Staff retired or reactivated a threat: false when it already was in that state. */
-  threatStateChanged?: boolean;
 }

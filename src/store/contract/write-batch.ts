@@ -1,9 +1,7 @@
-// The store's write contract for imports: the batches it takes, the columns their rows fill, and the
-// statements that write them. Import builds the batches (src/import/prepare-batches.ts), the store writes them.
-import type { BulkInsert } from '../db/bulk-insert.js';
-import type { ImportCounts } from './records.js';
-import type { PullPlan } from '../ingest/pull-writer.js';
-import type { LifecyclePlan, ThreatStatePlan } from '../ingest/lifecycle-writer.js';
+// The store's write contract: the batches a write takes and the columns their rows fill, in order.
+// src/import builds them from a file (prepare-batches.ts), src/sources from a pull, src/lifecycle
+// from a run; the store writes them (ingest/).
+import type { ImportCounts, LifecyclePlan, PullPlan, ThreatStatePlan } from './commands.js';
 
 /** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
 export interface RelatedReference {
@@ -58,32 +56,6 @@ export const INDICATOR_COLUMNS = [
   'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
 ] as const;
 
-/** Columns an upsert leaves alone: the key and the aggregates computed after the import. */
-const COMPUTED = new Set(['summary', 'indicators', 'updated_last_domain']);
-
-/** The upsert of one table: rows whose content hash is unchanged are left alone; changed keys are returned. */
-function upsertSpec(table: 'threats' | 'feeds' | 'indicators', key: string, columns: readonly string[]): BulkInsert {
-  const updates = columns.filter((c) => c !== key && !COMPUTED.has(c)).map((c) => `${c} = excluded.${c}`);
-  return {
-    table,
-    columns,
-    tail: `on conflict (${key}) do update set ${updates.join(', ')} where ${table}.content_hash <> excluded.content_hash returning ${key}`,
-  };
-}
-
-export const UPSERTS = {
-  threats: { spec: upsertSpec('threats', 'tid', THREAT_COLUMNS), key: 'tid' },
-  feeds: { spec: upsertSpec('feeds', 'fid', FEED_COLUMNS), key: 'fid' },
-  indicators: { spec: upsertSpec('indicators', 'iid', INDICATOR_COLUMNS), key: 'iid' },
-} as const;
-
-/** Links go to a staging table first: their targets may come later in the file (import-staging.ts). */
-export const LINK_STAGING: BulkInsert = {
-  table: 'import_links',
-  columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
-  tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
-};
-
 /** The `kind` of a staged link (import-staging.ts). */
 export const LINK_KIND = { feed: 0, threat: 1 } as const;
 
@@ -97,20 +69,3 @@ export function conflictReason(kind: number, id: number, earlierPosition: string
   const [record, key] = KEY_NAMES[kind] ?? ['record', 'id'];
   return `${record} ${key} ${id} conflicts with ${earlierPosition}: the same ${key} with other content`;
 }
-
-/**
- * Every key of the file is staged with its first position and a 52-bit prefix of its content hash
- * (a false match between two different records is a 1 in 2^52 chance). A later record of the key
- * with another prefix marks the row with its own position, once; the import's end reads the
- * earliest mark (import-checks.ts). The keys live in a table of the transaction, not in memory: a
- * Map of a million iids to hashes alone holds 30 MB of heap, about 100 MB with their positions,
- * growing with the file where the import must stream in constant memory (DESIGN section 3).
- * Staging them costs 0.8 s of SQL in a 1M-indicator import on SQLite (bench/import-phases.ts).
- */
-export const KEY_STAGING: BulkInsert = {
-  table: 'import_keys',
-  columns: ['kind', 'id', 'content', 'ordinal', 'position'],
-  tail:
-    'on conflict (kind, id) do update set conflict_ordinal = excluded.ordinal, conflict_position = excluded.position ' +
-    'where import_keys.content <> excluded.content and import_keys.conflict_ordinal is null',
-};

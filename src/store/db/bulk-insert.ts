@@ -1,7 +1,7 @@
 // Multi-row INSERTs sent as ready SQL text. An import writes millions of rows in batches of the same
 // shape; building each batch through Kysely's query builder cost more than the database's own work.
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Dialect } from './migrations.js';
+import type { Dialect } from './dialect.js';
 
 export interface BulkInsert {
   table: string;

@@ -4,6 +4,7 @@ import { sourcePulls } from './pull-migration.js';
 import { lifecycle } from './lifecycle-migration.js';
 import { ownerValueCounts } from './value-counts-migration.js';
 import { threatTechniques } from './technique-migration.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * Every lookup path has an index: threats by tid and by name, feeds by fid and by
@@ -156,7 +157,6 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
-export type Dialect = 'sqlite' | 'postgres';
 
 /**
  * Unfiltered collections are served from stix_objects itself, paged by (date_added, id): the index

@@ -1,6 +1,6 @@
 // Migration 0008: what pulling source feeds needs in the store (DESIGN section 7, issue 15).
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from './migrations.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * - `indicators_value`: a pull finds the indicator of each value it lists by (value, type), the

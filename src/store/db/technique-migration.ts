@@ -1,6 +1,6 @@
 // Migration 0011: each threat's ATT&CK techniques, as the STIX export publishes them (issue 20).
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from './migrations.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * `threat_techniques`: one row per technique a threat's ttps cite or once cited (technique-sync.ts).

@@ -1,7 +1,7 @@
 // Migration 0007: every value's count per feed and threat, so that an import updates a touched
 // owner's aggregates from what changed instead of reading all its indicators again (value-counts.ts).
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from './migrations.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * `owner_value_counts`: one row per (owner, facet, name, value) with a count above 0. `kind` is the

@@ -1,12 +1,14 @@
 // Recomputes what is derived from the data after an import: link page ranks and feed/threat aggregates.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { ImportChanges } from '../ingest/write-records.js';
+import { anyChange, type ImportChanges } from '../ingest/change-set.js';
 import { aggregateWholeStore } from './aggregate-reads.js';
 import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import { readStoredSummaries, writeSummaries } from './summary-writes.js';
-import { touchedOwners, type OwnerIds, type TouchedOwners } from './touched-owners.js';
+import { touchedOwners } from './touched-owners.js';
+import { type OwnerIds, type TouchedOwners } from '../contract/commands.js';
 import { countTouchedOwners, writeCountsOf } from './value-counts.js';
+import type { AggregatePlan } from '../contract/commands.js';
 
 /**
  * An owner with up to this many new links has its later links shifted, one range at a time (the
@@ -55,9 +57,6 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
   }
 }
 
-export function anyChange(changes: ImportChanges): boolean {
-  return changes.threats + changes.feeds + changes.indicators + changes.feedLinks + changes.threatLinks > 0;
-}
 
 /**
  * The whole-store pass reads every indicator once, in iid order (1M indicators and 1.8M links:
@@ -114,12 +113,6 @@ async function refreshOwners(trx: Kysely<Database>, { recompute, relist }: Touch
   return read;
 }
 
-/**
- * How an import's aggregates were refreshed: the whole-store pass, or only the owners it touched,
- * of which those in `read` were read again through their links (records new to the store, or owners
- * whose value counts could not be updated: value-counts.ts) and the others updated from their counts.
- */
-export type AggregatePlan = { whole: true } | { whole: false; touched: TouchedOwners; read: OwnerIds };
 
 /**
  * Aggregates depend on indicators, links, feeds and threats at once. An import that changes nothing

@@ -17,7 +17,7 @@ import {
 } from './aggregates.js';
 import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
-import type { OwnerIds } from './touched-owners.js';
+import type { OwnerIds } from '../contract/commands.js';
 
 /** Ids per `in (...)` list: well under either dialect's bound on parameters. */
 const SLICE = 500;

@@ -3,24 +3,7 @@
 import { sql, type RawBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LINK_KIND } from '../ingest/change-set.js';
-
-export interface OwnerIds {
-  feeds: number[];
-  threats: number[];
-}
-
-export interface TouchedOwners {
-  /**
-   * Owners whose own aggregates (risk counts, attributes, properties) are computed again: from their
-   * stored value counts and the indicators the import added or changed (value-counts.ts).
-   */
-  recompute: OwnerIds;
-  /**
-   * Owners whose own aggregates stand, but whose summary's list of the other kind (a feed's threats,
-   * a threat's feeds, each with its shared indicator count and its record's fields) may have changed.
-   */
-  relist: OwnerIds;
-}
+import type { OwnerIds, TouchedOwners } from '../contract/commands.js';
 
 async function ids(trx: Kysely<Database>, query: RawBuilder<{ id: number }>): Promise<number[]> {
   const { rows } = await query.execute(trx);

@@ -16,7 +16,7 @@ import {
 import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { StoredSummaries } from './summary-writes.js';
-import type { OwnerIds } from './touched-owners.js';
+import type { OwnerIds } from '../contract/commands.js';
 
 /** Ids per `in (...)` list, and rows per multi-row statement. */
 const SLICE = 500;

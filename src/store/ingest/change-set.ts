@@ -1,70 +1,39 @@
-// What an import stages and records in temporary tables of its transaction: the links (whose targets
-// may come later in the file), the keys of every record read (KEY_STAGING, write-batch.ts), and the keys of the
-// records it inserted or changed. Later steps (page ranks, aggregates, STIX objects) read these
-// tables in pages, so an import of any size holds none of it in memory.
-import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
+// The change set of a write: which records it inserted or changed, the links it staged, and the
+// rows indicators had before it changed them, in the temporary tables of its transaction
+// (temp-tables.ts). The writers of rows, pulls and lifecycle runs note what they change here;
+// derive and publish read only this.
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { ImportError } from '../../errors.js';
-import type { Dialect } from '../db/migrations.js';
 import type { Database } from '../db/schema.js';
-import { LINK_KIND } from '../contract/write-batch.js';
-import { createReplacedIndicators, dropReplacedIndicators } from '../publish/stix-revocation.js';
+import { INDICATOR_COLUMNS, LINK_KIND } from '../contract/write-batch.js';
+import { staged, type ChangeTables } from './temp-tables.js';
 
 export { LINK_KIND };
 
-/** The temporary tables of an import. */
-export interface StagingDatabase {
+/**
+ * How many records an import inserted or changed. Which ones is in the staging tables of the
+ * transaction (import-staging.ts), for the refresh that follows in the same transaction.
+ */
+export interface ImportChanges {
+  threats: number;
+  feeds: number;
+  indicators: number;
+  feedLinks: number;
+  threatLinks: number;
   /**
-   * Every link of the file; `changed` is 1 for those that were new or had another stamp_linked,
-   * `added` 1 for those that were new (the store held no link of that owner and indicator).
+   * The store held no data before this import (no records, links or STIX objects): everything in
+   * it is new, so later steps may write it in bulk instead of comparing with what was there.
    */
-  import_links: {
-    kind: number; owner: number; iid: number; stamp_linked: string; ordinal: number; position: string; changed: Generated<number>; added: Generated<number>;
-  };
-  /** Every tid, fid and iid of the file, at its first position; a conflicting repeat marks it (KEY_STAGING, write-batch.ts). */
-  import_keys: {
-    kind: number; id: number; content: number; ordinal: number; position: string; conflict_ordinal: number | null; conflict_position: string | null;
-  };
-  changed_threats: { id: number };
-  changed_feeds: { id: number };
-  changed_indicators: { id: number };
+  fresh: boolean;
+  /** A feed pull: it changes the feed's pull stamps and sightings even when no record changed. */
+  pulled: boolean;
 }
 
-export type ChangedTable = 'changed_threats' | 'changed_feeds' | 'changed_indicators';
-const CHANGED_TABLES: readonly ChangedTable[] = ['changed_threats', 'changed_feeds', 'changed_indicators'];
-const STAGING_TABLES = ['import_links', 'import_keys', ...CHANGED_TABLES];
-
-/** The staging tables seen through Kysely, in the import's transaction. */
-export function staged(trx: Kysely<Database>): Kysely<StagingDatabase> {
-  return trx as unknown as Kysely<StagingDatabase>;
+export function anyChange(changes: ImportChanges): boolean {
+  return changes.threats + changes.feeds + changes.indicators + changes.feedLinks + changes.threatLinks > 0;
 }
 
-/** `fresh`: the store holds no data (ImportChanges.fresh), so every staged link is new. */
-export async function createStaging(trx: Transaction<Database>, dialect: Dialect, fresh: boolean): Promise<void> {
-  // SQLite keeps temporary tables for the connection's life: a failed import may have left them.
-  for (const table of STAGING_TABLES) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
-  const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
-  // SQLite keeps the staged links in their key's B-tree alone (no rowid table beside it): each
-  // link is written once, and moveLinks reads them in key order without a lookup per row.
-  const withoutRowid = dialect === 'sqlite' ? sql`without rowid` : sql``;
-  await sql`create temporary table import_links (
-    kind integer not null, owner bigint not null, iid bigint not null, stamp_linked text not null,
-    ordinal bigint not null, position text not null, changed integer not null default ${sql.lit(fresh ? 1 : 0)},
-    added integer not null default ${sql.lit(fresh ? 1 : 0)},
-    primary key (kind, owner, iid)) ${withoutRowid} ${onCommit}`.execute(trx);
-  await sql`create temporary table import_keys (
-    kind integer not null, id bigint not null, content bigint not null, ordinal bigint not null, position text not null,
-    conflict_ordinal bigint, conflict_position text,
-    primary key (kind, id)) ${withoutRowid} ${onCommit}`.execute(trx);
-  for (const table of CHANGED_TABLES) {
-    await sql`create temporary table ${sql.table(table)} (id bigint primary key) ${onCommit}`.execute(trx);
-  }
-  await createReplacedIndicators(trx, dialect);
-}
-
-export async function dropStaging(trx: Transaction<Database>): Promise<void> {
-  for (const table of STAGING_TABLES) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
-  await dropReplacedIndicators(trx);
-}
+export type ChangedTable = keyof Pick<ChangeTables, 'changed_threats' | 'changed_feeds' | 'changed_indicators'>;
 
 /** Records keys of records that an upsert inserted or changed. */
 export async function noteChanged(trx: Kysely<Database>, table: ChangedTable, keys: readonly number[]): Promise<void> {
@@ -125,4 +94,60 @@ export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1, fresh: 
     select owner, iid, stamp_linked, -1 from import_links where kind = ${kind} and changed = 1
     on conflict (${owner}, iid) do update set stamp_linked = excluded.stamp_linked`.execute(trx);
   return Number(result.numAffectedRows ?? 0n);
+}
+
+/*
+ * An import that changes an indicator's type or value may leave it without a STIX form (a value
+ * that is no address of its new type). Its object is then revoked, and the revoked version must
+ * repeat what clients hold, which only the indicator's earlier row can render: the rows of such
+ * changes are kept here (`repatterned` 1), in the import's transaction, before the import
+ * overwrites them. The earlier rows of the indicators changed otherwise are kept too (`repatterned`
+ * 0): the aggregates take an indicator's earlier contribution away from its feeds and threats
+ * before adding its new one (value-counts.ts).
+ */
+const IID_AT = INDICATOR_COLUMNS.indexOf('iid');
+const VALUE_AT = INDICATOR_COLUMNS.indexOf('value');
+const TYPE_AT = INDICATOR_COLUMNS.indexOf('type');
+const HASH_AT = INDICATOR_COLUMNS.indexOf('content_hash');
+
+/**
+ * Keeps the current rows of the indicators in an upsert batch (write-batch.ts: `count` rows of
+ * INDICATOR_COLUMNS) that the batch changes (another content hash: the upsert's own test), marking
+ * those whose type or value changes. A batch that changes nothing (a re-import) reads the hashes alone.
+ */
+export async function keepReplacedIndicators(trx: Transaction<Database>, params: readonly unknown[], count: number): Promise<void> {
+  const width = INDICATOR_COLUMNS.length;
+  const incoming = new Map<number, { pattern: string; hash: unknown }>();
+  for (let at = 0; at < count * width; at += width) {
+    incoming.set(Number(params[at + IID_AT]), { pattern: `${params[at + TYPE_AT]}\u0000${params[at + VALUE_AT]}`, hash: params[at + HASH_AT] });
+  }
+  if (incoming.size === 0) return;
+  const { rows } = await sql<{ iid: number; type: string; value: string; content_hash: string }>`
+    select iid, type, value, content_hash from indicators where iid in (${sql.join([...incoming.keys()])})`.execute(trx);
+  const changed: number[] = [];
+  const repatterned: number[] = [];
+  for (const r of rows) {
+    const next = incoming.get(Number(r.iid))!;
+    if (next.hash === r.content_hash) continue;
+    changed.push(Number(r.iid));
+    if (next.pattern !== `${r.type}\u0000${r.value}`) repatterned.push(Number(r.iid));
+  }
+  if (changed.length === 0) return;
+  const marked = repatterned.length === 0 ? sql`0` : sql`case when iid in (${sql.join(repatterned)}) then 1 else 0 end`;
+  // A key comes at most once with its content (import-checks.ts), so a row is kept once, from before the import.
+  await sql`insert into replaced_indicators (iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, repatterned)
+    select iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, ${marked} from indicators where iid in (${sql.join(changed)})
+    on conflict (iid) do nothing`.execute(trx);
+}
+
+/**
+ * Keeps the current rows of the indicators `iids` selects (a query giving one iid column), for a
+ * writer that changes indicators in place rather than by upsert batches (a pull raising a risk): the
+ * aggregates then take their earlier rows away from their owners' counts instead of reading those
+ * owners again (value-counts.ts). Rows kept of indicators that do not change in the end are unused.
+ */
+export async function keepIndicatorRows(trx: Kysely<Database>, iids: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into replaced_indicators (iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, repatterned)
+    select iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, 0 from indicators where iid in (${iids})
+    on conflict (iid) do nothing`.execute(trx);
 }

@@ -4,31 +4,8 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { noteChanged } from './change-set.js';
-import { keepIndicatorRows } from '../publish/stix-revocation.js';
-
-/** A lifecycle run (WriteBatch `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
-export interface LifecyclePlan {
-  /** The run's time: the stamps it sets. */
-  at: string;
-  /** An active threat last observed before this retires. */
-  threatCutoff: string;
-  /** An indicator last listed before the cutoff of its type (else `default`), and listed by no source now, ages out. */
-  indicatorCutoffs: { byType: Record<string, string>; default: string };
-}
-
-/** Staff retire or reactivate one threat (WriteBatch `threat-state`). */
-export interface ThreatStatePlan {
-  tid: number;
-  retired: boolean;
-  at: string;
-}
-
-export interface LifecycleCounts {
-  /** Threats retired by this run (tid and name), in tid order. */
-  retiredThreats: { tid: number; name: string }[];
-  /** Indicators whose risk became `retired`. */
-  agedIndicators: number;
-}
+import { keepIndicatorRows } from './change-set.js';
+import type { LifecycleCounts, LifecyclePlan, ThreatStatePlan } from '../contract/commands.js';
 
 /**
  * Retires the active threats whose last observation (stamp_seen, else stamp_added) is before the

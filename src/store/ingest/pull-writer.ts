@@ -2,62 +2,15 @@
 // staged by the import writer, become indicators, links, listings, risks and sightings here, in the
 // import's transaction; aggregates and STIX versions then follow as for any import (import-writer.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { ThreatgateError } from '../../errors.js';
 import type { BulkInsert } from '../db/bulk-insert.js';
-import type { Dialect } from '../db/migrations.js';
+import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { noteChanged } from './change-set.js';
-import { keepIndicatorRows } from '../publish/stix-revocation.js';
+import { keepIndicatorRows, noteChanged } from './change-set.js';
+import { createPullTables, staged } from './temp-tables.js';
+import { setTempCache } from '../db/dialect.js';
 import { retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
-
-/** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
-export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;
-export type SourceRisk = (typeof RISK_RANKS)[number];
-
-/** What the pull module tells the writer about the pull, before its values (WriteBatch `pull`). */
-export interface PullPlan {
-  fid: number;
-  /** The pull's start, `YYYY-MM-DD HH:MM:SS`: every stamp the pull sets. */
-  at: string;
-  /** The source's `threat`, linked to every value; created when no threat has that name. */
-  sourceThreat: string | null;
-  /** The source answered 304 Not Modified: its latest listing is seen again, nothing else read. */
-  repeat: boolean;
-  /**
-   * The source lists only what is new since the previous pull (a TAXII collection, a MISP feed):
-   * the values it leaves out stay in its listing, and an empty pull is no outage.
-   */
-  incremental?: boolean;
-  /** The feed's pull state after this pull: validators for the next request and when it is due. */
-  etag: string | null;
-  lastModified: string | null;
-  nextDue: number;
-  /** SHA-256 of the body read (one-body sources); undefined keeps the stored one. */
-  bodyHash?: string | null;
-  /** Where the next pull of a structured source resumes; undefined keeps the stored cursor. */
-  cursor?: string | null;
-  /** An upstream feed's descriptive fields (lookup-api): they fill the feed's empty ones. */
-  describe?: { description: string; website: string; category: string; pricing: string };
-}
-
-/** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
-export interface PullCounts {
-  /** Retired threats the pull observed: they stay retired (DESIGN 8), and the pull's log line names them. */
-  retiredSeen: string[];
-  /** Distinct values the pull listed (after normalization and the allowlist). */
-  values: number;
-  /** Distinct values the source withdrew (revoked, expired, deleted, retired upstream) and did not also list. */
-  withdrawn: number;
-  newIndicators: number;
-  /** New feed and threat links. */
-  newLinks: number;
-  /** Threats created for names no threat had. */
-  newThreats: number;
-}
-
-/** A pull that must change nothing: the transaction is rolled back, the feed records the reason. */
-export class PullRefused extends ThreatgateError {}
+import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../contract/commands.js';
 
 /** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source; a value may repeat. */
 export const VALUE_STAGING: BulkInsert = {
@@ -108,65 +61,18 @@ export const WITHDRAWN_STAGING: BulkInsert = {
   tail: '',
 };
 
-const PULL_TABLES = [
-  'pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_listed', 'pull_value_refs', 'pull_ref_threats', 'pull_threat_defs',
-  'pull_withdrawn', 'pull_withdrawn_iids',
-];
-
-/** The staging tables of a pull, in the import's transaction. */
-interface PullStaging {
-  pull_rows: { type: string; value: string; risk: number; ordinal: number };
-  pull_values: { type: string; value: string; risk: number; ordinal: number; iid: number | null; new: number; relisted: number };
-  pull_value_threats: { type: string; value: string; name: string };
-  pull_threats: { name_key: string; tid: number };
-  pull_dropped: { iid: number };
-  pull_listed: { iid: number; risk: number; ordinal: number; new: number; relisted: number };
-  pull_value_refs: { ref: string; type: string; value: string };
-  pull_ref_threats: { ref: string; name: string };
-  pull_threat_defs: { name_key: string; name: string; category: string; aliases: string };
-  pull_withdrawn: { type: string; value: string };
-  pull_withdrawn_iids: { iid: number };
-}
-
-const pullStaged = (trx: Kysely<Database>) => trx as unknown as Kysely<PullStaging>;
-
 /**
  * The page cache of SQLite's temporary database, where a pull stages its values, in KiB while the
- * pull runs (16 MB otherwise; import-writer.ts gives it back). The staging tables are appended to
- * and then read in a few passes, which the file cache serves nearly as well: a mirror of a million
- * TAXII objects took 2 s longer with 4 MB and peaked ~60 MB lower (bench/README.md, mirror). A
- * plain import keeps 16 MB: with 4, a 1M import took 57.8 s in one run, against 52.1 s.
+ * pull runs (apply.ts gives it back). The staging tables are appended to and then read in a few
+ * passes, which the file cache serves nearly as well; a plain import keeps the default, which it
+ * needs (bench/README.md, mirror).
  */
 const PULL_TEMP_CACHE_KIB = 4 * 1024;
 
-export async function createPullStaging(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
-  if (dialect === 'sqlite') await sql.raw(`pragma temp.cache_size = -${PULL_TEMP_CACHE_KIB}`).execute(trx);
-  await dropPullStaging(trx);
-  const onCommit = dialect === 'postgres' ? sql`on commit drop` : sql``;
-  await sql`create temporary table pull_rows (type text not null, value text not null, risk integer not null, ordinal bigint not null) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_values (
-    type text not null, value text not null, risk integer not null, ordinal bigint not null,
-    iid bigint, new integer not null default 0, relisted integer not null default 0,
-    primary key (type, value)) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_value_threats (type text not null, value text not null, name text not null,
-    primary key (type, value, name)) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_threats (name_key text primary key, tid bigint not null) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_dropped (iid bigint primary key) ${onCommit}`.execute(trx);
-  // Keyed by iid (SQLite's rowid): read in order, it looks listings, links and indicators up in
-  // their own order, where pull_values, in value order, would probe them at random.
-  const iidKey = dialect === 'postgres' ? sql`bigint primary key` : sql`integer primary key`;
-  await sql`create temporary table pull_listed (iid ${iidKey}, risk integer not null, ordinal bigint not null,
-    new integer not null, relisted integer not null default 0) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_value_refs (ref text not null, type text not null, value text not null) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_ref_threats (ref text not null, name text not null) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_threat_defs (name_key text primary key, name text not null, category text not null,
-    aliases text not null) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_withdrawn (type text not null, value text not null) ${onCommit}`.execute(trx);
-  await sql`create temporary table pull_withdrawn_iids (iid bigint primary key) ${onCommit}`.execute(trx);
-}
-
-export async function dropPullStaging(trx: Transaction<Database>): Promise<void> {
-  for (const table of PULL_TABLES) await sql`drop table if exists ${sql.table(table)}`.execute(trx);
+/** A pull's staging tables, made when its plan comes (ingest.ts). */
+export async function createPullStaging(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
+  await setTempCache(trx, dialect, PULL_TEMP_CACHE_KIB);
+  await createPullTables(trx, dialect);
 }
 
 const riskCases = sql.raw(RISK_RANKS.map((r, i) => `when ${i} then '${r}'`).join(' '));
@@ -257,13 +163,13 @@ async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promi
     select r.type, r.value, t.name from pull_value_refs r join pull_ref_threats t on t.ref = r.ref
     order by r.type, r.value, t.name
     on conflict do nothing`.execute(trx);
-  const named = await pullStaged(trx).selectFrom('pull_value_threats').select('name').distinct().execute();
+  const named = await staged(trx).selectFrom('pull_value_threats').select('name').distinct().execute();
   const names = new Map<string, string>();
   if (plan.sourceThreat !== null) names.set(plan.sourceThreat.toLowerCase(), plan.sourceThreat);
   for (const { name } of named) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
   if (names.size === 0) return [];
   const defs = new Map<string, { category: string; aliases: string[] }>();
-  for (const d of await pullStaged(trx).selectFrom('pull_threat_defs').selectAll().execute()) {
+  for (const d of await staged(trx).selectFrom('pull_threat_defs').selectAll().execute()) {
     defs.set(d.name_key, { category: d.category, aliases: (JSON.parse(d.aliases) as string[]).filter((a) => typeof a === 'string' && a.trim() !== '') });
   }
   // Every key a threat may be found by: its name, then its aliases.
@@ -312,7 +218,7 @@ async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promi
   }
   await noteChanged(trx, 'changed_threats', created);
   const rows = [...found].map(([name_key, tid]) => ({ name_key, tid }));
-  for (let i = 0; i < rows.length; i += 400) await pullStaged(trx).insertInto('pull_threats').values(rows.slice(i, i + 400)).execute();
+  for (let i = 0; i < rows.length; i += 400) await staged(trx).insertInto('pull_threats').values(rows.slice(i, i + 400)).execute();
   return created;
 }
 
@@ -449,7 +355,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   const retired = await retireWithdrawn(trx, plan);
   await stageNewLinks(trx, plan);
   const newLinks = await count(trx, sql`select 1 from import_links`);
-  const seenThreats = (await pullStaged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
+  const seenThreats = (await staged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
   await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
   const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);

@@ -2,7 +2,7 @@
 // came twice with other content, and related threats (which may come later in the file).
 import type { Transaction } from 'kysely';
 import { ImportError } from '../../errors.js';
-import { staged } from './change-set.js';
+import { staged } from './temp-tables.js';
 import { conflictReason } from '../contract/write-batch.js';
 import type { Database } from '../db/schema.js';
 import type { RelatedReference } from '../contract/write-batch.js';

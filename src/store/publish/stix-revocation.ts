@@ -14,79 +14,11 @@ import {
   type StixObject,
 } from '../../stix/index.js';
 import type { DateAddedClock } from './date-added-clock.js';
-import type { Dialect } from '../db/migrations.js';
+import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { indicatorSources, versionHash, type IndicatorRecord } from '../../stix/project-records.js';
 import { organizationOf } from './stix-rows.js';
 import { INDICATOR_COLUMNS } from '../contract/write-batch.js';
-
-/**
- * An import that changes an indicator's type or value may leave it without a STIX form (a value
- * that is no address of its new type). Its object is then revoked, and the revoked version must
- * repeat what clients hold, which only the indicator's earlier row can render: the rows of such
- * changes are kept here (`repatterned` 1), in the import's transaction, before the import
- * overwrites them. The earlier rows of the indicators changed otherwise are kept too (`repatterned`
- * 0): the aggregates take an indicator's earlier contribution away from its feeds and threats
- * before adding its new one (value-counts.ts).
- */
-export async function createReplacedIndicators(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
-  await sql`drop table if exists replaced_indicators`.execute(trx);
-  await sql`create temporary table replaced_indicators (
-    iid bigint primary key, value text not null, type text not null, risk text not null,
-    stamp_added text, stamp_updated text, retired integer, attributes text not null, properties text not null,
-    repatterned integer not null) ${dialect === 'postgres' ? sql`on commit drop` : sql``}`.execute(trx);
-}
-
-export async function dropReplacedIndicators(trx: Kysely<Database>): Promise<void> {
-  await sql`drop table if exists replaced_indicators`.execute(trx);
-}
-
-const IID_AT = INDICATOR_COLUMNS.indexOf('iid');
-const VALUE_AT = INDICATOR_COLUMNS.indexOf('value');
-const TYPE_AT = INDICATOR_COLUMNS.indexOf('type');
-const HASH_AT = INDICATOR_COLUMNS.indexOf('content_hash');
-
-/**
- * Keeps the current rows of the indicators in an upsert batch (write-batch.ts: `count` rows of
- * INDICATOR_COLUMNS) that the batch changes (another content hash: the upsert's own test), marking
- * those whose type or value changes. A batch that changes nothing (a re-import) reads the hashes alone.
- */
-export async function keepReplacedIndicators(trx: Transaction<Database>, params: readonly unknown[], count: number): Promise<void> {
-  const width = INDICATOR_COLUMNS.length;
-  const incoming = new Map<number, { pattern: string; hash: unknown }>();
-  for (let at = 0; at < count * width; at += width) {
-    incoming.set(Number(params[at + IID_AT]), { pattern: `${params[at + TYPE_AT]}\u0000${params[at + VALUE_AT]}`, hash: params[at + HASH_AT] });
-  }
-  if (incoming.size === 0) return;
-  const { rows } = await sql<{ iid: number; type: string; value: string; content_hash: string }>`
-    select iid, type, value, content_hash from indicators where iid in (${sql.join([...incoming.keys()])})`.execute(trx);
-  const changed: number[] = [];
-  const repatterned: number[] = [];
-  for (const r of rows) {
-    const next = incoming.get(Number(r.iid))!;
-    if (next.hash === r.content_hash) continue;
-    changed.push(Number(r.iid));
-    if (next.pattern !== `${r.type}\u0000${r.value}`) repatterned.push(Number(r.iid));
-  }
-  if (changed.length === 0) return;
-  const marked = repatterned.length === 0 ? sql`0` : sql`case when iid in (${sql.join(repatterned)}) then 1 else 0 end`;
-  // A key comes at most once with its content (import-checks.ts), so a row is kept once, from before the import.
-  await sql`insert into replaced_indicators (iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, repatterned)
-    select iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, ${marked} from indicators where iid in (${sql.join(changed)})
-    on conflict (iid) do nothing`.execute(trx);
-}
-
-/**
- * Keeps the current rows of the indicators `iids` selects (a query giving one iid column), for a
- * writer that changes indicators in place rather than by upsert batches (a pull raising a risk): the
- * aggregates then take their earlier rows away from their owners' counts instead of reading those
- * owners again (value-counts.ts). Rows kept of indicators that do not change in the end are unused.
- */
-export async function keepIndicatorRows(trx: Kysely<Database>, iids: RawBuilder<unknown>): Promise<void> {
-  await sql`insert into replaced_indicators (iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, repatterned)
-    select iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, 0 from indicators where iid in (${iids})
-    on conflict (iid) do nothing`.execute(trx);
-}
 
 /** A stored object about to be revoked. */
 export interface StoredObject {

@@ -6,8 +6,8 @@ import { isRetired, laterStixTime, stixIdForIndicatorLink, stixIdForThreat, stix
 import type { Threat } from '../../domain.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
-import { anyChange } from '../derive/derive.js';
-import type { ImportChanges } from '../ingest/write-records.js';
+import { anyChange } from '../ingest/change-set.js';
+import type { ImportChanges } from '../ingest/change-set.js';
 import { readMeta, writeMeta } from '../db/meta.js';
 import type { Database } from '../db/schema.js';
 import { identitySources, indicatorSources, linkSources, reactivationSource, threatSource, type ObjectSource } from '../../stix/project-records.js';
@@ -23,12 +23,12 @@ import {
   type VersionRows,
 } from './version-rows.js';
 import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
-import { LINK_KIND, staged } from '../ingest/change-set.js';
+import { LINK_KIND } from '../ingest/change-set.js';
 import { bulkInsertRows, type BulkInsert } from '../db/bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
-import type { Dialect } from '../db/migrations.js';
+import { takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
+import { createRenderTable, dropRenderTables, staged } from '../ingest/temp-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
-import { IMPORT_LOCK_ID } from '../ingest/write-records.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
@@ -108,7 +108,7 @@ class VersionWriter {
  * feed links, and every indicator of a changed feed (its organization names created_by_ref).
  */
 async function stageIndicators(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  await sql`create temporary table render_iids (iid bigint primary key) ${onCommitDrop(dialect)}`.execute(db);
+  await createRenderTable(db, dialect, 'render_iids');
   await sql`insert into render_iids (iid) select id from changed_indicators where true on conflict do nothing`.execute(db);
   await sql`insert into render_iids (iid) select iid from import_links where kind = ${LINK_KIND.feed} and changed = 1 on conflict do nothing`.execute(db);
   await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (select id from changed_feeds) on conflict do nothing`.execute(db);
@@ -116,17 +116,9 @@ async function stageIndicators(db: Kysely<Database>, dialect: Dialect): Promise<
 
 /** The threat links to render: those new or changed, and every link of a changed threat. */
 async function stageLinks(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  await sql`create temporary table render_links (tid bigint not null, iid bigint not null, primary key (tid, iid)) ${onCommitDrop(dialect)}`.execute(db);
+  await createRenderTable(db, dialect, 'render_links');
   await sql`insert into render_links (tid, iid) select owner, iid from import_links where kind = ${LINK_KIND.threat} and changed = 1 on conflict do nothing`.execute(db);
   await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (select id from changed_threats) on conflict do nothing`.execute(db);
-}
-
-const onCommitDrop = (dialect: Dialect) => (dialect === 'postgres' ? sql`on commit drop` : sql``);
-
-async function dropRenderTables(db: Kysely<Database>): Promise<void> {
-  await sql`drop table if exists render_iids`.execute(db);
-  await sql`drop table if exists render_new`.execute(db);
-  await sql`drop table if exists render_links`.execute(db);
 }
 
 /**
@@ -137,12 +129,12 @@ async function dropRenderTables(db: Kysely<Database>): Promise<void> {
  * object to withdraw.
  */
 async function syncNewIndicators(db: Kysely<Database>, dialect: Dialect, writer: VersionWriter, options: StixSyncOptions): Promise<void> {
-  await sql`create temporary table render_new (iid bigint primary key) ${onCommitDrop(dialect)}`.execute(db);
+  await createRenderTable(db, dialect, 'render_new');
   await sql`insert into render_new (iid) select r.iid from render_iids r
     where not exists (select 1 from stix_objects s where s.iid = r.iid)`.execute(db);
   const { rows } = await sql<{ n: number }>`select count(*) as n from render_new`.execute(db);
   if (Number(rows[0]?.n ?? 0) < (options.renderThreadFrom ?? RENDER_THREAD_FROM)) {
-    await sql`drop table render_new`.execute(db);
+    await dropRenderTables(db, ['render_new']);
     return;
   }
   await sql`delete from render_iids where iid in (select iid from render_new)`.execute(db);
@@ -162,7 +154,7 @@ async function syncNewIndicators(db: Kysely<Database>, dialect: Dialect, writer:
   } finally {
     await thread.close();
   }
-  await sql`drop table render_new`.execute(db);
+  await dropRenderTables(db, ['render_new']);
 }
 
 async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Promise<void> {
@@ -329,20 +321,6 @@ async function reactivateThreats(
   return { generations, reactivated };
 }
 
-/**
- * Runs `fill` without the indexes of stix_objects, then builds them again, each in one sort: STIX
- * ids are UUIDs, so each object written with its index in place updates it at a random page
- * (bench/README.md: 1M indicators). For an import into an empty store on SQLite, where other
- * connections go on reading the last committed state (WAL) until this transaction commits.
- */
-async function deferObjectIndexes(db: Kysely<Database>, fill: () => Promise<void>): Promise<void> {
-  const { rows: indexes } = await sql<{ name: string; sql: string }>`
-    select name, sql from sqlite_master where type = 'index' and tbl_name = 'stix_objects' and sql is not null order by name`.execute(db);
-  for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(db);
-  await fill();
-  for (const index of indexes) await sql.raw(index.sql).execute(db);
-}
-
 async function syncObjects(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -389,7 +367,9 @@ export function createStixSync(collections: readonly CollectionConfig[], options
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
     const sync = () => syncObjects(db, dialect, changes, writer, options);
-    await (changes.fresh && dialect === 'sqlite' ? deferObjectIndexes(db, sync) : sync());
+    // STIX ids are UUIDs: into an empty store, each object written with the indexes of stix_objects
+    // in place would update them at random pages, so they are built after, each in one sort.
+    await (changes.fresh ? withoutIndexes(db, dialect, { table: 'stix_objects' }, sync) : sync());
     await reconcileCollections(db, collections, dates);
     await dates.save(db);
   };
@@ -424,7 +404,7 @@ async function reconcileCollections(db: Kysely<Database>, collections: readonly 
 async function publishPendingTechniques(db: Kysely<Database>, dialect: Dialect, collections: readonly CollectionConfig[], clock: Clock): Promise<void> {
   if (!(await techniquesPending(db))) return;
   await db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
+    await takeWriteLock(trx, dialect);
     if (!(await techniquesPending(trx))) return;
     const dates = await DateAddedClock.open(trx, clock.now());
     const writer = new VersionWriter(trx, dialect, dates, clock.now(), false);
@@ -442,9 +422,8 @@ export async function syncCollectionsWithConfig(db: Kysely<Database>, dialect: D
   await publishPendingTechniques(db, dialect, collections, clock);
   if ((await readMeta(db, FINGERPRINT_KEY)) === collectionsFingerprint(collections)) return false;
   return db.transaction().execute(async (trx) => {
-    // As an import's transaction does (import-writer.ts): serialized with writes, the lock taken before the first read.
-    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${IMPORT_LOCK_ID})`.execute(trx);
-    else await sql`delete from leases where 0`.execute(trx);
+    // As a write's transaction does (apply.ts): serialized with writes, the lock taken before the first read.
+    await takeWriteLock(trx, dialect);
     const dates = await DateAddedClock.open(trx, clock.now());
     const changed = await reconcileCollections(trx, collections, dates);
     await dates.save(trx);

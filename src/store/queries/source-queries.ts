@@ -25,24 +25,6 @@ export async function nextFeedId(db: Kysely<Database>): Promise<number> {
   return Number(row?.top ?? 0) + 1;
 }
 
-/**
- * Creates or replaces a feed's source, in the transaction of an import (the one way data gets in,
- * `feeds add` included). A changed definition starts its pull state afresh (the validators and
- * backoff belonged to the old source) and makes it due at once; the same definition again changes nothing.
- */
-export async function upsertFeedSource(trx: Kysely<Database>, fid: number, definition: string, stamp: string): Promise<void> {
-  await trx
-    .insertInto('feed_sources')
-    .values({ fid, definition, stamp_added: stamp, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, next_due: null, body_hash: null })
-    .onConflict((oc) =>
-      oc
-        .column('fid')
-        .doUpdateSet({ definition, stamp_updated: stamp, etag: null, last_modified: null, last_error: null, last_error_at: null, failures: 0, next_due: null, body_hash: null })
-        .where('feed_sources.definition', '<>', definition),
-    )
-    .execute();
-}
-
 export async function listFeedSources(db: Kysely<Database>): Promise<FeedSourceListing[]> {
   const rows = await db
     .selectFrom('feed_sources as s')

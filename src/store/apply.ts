@@ -1,0 +1,87 @@
+// The one way data changes: a write (a file's records, a feed pull, a lifecycle run, staff retiring
+// a threat) runs in one transaction, under the write lock, through the same stages in a fixed
+// order: ingest, derive, publish, and a new data version. A failure anywhere rolls it all back.
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { ImportSummary } from './contract/commands.js';
+import type { WriteBatch } from './contract/write-batch.js';
+import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
+import { writeMeta } from './db/meta.js';
+import type { Database } from './db/schema.js';
+import { refreshLookupData } from './derive/derive.js';
+import { anyChange } from './ingest/change-set.js';
+import { endIngest, ingest } from './ingest/ingest.js';
+import type { StixSync } from './publish/stix-sync.js';
+
+/** Changes with every write that changed something: the key of every response cache. */
+export const DATA_VERSION_KEY = 'data_version';
+
+/** The stages of a write after its batches are written, in order: a progress report may name them. */
+export type WritePhase = 'derive' | 'project' | 'commit';
+
+export interface WriteOptions {
+  /** Hears each stage as it starts (a terminal's progress, the import profiler). */
+  onPhase?: (phase: WritePhase) => void;
+}
+
+/** How a store writes: its STIX projection, and whether a write into an empty store goes in bulk. */
+export interface WriteSetup {
+  publish: StixSync;
+  /** Writes into an empty store in bulk (ImportChanges.fresh); off, it takes the path of every other write. */
+  bulkWhenEmpty: boolean;
+}
+
+/**
+ * SQLite page cache during a write, in KiB (better-sqlite3's default is 16 MB). Tables and indexes
+ * mostly grow at their ends (a fresh store's STIX indexes are built after, by sorting), and SQLite
+ * lets each sort use as much memory as the cache. A pull looks each listed value's listing, link
+ * and indicator up after sorting the values by iid (pull_listed), in the order those are stored;
+ * in value order, at random pages, it needed twice this to keep from re-reading the file
+ * (bench/README.md, pulls).
+ */
+const WRITE_CACHE_KIB = 32 * 1024;
+
+const DATA_TABLES = ['threats', 'feeds', 'indicators', 'feed_links', 'threat_links', 'stix_objects'] as const;
+
+/** True when none of the data tables holds a row. */
+async function holdsNoData(trx: Transaction<Database>): Promise<boolean> {
+  for (const table of DATA_TABLES) {
+    if (await trx.selectFrom(table).select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()) return false;
+  }
+  return true;
+}
+
+export async function applyWrite(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  setup: WriteSetup,
+  batches: AsyncIterable<WriteBatch>,
+  clock: Clock,
+  options: WriteOptions = {},
+): Promise<ImportSummary> {
+  return withWriteCaches(db, dialect, { main: WRITE_CACHE_KIB }, () =>
+    db.transaction().execute(async (trx) => {
+      await takeWriteLock(trx, dialect);
+      const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));
+      const ingested = await ingest(trx, dialect, batches, fresh);
+      const { changes, end } = ingested;
+      options.onPhase?.('derive');
+      const aggregates = await refreshLookupData(trx, changes);
+      options.onPhase?.('project');
+      await setup.publish(trx, changes, clock, dialect);
+      if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
+      options.onPhase?.('commit');
+      await endIngest(trx, ingested);
+      return {
+        read: end.read,
+        ...(end.skippedTtps ? { skippedTtps: end.skippedTtps } : {}),
+        changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
+        ...(aggregates === undefined ? {} : { aggregates }),
+        ...(ingested.pulled === undefined ? {} : { pulled: ingested.pulled }),
+        ...(ingested.lifecycle === undefined ? {} : { lifecycle: ingested.lifecycle }),
+        ...(ingested.threatStateChanged === undefined ? {} : { threatStateChanged: ingested.threatStateChanged }),
+      };
+    }),
+  );
+}

@@ -1,0 +1,128 @@
+// The store's write commands and what each gives back: a feed pull's and a lifecycle run's plans
+// (each comes as a WriteBatch, write-batch.ts), and the summary of a write. This file imports
+// nothing else of the store: the application reads it, the store's writers implement it.
+import { ThreatgateError } from '../../errors.js';
+
+/** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
+export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;
+export type SourceRisk = (typeof RISK_RANKS)[number];
+
+/** What the pull module tells the writer about the pull, before its values (WriteBatch `pull`). */
+export interface PullPlan {
+  fid: number;
+  /** The pull's start, `YYYY-MM-DD HH:MM:SS`: every stamp the pull sets. */
+  at: string;
+  /** The source's `threat`, linked to every value; created when no threat has that name. */
+  sourceThreat: string | null;
+  /** The source answered 304 Not Modified: its latest listing is seen again, nothing else read. */
+  repeat: boolean;
+  /**
+   * The source lists only what is new since the previous pull (a TAXII collection, a MISP feed):
+   * the values it leaves out stay in its listing, and an empty pull is no outage.
+   */
+  incremental?: boolean;
+  /** The feed's pull state after this pull: validators for the next request and when it is due. */
+  etag: string | null;
+  lastModified: string | null;
+  nextDue: number;
+  /** SHA-256 of the body read (one-body sources); undefined keeps the stored one. */
+  bodyHash?: string | null;
+  /** Where the next pull of a structured source resumes; undefined keeps the stored cursor. */
+  cursor?: string | null;
+  /** An upstream feed's descriptive fields (lookup-api): they fill the feed's empty ones. */
+  describe?: { description: string; website: string; category: string; pricing: string };
+}
+
+/** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
+export interface PullCounts {
+  /** Retired threats the pull observed: they stay retired (DESIGN 8), and the pull's log line names them. */
+  retiredSeen: string[];
+  /** Distinct values the pull listed (after normalization and the allowlist). */
+  values: number;
+  /** Distinct values the source withdrew (revoked, expired, deleted, retired upstream) and did not also list. */
+  withdrawn: number;
+  newIndicators: number;
+  /** New feed and threat links. */
+  newLinks: number;
+  /** Threats created for names no threat had. */
+  newThreats: number;
+}
+
+/** A pull that must change nothing: the transaction is rolled back, the feed records the reason. */
+export class PullRefused extends ThreatgateError {}
+
+/** A lifecycle run (WriteBatch `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
+export interface LifecyclePlan {
+  /** The run's time: the stamps it sets. */
+  at: string;
+  /** An active threat last observed before this retires. */
+  threatCutoff: string;
+  /** An indicator last listed before the cutoff of its type (else `default`), and listed by no source now, ages out. */
+  indicatorCutoffs: { byType: Record<string, string>; default: string };
+}
+
+/** Staff retire or reactivate one threat (WriteBatch `threat-state`). */
+export interface ThreatStatePlan {
+  tid: number;
+  retired: boolean;
+  at: string;
+}
+
+export interface LifecycleCounts {
+  /** Threats retired by this run (tid and name), in tid order. */
+  retiredThreats: { tid: number; name: string }[];
+  /** Indicators whose risk became `retired`. */
+  agedIndicators: number;
+}
+
+export interface OwnerIds {
+  feeds: number[];
+  threats: number[];
+}
+
+export interface TouchedOwners {
+  /**
+   * Owners whose own aggregates (risk counts, attributes, properties) are computed again: from their
+   * stored value counts and the indicators the import added or changed (value-counts.ts).
+   */
+  recompute: OwnerIds;
+  /**
+   * Owners whose own aggregates stand, but whose summary's list of the other kind (a feed's threats,
+   * a threat's feeds, each with its shared indicator count and its record's fields) may have changed.
+   */
+  relist: OwnerIds;
+}
+
+/**
+ * How an import's aggregates were refreshed: the whole-store pass, or only the owners it touched,
+ * of which those in `read` were read again through their links (records new to the store, or owners
+ * whose value counts could not be updated: value-counts.ts) and the others updated from their counts.
+ */
+export type AggregatePlan = { whole: true } | { whole: false; touched: TouchedOwners; read: OwnerIds };
+
+export interface ImportCounts {
+  threats: number;
+  feeds: number;
+  indicators: number;
+  links: number;
+}
+
+export interface ImportSummary {
+  /** Records read from the file. */
+  read: ImportCounts;
+  /** Records inserted or changed (0 everywhere on a re-import of the same file). */
+  changed: ImportCounts;
+  /**
+   * ttps items of the threats read that carry no valid ATT&CK technique id: kept in the threat
+   * (the lookup API shows them), left out of the STIX export (docs/stix-mapping.md). Absent when 0.
+   */
+  skippedTtps?: number;
+  /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
+  aggregates?: AggregatePlan;
+  /** A feed pull's counts (pull-writer.ts). */
+  pulled?: PullCounts;
+  /** A lifecycle run's retirements (lifecycle-writer.ts). */
+  lifecycle?: LifecycleCounts;
+  /** Staff retired or reactivated a threat: false when it already was in that state. */
+  threatStateChanged?: boolean;
+}

@@ -1,0 +1,86 @@
+// What differs between SQLite and PostgreSQL beyond the SQL both speak, each written once: temporary
+// tables that end with the transaction, the lock that serializes writes, indexes set aside during a
+// bulk load, and SQLite's page caches during a write.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * The tail of a temporary table of one write. PostgreSQL drops it at commit; SQLite keeps temporary
+ * tables for the connection's life, so its writers drop them (and drop leftovers of a failed write
+ * before creating them).
+ */
+export function onCommitDrop(dialect: Dialect): RawBuilder<unknown> {
+  return dialect === 'postgres' ? sql`on commit drop` : sql``;
+}
+
+/** Arbitrary, fixed: the advisory lock key that serializes writes on PostgreSQL. */
+const WRITE_LOCK_ID = 7_324_861_001;
+
+/**
+ * One write at a time: the date_added counter and the aggregates assume it. PostgreSQL takes a
+ * transaction-scoped advisory lock. SQLite has one writer already, but a transaction that reads
+ * first and then meets another connection's commit (a lease taken or renewed by another process)
+ * cannot write any more (SQLITE_BUSY_SNAPSHOT): a statement that writes nothing takes the write lock
+ * before the first read, waiting busy_timeout for it.
+ */
+export async function takeWriteLock(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WRITE_LOCK_ID})`.execute(trx);
+  else await sql`delete from leases where 0`.execute(trx);
+}
+
+/**
+ * SQLite: runs `fill` without the named indexes (or every index of `table`), then builds each again
+ * in one sort, where rows written with the index in place would update it at random pages. The
+ * rebuilt index is the one stored (its own CREATE statement). PostgreSQL runs `fill` as it is.
+ */
+export async function withoutIndexes<T>(
+  trx: Kysely<Database>,
+  dialect: Dialect,
+  which: { index: string } | { table: string },
+  fill: () => Promise<T>,
+): Promise<T> {
+  if (dialect !== 'sqlite') return fill();
+  const condition = 'index' in which ? sql`name = ${which.index}` : sql`tbl_name = ${which.table}`;
+  const { rows: indexes } = await sql<{ name: string; sql: string }>`
+    select name, sql from sqlite_master where type = 'index' and ${condition} and sql is not null order by name`.execute(trx);
+  for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(trx);
+  const result = await fill();
+  for (const index of indexes) await sql.raw(index.sql).execute(trx);
+  return result;
+}
+
+/** SQLite's page cache sizes, in KiB, during a write; undefined leaves a cache as it is. */
+export interface WriteCaches {
+  main?: number;
+  temp?: number;
+}
+
+/**
+ * SQLite: runs `write` with the page caches given, then gives back the sizes it found (a pull may
+ * set the temporary cache during the write: setTempCache). PostgreSQL runs `write` as it is.
+ */
+export async function withWriteCaches<T>(db: Kysely<Database>, dialect: Dialect, caches: WriteCaches, write: () => Promise<T>): Promise<T> {
+  if (dialect !== 'sqlite') return write();
+  const size = async (schema: 'main' | 'temp') => Number((await sql<{ cache_size: number }>`pragma ${sql.raw(schema)}.cache_size`.execute(db)).rows[0]?.cache_size ?? -2000);
+  const main = await size('main');
+  const temp = await size('temp');
+  if (caches.main !== undefined) await setCache(db, 'main', caches.main);
+  if (caches.temp !== undefined) await setCache(db, 'temp', caches.temp);
+  try {
+    return await write();
+  } finally {
+    await sql.raw(`pragma main.cache_size = ${main}`).execute(db);
+    await sql.raw(`pragma temp.cache_size = ${temp}`).execute(db);
+  }
+}
+
+/** SQLite: the temporary database's page cache for the rest of the write (withWriteCaches gives it back). */
+export async function setTempCache(trx: Kysely<Database>, dialect: Dialect, kib: number): Promise<void> {
+  if (dialect === 'sqlite') await setCache(trx, 'temp', kib);
+}
+
+async function setCache(db: Kysely<Database>, schema: 'main' | 'temp', kib: number): Promise<void> {
+  await sql.raw(`pragma ${schema}.cache_size = -${Math.trunc(kib)}`).execute(db);
+}

@@ -1,0 +1,163 @@
+// The ingest stage of a write: its batches (contract/write-batch.ts) written in the write's
+// transaction, a pull's or a lifecycle run's plan applied, the records checked, and the links moved
+// into place; what changed is left in the change set (change-set.ts) for derive and publish.
+// Unchanged records are not touched.
+import type { Kysely, Transaction } from 'kysely';
+import { upsertFeedSource } from './source-writes.js';
+import { applyLifecycle, applyThreatState } from './lifecycle-writer.js';
+import type { LifecycleCounts, LifecyclePlan, PullCounts, PullPlan, ThreatStatePlan } from '../contract/commands.js';
+import type { Dialect } from '../db/dialect.js';
+import { withoutIndexes } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+import { bulkInsertRows } from '../db/bulk-insert.js';
+import type { WriteBatch } from '../contract/write-batch.js';
+import { KEY_STAGING, LINK_STAGING, UPSERTS } from './record-upserts.js';
+import { checkKeyConflicts, checkRelatedTargets } from './record-checks.js';
+import { applyPull, createPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING } from './pull-writer.js';
+import { checkLinkTargets, countChanged, keepReplacedIndicators, LINK_KIND, moveLinks, noteChanged, type ImportChanges } from './change-set.js';
+import { createChangeTables, dropChangeTables, dropPullTables } from './temp-tables.js';
+
+/** Upserts one batch of rows; returns the keys actually inserted or changed. */
+async function upsert(trx: Transaction<Database>, dialect: Dialect, table: keyof typeof UPSERTS, batch: { params: unknown[]; count: number }): Promise<number[]> {
+  const { spec, key } = UPSERTS[table];
+  const result = await bulkInsertRows<Record<string, unknown>>(trx, dialect, spec, batch.params, batch.count);
+  return result.map((r) => Number(r[key]));
+}
+
+type EndBatch = Extract<WriteBatch, { kind: 'end' }>;
+
+/** What the batches said so far: the end of the records, and a pull's plan. */
+interface BatchState {
+  end?: EndBatch;
+  pull?: PullPlan;
+  lifecycle?: LifecyclePlan;
+  threatState?: ThreatStatePlan;
+}
+
+/** Writes one batch; the end of the records and a pull's plan go to `state`. */
+async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean, state: BatchState): Promise<void> {
+  if (batch.kind === 'pull') {
+    if (state.pull !== undefined) throw new Error('an import holds at most one pull');
+    state.pull = batch.plan;
+    await createPullStaging(trx, dialect);
+    return;
+  }
+  if (batch.kind === 'values') {
+    if (state.pull === undefined) throw new Error('pulled values came without their pull');
+    await bulkInsertRows(trx, dialect, VALUE_STAGING, batch.params, batch.count);
+    await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
+    if (batch.refs !== undefined) await bulkInsertRows(trx, dialect, VALUE_REF_STAGING, batch.refs, batch.refCount ?? 0);
+    if (batch.withdrawn !== undefined) await bulkInsertRows(trx, dialect, WITHDRAWN_STAGING, batch.withdrawn, batch.withdrawnCount ?? 0);
+    return;
+  }
+  if (batch.kind === 'relations') {
+    if (state.pull === undefined) throw new Error('pulled relations came without their pull');
+    await bulkInsertRows(trx, dialect, REF_THREAT_STAGING, batch.rows, batch.count);
+    await bulkInsertRows(trx, dialect, THREAT_DEF_STAGING, batch.defs, batch.defCount);
+    return;
+  }
+  if (batch.kind === 'end') {
+    state.end = batch;
+    return;
+  }
+  if (batch.kind === 'lifecycle') {
+    state.lifecycle = batch.plan;
+    return;
+  }
+  if (batch.kind === 'threat-state') {
+    state.threatState = batch.plan;
+    return;
+  }
+  if (batch.kind === 'sources') {
+    // Its feeds came in earlier batches of this transaction.
+    for (const [fid, definition] of batch.rows) await upsertFeedSource(trx, fid, definition, batch.stamp);
+    return;
+  }
+  await writeRows(trx, dialect, batch, fresh);
+}
+
+/** Writes one batch of records or links. */
+async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'relations' | 'sources' | 'lifecycle' | 'threat-state' | 'end' }>, fresh: boolean): Promise<void> {
+  if (batch.kind !== 'links') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
+  switch (batch.kind) {
+    case 'threats': {
+      const changed = await upsert(trx, dialect, 'threats', batch);
+      if (changed.length === 0) return undefined;
+      await noteChanged(trx, 'changed_threats', changed);
+      await trx.deleteFrom('threat_names').where('tid', 'in', changed).execute();
+      const isChanged = new Set(changed);
+      const names = batch.names.filter(([tid]) => isChanged.has(tid)).flatMap(([tid, keys]) => keys.map((name_key) => ({ name_key, tid })));
+      for (let i = 0; i < names.length; i += 400) await trx.insertInto('threat_names').values(names.slice(i, i + 400)).execute();
+      return undefined;
+    }
+    case 'feeds':
+      await noteChanged(trx, 'changed_feeds', await upsert(trx, dialect, 'feeds', batch));
+      return undefined;
+    case 'indicators':
+      // Into a fresh store nothing is replaced; elsewhere the rows an upsert changes in type or
+      // value are kept first, for the revoked version of an indicator that loses its pattern.
+      if (!fresh) await keepReplacedIndicators(trx, batch.params, batch.count);
+      await noteChanged(trx, 'changed_indicators', await upsert(trx, dialect, 'indicators', batch));
+      return undefined;
+    case 'links':
+      await bulkInsertRows(trx, dialect, LINK_STAGING, batch.params, batch.count);
+      return undefined;
+  }
+}
+
+/** What ingest leaves for the stages after it and for the write's summary. */
+export interface Ingested {
+  changes: ImportChanges;
+  end: EndBatch;
+  pulled?: PullCounts;
+  lifecycle?: LifecycleCounts;
+  threatStateChanged?: boolean;
+}
+
+/**
+ * Writes every batch, applies the plans they carry, checks the records and moves the links into
+ * place. `fresh`: the store holds no data, so everything is new and goes in bulk. Throws
+ * ImportError (or PullRefused) for a write that must change nothing; the caller rolls it back.
+ */
+export async function ingest(trx: Transaction<Database>, dialect: Dialect, batches: AsyncIterable<WriteBatch>, fresh: boolean): Promise<Ingested> {
+  await createChangeTables(trx, dialect, fresh);
+  const state: BatchState = {};
+  // Into an empty SQLite store, the index that finds indicators by value (pull-migration.ts) is
+  // built once after the rows, in one sort, rather than at a random place for each of them.
+  const writeAll = async () => {
+    for await (const batch of batches) await writeBatch(trx, dialect, batch, fresh, state);
+  };
+  if (fresh) await withoutIndexes(trx, dialect, { index: 'indicators_value' }, writeAll);
+  else await writeAll();
+  // The batches end with the counts; without them the records were cut short.
+  const { end, pull } = state;
+  if (end === undefined) throw new Error('the write\'s batches ended without their counts');
+  const pulled = pull === undefined ? undefined : await applyPull(trx, pull);
+  const lifecycle = state.lifecycle === undefined ? undefined : await applyLifecycle(trx, state.lifecycle);
+  const threatStateChanged = state.threatState === undefined ? undefined : await applyThreatState(trx, state.threatState);
+  await checkKeyConflicts(trx);
+  await checkRelatedTargets(trx, end.related);
+  await checkLinkTargets(trx);
+  const changes: ImportChanges = {
+    threats: await countChanged(trx, 'changed_threats'),
+    feeds: await countChanged(trx, 'changed_feeds'),
+    indicators: await countChanged(trx, 'changed_indicators'),
+    feedLinks: await moveLinks(trx, LINK_KIND.feed, fresh),
+    threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
+    fresh,
+    pulled: pull !== undefined,
+  };
+  return {
+    changes,
+    end,
+    ...(pulled === undefined ? {} : { pulled }),
+    ...(lifecycle === undefined ? {} : { lifecycle }),
+    ...(threatStateChanged === undefined ? {} : { threatStateChanged }),
+  };
+}
+
+/** Drops the change set's tables (and a pull's) once publish has read them. */
+export async function endIngest(trx: Kysely<Database>, ingested: Ingested): Promise<void> {
+  await dropChangeTables(trx);
+  if (ingested.changes.pulled) await dropPullTables(trx);
+}
