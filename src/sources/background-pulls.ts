@@ -2,7 +2,7 @@
 // its own store connection, or, for an in-memory SQLite store no other connection can open, here.
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';
-import type { Logger, LogLevel } from '../http/logger.js';
+import type { Logger, LogLevel } from '../logger.js';
 import type { Store } from '../store/store.js';
 import { startModuleWorker } from '../threads.js';
 import { createAllowlist } from './allowlist.js';

@@ -2,6 +2,7 @@
 // against the source's reach before it is made, on the resolved address, so a DNS answer or a
 // redirect cannot lead a pull into a network its source was not allowed to reach.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { ThreatgateError } from '../errors.js';
 import { isIP, type Socket } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { refusal, type NetworkReach } from './network-policy.js';
@@ -10,8 +11,7 @@ import { refusal, type NetworkReach } from './network-policy.js';
 export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
 
 /** A connection the reach does not allow; carried as the `cause` of fetch's error. */
-export class ConnectionRefused extends Error {
-  override name = 'ConnectionRefused';
+export class ConnectionRefused extends ThreatgateError {
   readonly code = 'ECONNREFUSED_BY_POLICY';
 }
 

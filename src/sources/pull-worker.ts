@@ -2,7 +2,7 @@
 // so a long pull's statements never hold up the threads that answer requests.
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../clock.js';
-import { createLogger } from '../http/logger.js';
+import { createLogger } from '../logger.js';
 import type { BackgroundEvent } from '../metrics/metrics.js';
 import { openStore } from '../store/open-store.js';
 import { createAllowlist } from './allowlist.js';

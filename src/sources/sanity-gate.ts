@@ -14,7 +14,7 @@ export interface GateCounts {
 
 /** What the gate knows of the source and its previous pulls. */
 export interface GateContext {
-  source: Pick<SourceDefinition, 'format' | 'minRatio' | 'csv' | 'json'>;
+  source: SourceDefinition;
   /** Values the feed's latest good pull listed (its listing now). */
   previous: number;
   /** The feed has never been pulled successfully. */
@@ -23,20 +23,15 @@ export interface GateContext {
   bodyBytes?: number;
 }
 
-/** The formats whose every pull lists everything: the gate applies to them, not to the incremental `taxii` and `misp` walks. */
-export function gatedFormat(format: SourceDefinition['format']): boolean {
-  return format !== 'taxii' && format !== 'misp';
-}
-
 /** What a source of this format was expected to give, for reasons. */
 function expected(source: GateContext['source']): string {
   switch (source.format) {
     case 'text':
       return 'one value a line (a JSON or CSV body needs format json or csv)';
     case 'csv':
-      return `a value in column "${source.csv?.value ?? ''}" (csv.value) of each row`;
+      return `a value in column "${source.csv.value}" (csv.value) of each row`;
     case 'json':
-      return `a value at "${source.json?.value ?? ''}" (json.value) of each object`;
+      return `a value at "${source.json.value}" (json.value) of each object`;
     case 'stix':
       return 'indicators whose patterns name supported values';
     default:

@@ -1,10 +1,9 @@
 // Source schedules (DESIGN 7): parse `hourly`, `daily`, `weekly`, `every N<unit>` or 5-field cron (with croner), and find the next run.
 import { Cron } from 'croner';
+import { ThreatgateError } from '../errors.js';
 
 /** A schedule string that does not parse; the message names the problem, never a secret. */
-export class ScheduleError extends Error {
-  override name = 'ScheduleError';
-}
+export class ScheduleError extends ThreatgateError {}
 
 /** `every N`: runs N seconds after the previous pull's start, wherever that fell. */
 export interface IntervalSchedule {

@@ -5,7 +5,7 @@
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { FeedBatch } from './formats/feed-entry.js';
+import type { FeedBatch } from './parsers/feed-entry.js';
 import { makePullDir } from './pull-temp.js';
 
 export interface SpooledBatches {

@@ -1,4 +1,5 @@
 // The tokens of a STIX 2.1 pattern, cut one at a time as the parser asks, so a pattern refused early is never tokenized whole.
+import { ThreatgateError } from '../errors.js';
 
 export type Token =
   | { kind: 'punct'; text: string; at: number }
@@ -11,9 +12,7 @@ export type Token =
   | { kind: 'end'; at: number };
 
 /** Why a pattern is not read (malformed, past a limit, or outside the subset); its message is the reason given. */
-export class PatternNotRead extends Error {
-  override name = 'PatternNotRead';
-}
+export class PatternNotRead extends ThreatgateError {}
 
 export function malformed(reason: string, at: number): PatternNotRead {
   return new PatternNotRead(`malformed: ${reason} at offset ${at}`);

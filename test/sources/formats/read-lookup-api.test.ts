@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { FeedBatch, FeedEntry } from '../../../src/sources/formats/feed-entry.js';
-import { readLookupApi, type LookupApiOptions } from '../../../src/sources/formats/read-lookup-api.js';
+import type { FeedBatch, FeedEntry } from '../../../src/sources/parsers/feed-entry.js';
+import { readLookupApi, type LookupApiOptions, type LookupApiSource } from '../../../src/sources/formats/lookup-api-format.js';
 import { parseSource } from '../../../src/sources/source-definition.js';
 import { createTestContext, GENEROUS_PLANS, type TestContext } from '../../helpers/test-app.js';
 
@@ -69,7 +69,7 @@ describe('readLookupApi against a threatgate upstream', () => {
   });
 
   const sourceFor = (fid: number, plan = 'pro', url = `${upstream.base}/`, extra: Record<string, unknown> = {}) =>
-    parseSource({ url, format: 'lookup-api', fid, key: ctx.keys[plan] ?? plan, ...extra });
+    parseSource({ url, format: 'lookup-api', fid, key: ctx.keys[plan] ?? plan, ...extra }) as LookupApiSource;
 
   function reader(fid: number, options: { plan?: string; url?: string; maxPages?: number } & Partial<LookupApiOptions> = {}) {
     const warnings: Read['warnings'] = [];
@@ -208,7 +208,7 @@ describe('readLookupApi against a threatgate upstream', () => {
       const { sleeps } = await readAllRejects(1, { maxWaitSeconds: 250 }, {
         name: 'FetchError',
         status: 429,
-        message: `${upstream.base}/api/feed.php: HTTP status 429 for page 0: waiting 100 s more would exceed 250 s of rate-limit waits`,
+        message: `${upstream.base}/api/feed.php: HTTP status 429, Retry-After 100 s: more than the 250 s a pull waits`,
       });
       assert.deepEqual(sleeps, [100_000, 100_000]);
     });
@@ -264,9 +264,11 @@ describe('readLookupApi against a threatgate upstream', () => {
       assert.deepEqual(upstream.queries, [linksQuery(1), linksQuery(1, 1)]);
     });
 
-    it('refuses a source that is not http(s)', () => {
-      const source = parseSource({ url: 'file:///tmp/feed', format: 'lookup-api', fid: 1, key: 'k' });
-      assert.throws(() => readLookupApi(source, { displayUrl: source.url, warn: () => {} }), { name: 'SourceDefinitionError', message: /^source\.url: / });
+    it('refuses a source that is not http(s), when the source is read', () => {
+      assert.throws(() => parseSource({ url: 'file:///tmp/feed', format: 'lookup-api', fid: 1, key: 'k' }), {
+        name: 'SourceDefinitionError',
+        message: 'source.url: must be an http:// or https:// URL for format lookup-api',
+      });
     });
   });
 
@@ -300,7 +302,7 @@ describe('readLookupApi against a threatgate upstream', () => {
     assert.throws(() => {
       throw caught;
     }, expected);
-    const key = sourceFor(fid, options.plan).key!;
+    const key = sourceFor(fid, options.plan).key;
     assert.ok(!String(caught.message).includes(key) && !JSON.stringify(warnings).includes(key), 'the key is never shown');
     return { sleeps };
   }

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { FeedBatch, FeedEntry, FeedRelation } from '../../../src/sources/formats/feed-entry.js';
-import { readMispFeed, type MispReadOptions } from '../../../src/sources/formats/read-misp.js';
+import type { FeedBatch, FeedEntry, FeedRelation } from '../../../src/sources/parsers/feed-entry.js';
+import { readMispFeed, type MispReadOptions, type MispSource } from '../../../src/sources/formats/misp-format.js';
 import { parseSource } from '../../../src/sources/source-definition.js';
 
 const DIRECTORY = new URL('../../fixtures/feeds/misp/', import.meta.url);
@@ -65,7 +65,7 @@ interface Read {
 }
 
 async function read(url: string, cursor: string | null, options: Partial<MispReadOptions> = {}, extra: Record<string, unknown> = {}): Promise<Read> {
-  const source = parseSource({ url, format: 'misp', ...extra });
+  const source = parseSource({ url, format: 'misp', ...extra }) as MispSource;
   const reader = readMispFeed(source, cursor, { displayUrl: url, ...options });
   const all: Read = { entries: [], skipped: 0, relations: [], withdrawn: [], batches: 0, cursor: null };
   for await (const batch of reader.batches as AsyncIterable<FeedBatch>) {

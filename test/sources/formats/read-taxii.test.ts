@@ -4,9 +4,10 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { FeedBatch, FeedRelation } from '../../../src/sources/formats/feed-entry.js';
-import { isLater, readTaxiiCollection, type TaxiiRead, type TaxiiReadOptions } from '../../../src/sources/formats/read-taxii.js';
-import { parseSource, type SourceDefinition } from '../../../src/sources/source-definition.js';
+import type { FeedBatch, FeedRelation } from '../../../src/sources/parsers/feed-entry.js';
+import { readTaxiiCollection, type TaxiiRead, type TaxiiReadOptions, type TaxiiSource } from '../../../src/sources/formats/taxii-format.js';
+import { isLater } from '../../../src/sources/transports/taxii-walk.js';
+import { parseSource } from '../../../src/sources/source-definition.js';
 import { createTestContext, GENEROUS_PLANS, type TestContext } from '../../helpers/test-app.js';
 import { collectionPath, TEST_COLLECTION, taxiiGet } from '../../taxii/taxii-request.js';
 
@@ -57,8 +58,8 @@ const MALWARE = { type: 'malware', spec_version: '2.1', id: id('malware', 1), na
 const GROUP = { type: 'intrusion-set', spec_version: '2.1', id: id('intrusion-set', 1), name: 'Example Group' };
 const dates = (first: string, last: string) => ({ 'X-TAXII-Date-Added-First': first, 'X-TAXII-Date-Added-Last': last });
 
-function source(extra: Record<string, unknown> = {}): SourceDefinition {
-  return parseSource({ url: `${base}${COLLECTION}`, format: 'taxii', username: 'reader', password: 's3cret-pass-1234', ...extra });
+function source(extra: Record<string, unknown> = {}): TaxiiSource {
+  return parseSource({ url: `${base}${COLLECTION}`, format: 'taxii', username: 'reader', password: 's3cret-pass-1234', ...extra }) as TaxiiSource;
 }
 
 interface Walk {
@@ -381,7 +382,7 @@ describe('readTaxiiCollection against our own TAXII server', () => {
     const links = objects.filter((o) => o.type === 'relationship' && o.relationship_type === 'indicates' && live.has(o.target_ref));
     assert.ok(indicators.length > 20 && links.length > 0, `${indicators.length} indicators, ${links.length} links`);
 
-    const from = parseSource({ url: `${origin}${path}`, format: 'taxii', username: 'taxii2', password: ctx.keys.pro! });
+    const from = parseSource({ url: `${origin}${path}`, format: 'taxii', username: 'taxii2', password: ctx.keys.pro! }) as TaxiiSource;
     const first = readTaxiiCollection(from, null, { displayUrl: `${origin}${path}`, limit: 7, now: () => NOW });
     const result = await collect(first.batches);
     // Every indicator is read or skipped (an asn pattern, a retired one past its valid_until), each once.

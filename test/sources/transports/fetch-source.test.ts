@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { fetchSource, FetchError, type FetchResult } from '../../src/sources/fetch-source.js';
-import { parseSource, type SourceDefinition } from '../../src/sources/source-definition.js';
+import { fetchSource, FetchError, type FetchResult } from '../../../src/sources/transports/fetch-source.js';
+import { parseSource, type SourceDefinition } from '../../../src/sources/source-definition.js';
 
 const CHUNK = Buffer.alloc(64 * 1024, 'a');
 const BIG_TOTAL = 64 * 1024 * 1024;

@@ -7,8 +7,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import type { FeedBody } from './formats/feed-body.js';
-import { makePullDir } from './pull-temp.js';
+import type { FeedBody } from '../parsers/feed-body.js';
+import { makePullDir } from '../pull-temp.js';
 
 /** Bytes of the body's start kept for a sniff: enough for a BOM, blank lines and a doctype. */
 const HEAD_BYTES = 1024;

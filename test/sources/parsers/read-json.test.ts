@@ -1,8 +1,8 @@
 // The json reader: arrays, wrapped arrays and NDJSON, dotted paths, and bodies it must refuse.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FeedBody } from '../../../src/sources/formats/feed-body.js';
-import { readJson, type JsonOptions } from '../../../src/sources/formats/read-json.js';
+import type { FeedBody } from '../../../src/sources/parsers/feed-body.js';
+import { readJson, type JsonOptions } from '../../../src/sources/parsers/read-json.js';
 import { fixture, readEveryWay, rejectsEveryWay } from './feed-chunks.js';
 
 const json = (options: JsonOptions) => (body: FeedBody) => readJson(body, options);

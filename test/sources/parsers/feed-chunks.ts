@@ -1,8 +1,8 @@
 // Test helpers: a fixture or text fed to a reader in chunks cut at awkward places.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { FeedBody } from '../../../src/sources/formats/feed-body.js';
-import { collectEntries, type FeedBatch } from '../../../src/sources/formats/feed-entry.js';
+import type { FeedBody } from '../../../src/sources/parsers/feed-body.js';
+import { collectEntries, type FeedBatch } from '../../../src/sources/parsers/feed-entry.js';
 
 /** Whole, every 7 bytes (cuts quotes, CRLFs and UTF-8 sequences), every byte, and as 5-character strings. */
 export const CUTS = [

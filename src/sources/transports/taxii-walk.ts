@@ -1,44 +1,39 @@
-// The `taxii` format (DESIGN 7): a TAXII 2.1 collection's objects walked page by page from the previous pull's X-TAXII-Date-Added-Last, mapped as `stix` does.
-import { setTimeout as delay } from 'node:timers/promises';
-import { fetchSource, FetchError, type FetchOptions } from '../fetch-source.js';
-import type { ResolveHost } from '../guarded-agent.js';
-import type { SourceDefinition } from '../source-definition.js';
-import { decodeBody, type FeedBody } from './feed-body.js';
-import { FeedFormatError, hasContent, type FeedBatch } from './feed-entry.js';
-import { StixObjectMapper, type StixObjectAt } from './read-stix.js';
+// The `taxii` transport (DESIGN 7): a TAXII 2.1 collection's objects walked page by page from the previous pull's X-TAXII-Date-Added-Last, and the threats its relationships name asked for by id.
+import { fetchSource, type FetchOptions } from './fetch-source.js';
+import type { CommonSource } from '../formats/source-fields.js';
+import { decodeBody, type FeedBody } from '../parsers/feed-body.js';
+import { FeedFormatError } from '../parsers/feed-entry.js';
+import type { StixObjectAt } from '../parsers/read-stix.js';
+import type { RateLimitWaits } from './rate-limit-waits.js';
 
-export interface TaxiiReadOptions {
-  fetchImpl?: typeof fetch;
-  /** Aborts the walk (shutdown, a lost lease): the request in flight or the wait for a 429 ends, and the walk fails. */
-  signal?: AbortSignal;
-  /** The configured URL for messages (`redactedUrl` of the unresolved source URL): see FetchOptions.displayUrl. */
-  displayUrl: string;
-  /** Waits out a 429's Retry-After; injected by tests. Default: a timer that the signal cancels. */
-  sleep?: (ms: number) => Promise<void>;
+export interface TaxiiWalkOptions {
+  /** Every request's options (display URL, signal, test hooks): see FetchOptions. */
+  fetch: FetchOptions & { displayUrl: string };
+  /** The pull's rate-limit budget. */
+  waits: RateLimitWaits;
   /** Objects asked for per page (`limit`); default 1000. */
   limit?: number;
-  /** The time `valid_until` is compared with (ms since the epoch), read once when the walk starts; default Date.now. */
-  now?: () => number;
-  /** The most a walk waits for Retry-After in all, in seconds; default 300. A 429 asking for more fails the walk. */
-  maxRetryWaitSeconds?: number;
   /** Hears what the walk could not do but did not fail for (a server paging without `next` whose dates do not advance). */
   onWarning?: (message: string) => void;
-  /** Resolves host names (tests control DNS with it): see FetchOptions.resolveHost. */
-  resolveHost?: ResolveHost;
 }
 
-export interface TaxiiRead {
-  batches: AsyncIterable<FeedBatch>;
+/** A page's objects, each with its position (`page 3 objects[4]`). */
+export type TaxiiPage = StixObjectAt[];
+
+export interface TaxiiWalk {
+  /** The collection's objects from the cursor on, a page at a time. */
+  pages(): AsyncGenerator<TaxiiPage>;
+  /** The objects with these ids, whenever added (`match[id]`, no `added_after`), a page at a time. */
+  objectsById(ids: readonly string[]): AsyncGenerator<TaxiiPage>;
   /**
    * The `added_after` for the next pull: the latest X-TAXII-Date-Added-Last of the walk's pages, once
-   * the walk has ended without error; until then, or when no page carried a later one, the cursor
+   * `pages()` has ended without error; until then, or when no page carried a later one, the cursor
    * it was given.
    */
   cursor(): string | null;
 }
 
 export const DEFAULT_TAXII_LIMIT = 1000;
-const DEFAULT_MAX_RETRY_WAIT_SECONDS = 300;
 /** Ids per `match[id]` request when fetching the threats that relationships point to: about 3 KB of URL. */
 const IDS_PER_REQUEST = 50;
 
@@ -118,8 +113,7 @@ function positioned(objects: unknown[], where: string): StixObjectAt[] {
 }
 
 /**
- * Walks a TAXII 2.1 collection's objects URL (`source.url`, env-resolved) and maps what it lists as
- * `stix` does (StixObjectMapper), a batch per page.
+ * Walks a TAXII 2.1 collection's objects URL (`source.url`, env-resolved).
  *
  * - Each page is `GET url?added_after=CURSOR&limit=N` (no `added_after` on a first pull), with
  *   `Accept: application/taxii+json;version=2.1`, the source's headers and Basic credentials, and
@@ -128,65 +122,29 @@ function positioned(objects: unknown[], where: string): StixObjectAt[] {
  * - `more: true` with a `next` asks for `next` with the same `added_after` and `limit` (TAXII 2.1
  *   section 3.4: the same query with `next`); `more: true` without one goes on with `added_after` =
  *   that page's X-TAXII-Date-Added-Last, and stops (with a warning) if it is missing or not later
- *   than the `added_after` asked, so the walk never loops. The same `next` twice in a row fails it.
- * - A 429 or 503 with Retry-After is waited out (through `sleep`) and the same page asked again,
- *   up to `maxRetryWaitSeconds` in all; past that, or without Retry-After, the walk fails.
- * - After the walk, the threat SDOs that `indicates` relationships point to but the walk did not
- *   list (an incremental pull lists a new relationship, not the malware added before) are asked
- *   for by id (`match[id]=ID,ID,...`, no `added_after`) and mapped too.
+ *   than the `added_after` asked, so the walk never loops. A `next` met twice fails it.
+ * - A rate limit is waited out by the pull's RateLimitWaits and the same page asked again.
+ * - Every request counts against maxPages, the threats asked for by id included.
  * - Any failure throws from the iteration (FetchError, FeedFormatError): the pull then keeps nothing.
  */
-export function readTaxiiCollection(source: SourceDefinition, cursor: string | null, options: TaxiiReadOptions): TaxiiRead {
+export function walkTaxii(source: CommonSource, cursor: string | null, options: TaxiiWalkOptions): TaxiiWalk {
   const limit = options.limit ?? DEFAULT_TAXII_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
-  const maxWait = options.maxRetryWaitSeconds ?? DEFAULT_MAX_RETRY_WAIT_SECONDS;
-  const signal = options.signal;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms, undefined, signal ? { signal } : {}));
-  const fetchOptions: FetchOptions = {
-    displayUrl: options.displayUrl,
-    ...(signal ? { signal } : {}),
-    ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
-  };
   // Configured headers win over the Accept given here, as they do over fetchSource's own.
   const headers = { accept: TAXII_MEDIA_TYPE, ...source.headers };
   const warn = (message: string) => options.onWarning?.(message);
-
   let latest: string | null = cursor;
-  let finished = false;
-  let waited = 0;
-  // Every request of the walk counts against maxPages, the threats asked for after it included.
   let requested = 0;
 
   async function getPage(url: string, where: string): Promise<Page> {
     if (++requested > source.maxPages) throw new FeedFormatError(where, `more than maxPages (${source.maxPages}) pages in one pull`);
-    for (;;) {
-      let fetched;
-      try {
-        fetched = await fetchSource({ ...source, url, headers }, {}, fetchOptions);
-      } catch (error) {
-        if (!(error instanceof FetchError) || (error.status !== 429 && error.status !== 503) || error.retryAfter === undefined) throw error;
-        // Retry-After: 0 still costs a second, so a server that keeps answering it cannot make the walk spin.
-        const wait = Math.max(1, error.retryAfter);
-        if (waited + wait > maxWait) {
-          throw new FetchError(error.url, `${error.reason}, Retry-After ${error.retryAfter} s: more than the ${maxWait} s a pull waits`, error.status, error.retryAfter);
-        }
-        waited += wait;
-        try {
-          await sleep(wait * 1000);
-        } catch {
-          throw new FetchError(error.url, 'aborted');
-        }
-        continue;
-      }
-      if (fetched.kind !== 'body') throw new FeedFormatError(where, 'the server answered 304 Not Modified to a request without validators');
-      const envelope = parseEnvelope(await bodyText(fetched.body), where);
-      return { envelope, dateAddedLast: fetched.headers.get('x-taxii-date-added-last') || null };
-    }
+    const fetched = await options.waits.retrying(() => fetchSource({ ...source, url, headers }, {}, options.fetch), where);
+    if (fetched.kind !== 'body') throw new FeedFormatError(where, 'the server answered 304 Not Modified to a request without validators');
+    const envelope = parseEnvelope(await bodyText(fetched.body), where);
+    return { envelope, dateAddedLast: fetched.headers.get('x-taxii-date-added-last') || null };
   }
 
-  async function* walk(): AsyncGenerator<FeedBatch> {
-    const mapper = new StixObjectMapper((options.now ?? Date.now)());
+  async function* pages(): AsyncGenerator<TaxiiPage> {
     let addedAfter = cursor;
     let next: string | undefined;
     let seen: string | null = cursor;
@@ -195,8 +153,7 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
     for (let page = 1; ; page++) {
       const where = `page ${page}`;
       const { envelope, dateAddedLast } = await getPage(pageUrl(source.url, { added_after: addedAfter ?? undefined, limit, next: next ?? null }), where);
-      const batch = mapper.map(positioned(envelope.objects, where));
-      if (hasContent(batch)) yield batch;
+      yield positioned(envelope.objects, where);
       // Never backwards: a server that ignores added_after must not make the next pull start earlier.
       if (dateAddedLast !== null && isLater(dateAddedLast, seen)) seen = dateAddedLast;
       if (!envelope.more) break;
@@ -217,8 +174,10 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
       addedAfter = dateAddedLast;
       next = undefined;
     }
+    latest = seen;
+  }
 
-    const missing = mapper.unresolvedTargets();
+  async function* objectsById(missing: readonly string[]): AsyncGenerator<TaxiiPage> {
     for (let first = 0, request = 1; first < missing.length; first += IDS_PER_REQUEST, request++) {
       const ids = missing.slice(first, first + IDS_PER_REQUEST).join(',');
       let more: string | undefined;
@@ -226,20 +185,14 @@ export function readTaxiiCollection(source: SourceDefinition, cursor: string | n
       for (let page = 1; ; page++) {
         const where = `threats ${request} page ${page}`;
         const { envelope } = await getPage(pageUrl(source.url, { added_after: null, 'match[id]': ids, limit, next: more ?? null }), where);
-        const batch = mapper.map(positioned(envelope.objects, where));
-        if (hasContent(batch)) yield batch;
+        yield positioned(envelope.objects, where);
         // These pages only complete the threats: a token met again ends them rather than the pull.
         if (!envelope.more || envelope.next === undefined || asked.has(envelope.next)) break;
         asked.add(envelope.next);
         more = envelope.next;
       }
     }
-    if (mapper.unresolvedRelations > 0) {
-      warn(`${mapper.unresolvedRelations} "indicates" relationships point to threats the collection does not give; they link nothing`);
-    }
-    latest = seen;
-    finished = true;
   }
 
-  return { batches: walk(), cursor: () => (finished ? latest : cursor) };
+  return { pages, objectsById, cursor: () => latest };
 }

@@ -1,34 +1,7 @@
-// The `misp` format (DESIGN 7, issue 16): a MISP feed directory, `manifest.json` and one `<uuid>.json` per event.
+// What a MISP feed's files mean (DESIGN 7, issue 16): the manifest's events to read, and each event's values and threats.
 import type { IndicatorType } from '../../indicator-types.js';
-import { fetchSource, FetchError } from '../fetch-source.js';
-import type { ResolveHost } from '../guarded-agent.js';
-import type { SourceDefinition } from '../source-definition.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry, type FeedRelation, type ThreatRef } from './feed-entry.js';
-import { arrayField, field, isObject, readJsonDocument, textField } from './json-document.js';
-
-export interface MispReadOptions {
-  fetchImpl?: typeof fetch;
-  /** Aborts the pull (shutdown, a lost lease); events still being fetched are abandoned. */
-  signal?: AbortSignal;
-  /** The configured feed URL, redacted (`redactedUrl`): messages name the manifest and event files under it. */
-  displayUrl: string;
-  /** Read only attributes marked `to_ids` (the source's `misp.onlyIds`); default true. */
-  onlyIds?: boolean;
-  /** Event files fetched ahead of the one being read; default 4. */
-  concurrency?: number;
-  /** Resolves host names (tests control DNS with it): see FetchOptions.resolveHost. */
-  resolveHost?: ResolveHost;
-}
-
-export interface MispRead {
-  /** One batch per event read, oldest event first; a manifest or event that cannot be fetched or read throws. */
-  batches: AsyncIterable<FeedBatch>;
-  /**
-   * The newest event time read so far (decimal Unix seconds), or the cursor given when no newer
-   * event was read. Keep it for the next pull only when this pull is kept.
-   */
-  cursor(): string | null;
-}
+import { arrayField, field, isObject, textField } from './json-document.js';
 
 /**
  * Attribute types that give values, and the type each value is given. `ip-*` become `ip`, which
@@ -83,111 +56,11 @@ const GALAXY_TAG = /^misp-galaxy:([A-Za-z0-9._-]+)="(.+)"$/s;
 /** ATT&CK clusters end with their id (`APT28 - G0007`, `BlackEnergy - S0089`); the threat is the name before it. */
 const ATTACK_ID_SUFFIX = /\s+-\s+[GS]\d{4}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DEFAULT_CONCURRENCY = 4;
 
-interface ManifestEvent {
+export interface ManifestEvent {
   uuid: string;
   /** Unix seconds; undefined when the manifest gives no usable time (such an event is read on every pull). */
   stamp: number | undefined;
-}
-
-/**
- * Reads a MISP feed: `manifest.json` under the source URL (the feed's directory; a URL naming
- * `manifest.json` itself is taken as its directory), then the events whose time is after `cursor`,
- * oldest first. An event's time is the later of its manifest `timestamp` (last change) and
- * `publish_timestamp` when given, so an event published after the last pull is read even if it
- * was last changed before it.
- *
- * Each attribute of a value-giving type (ATTRIBUTE_TYPES), in `Event.Attribute` or an object's
- * `Attribute`, is an entry whose `ref` is the event's uuid. Withdrawn instead (FeedBatch
- * `withdrawn`, issue 27: the feed no longer asserts the value): such an attribute marked `deleted`,
- * or in an object or event marked `deleted`, or not marked `to_ids` (unless `onlyIds` is false).
- * Not read, and counted in `skipped`: attributes of other types, and manifest keys that are not
- * uuids (never fetched: with a `file://` feed they could name any path).
- *
- * The event's threat-actor and malware clusters (GALAXY_CATEGORIES), given as `Galaxy` /
- * `GalaxyCluster` entries or as `misp-galaxy:TYPE="NAME"` tags, are relations of the event's uuid;
- * a cluster's `meta.synonyms` are the threat's aliases. An attribute with clusters of its own gets
- * the ref `EVENT_UUID/ATTRIBUTE_UUID`, related to the event's threats and its own, so its own
- * threats are not given to the rest of the event. Relations are given only for refs that have entries.
- */
-export function readMispFeed(source: SourceDefinition, cursor: string | null, options: MispReadOptions): MispRead {
-  const since = cursor !== null && /^\d+$/.test(cursor) ? Number(cursor) : undefined;
-  let newest = since;
-  const onlyIds = options.onlyIds ?? true;
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY));
-  const base = feedDirectory(source.url);
-  const displayBase = displayDirectory(options.displayUrl);
-
-  async function fetchDocument(name: string, signal: AbortSignal | undefined): Promise<unknown> {
-    const displayUrl = `${displayBase}${name}`;
-    const fetched = await fetchSource({ ...source, url: new URL(name, base).href }, {}, {
-      displayUrl,
-      ...(signal ? { signal } : {}),
-      ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
-    });
-    // No validators are sent, so a 304 is the server's mistake.
-    if (fetched.kind !== 'body') throw new FetchError(displayUrl, 'HTTP status 304 without a conditional request', 304);
-    return readJsonDocument(fetched.body, name);
-  }
-
-  async function* batches(): AsyncGenerator<FeedBatch> {
-    const manifest = await fetchDocument('manifest.json', options.signal);
-    const { events, skipped } = newEvents(manifest, since);
-    // Each event is a file to fetch: a manifest listing more than maxPages of them is refused before the first.
-    if (events.length > source.maxPages) {
-      throw new FeedFormatError('manifest.json', `${events.length} events to read, more than maxPages (${source.maxPages}) in one pull`);
-    }
-    if (skipped > 0) yield { entries: [], skipped };
-
-    // Event files are fetched a few ahead, and read in order; leaving early abandons the rest.
-    const stop = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const ahead: Promise<unknown>[] = [];
-    let started = 0;
-    const startNext = () => {
-      const event = events[started++]!;
-      const document = fetchDocument(`${event.uuid}.json`, signal);
-      // Awaited in turn below; until then a failure must not count as unhandled.
-      document.catch(() => {});
-      ahead.push(document);
-    };
-    try {
-      while (started < events.length && ahead.length < concurrency) startNext();
-      for (const event of events) {
-        const document = await ahead.shift()!;
-        if (started < events.length) startNext();
-        const batch = readEvent(document, event.uuid, onlyIds);
-        if (event.stamp !== undefined && (newest === undefined || event.stamp > newest)) newest = event.stamp;
-        yield batch;
-      }
-    } finally {
-      stop.abort();
-    }
-  }
-
-  return {
-    batches: { [Symbol.asyncIterator]: () => batches() },
-    cursor: () => (newest === undefined ? cursor : String(newest)),
-  };
-}
-
-/** The directory URL of the feed, ending with `/`; its query string and fragment are not part of it. */
-function feedDirectory(url: string): URL {
-  const directory = new URL(url);
-  directory.search = '';
-  directory.hash = '';
-  if (directory.pathname.endsWith('/manifest.json')) directory.pathname = directory.pathname.slice(0, -'manifest.json'.length);
-  else if (!directory.pathname.endsWith('/')) directory.pathname += '/';
-  return directory;
-}
-
-/** As feedDirectory, on the text of the display URL: `new URL` would percent-encode its `${env:NAME}` placeholders. */
-function displayDirectory(url: string): string {
-  const path = url.replace(/[?#].*$/s, '');
-  if (path.endsWith('/manifest.json')) return path.slice(0, -'manifest.json'.length);
-  return path.endsWith('/') ? path : `${path}/`;
 }
 
 /** Unix seconds from a manifest time: MISP writes them as numbers or as strings of digits. */
@@ -198,7 +71,7 @@ function seconds(value: unknown): number | undefined {
 }
 
 /** The manifest's events newer than `since`, oldest first (undefined times first), and how many keys were not uuids. */
-function newEvents(manifest: unknown, since: number | undefined): { events: ManifestEvent[]; skipped: number } {
+export function newEvents(manifest: unknown, since: number | undefined): { events: ManifestEvent[]; skipped: number } {
   if (!isObject(manifest)) throw new FeedFormatError('manifest.json', 'not an object keyed by event uuid');
   const events: ManifestEvent[] = [];
   let skipped = 0;
@@ -242,7 +115,7 @@ function attributesOf(event: Record<string, unknown>, uuid: string): Placed[] {
 }
 
 /** The entries and relations of one event file. */
-function readEvent(document: unknown, uuid: string, onlyIds: boolean): FeedBatch {
+export function readEvent(document: unknown, uuid: string, onlyIds: boolean): FeedBatch {
   const event = field(document, 'Event');
   if (!isObject(event)) throw new FeedFormatError(`${uuid}.json`, 'no "Event" object');
   const placed = attributesOf(event, uuid);

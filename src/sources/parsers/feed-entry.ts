@@ -1,4 +1,5 @@
 // What a feed reader yields: raw entries (not yet normalized) in batches, and the error for a body no reader can use.
+import { ThreatgateError } from '../../errors.js';
 
 /** One row of a feed as the source wrote it; the pull normalizes `value` and resolves the rest (DESIGN 7). */
 export interface FeedEntry {
@@ -69,8 +70,7 @@ export function hasContent(batch: FeedBatch): boolean {
 }
 
 /** The body cannot be used at all, so the pull fails and changes nothing (DESIGN 7, "A failed pull"). */
-export class FeedFormatError extends Error {
-  override name = 'FeedFormatError';
+export class FeedFormatError extends ThreatgateError {
   constructor(
     readonly position: string,
     readonly reason: string,

@@ -1,12 +1,12 @@
 // The csv reader: RFC 4180 quoting, abuse.ch's comment header, named columns, and bodies it must refuse.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FeedBody } from '../../../src/sources/formats/feed-body.js';
-import { collectEntries, type FeedBatch, type FeedEntry } from '../../../src/sources/formats/feed-entry.js';
-import { readCsv, type CsvOptions } from '../../../src/sources/formats/read-csv.js';
+import type { FeedBody } from '../../../src/sources/parsers/feed-body.js';
+import { collectEntries, type FeedBatch, type FeedEntry } from '../../../src/sources/parsers/feed-entry.js';
+import { readCsv, type CsvOptions } from '../../../src/sources/parsers/read-csv.js';
 import { fixture, readEveryWay, rejectsEveryWay } from './feed-chunks.js';
 
-const csv = (options: Partial<CsvOptions>) => (body: FeedBody) => readCsv(body, { header: 'first-row', delimiter: ',', ...options });
+const csv = (options: Partial<CsvOptions> & Pick<CsvOptions, 'value'>) => (body: FeedBody) => readCsv(body, { header: 'first-row', delimiter: ',', ...options });
 
 /** The given chunks as they are, and each as UTF-8 bytes: the cuts a test names, not the cuts of readEveryWay. */
 async function readChunks(chunks: string[], reader: (body: FeedBody) => AsyncIterable<FeedBatch>): Promise<FeedBatch> {

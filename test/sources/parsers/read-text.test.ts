@@ -1,7 +1,7 @@
 // The text reader: one value a line, comments and blank lines left out, whatever the chunking.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readText } from '../../../src/sources/formats/read-text.js';
+import { readText } from '../../../src/sources/parsers/read-text.js';
 import { fixture, readEveryWay } from './feed-chunks.js';
 
 describe('readText', () => {

@@ -1,8 +1,8 @@
 // The stix reader: a bundle with every pattern form, what is skipped and counted (and why), what is withdrawn (revoked, expired), per-indicator risk from `confidence`, threats and `indicates` relations in any order, objects it cannot read, and bodies it refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FeedBatch, FeedEntry, FeedRelation } from '../../../src/sources/formats/feed-entry.js';
-import { mapStixObjects, readStixBundle, StixObjectMapper } from '../../../src/sources/formats/read-stix.js';
+import type { FeedBatch, FeedEntry, FeedRelation } from '../../../src/sources/parsers/feed-entry.js';
+import { mapStixObjects, readStixBundle, StixObjectMapper } from '../../../src/sources/parsers/read-stix.js';
 import { CUTS, chunked, fixture } from './feed-chunks.js';
 
 const NOW = Date.parse('2025-06-01T00:00:00Z');

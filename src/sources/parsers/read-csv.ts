@@ -22,12 +22,11 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { parse as parseRecords } from 'csv-parse/sync';
-import type { SourceDefinition } from '../source-definition.js';
-import { SourceDefinitionError } from '../source-definition.js';
+import type { CsvOptions } from '../formats/csv-format.js';
 import { decodeBody, type FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 
-export type CsvOptions = NonNullable<SourceDefinition['csv']>;
+export type { CsvOptions } from '../formats/csv-format.js';
 
 const COLUMNS = ['value', 'type', 'threat', 'risk', 'lastSeen'] as const;
 type Column = (typeof COLUMNS)[number];
@@ -54,7 +53,6 @@ interface Row {
  * is skipped and counted; other empty cells are left out of the entry.
  */
 export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenerator<FeedBatch> {
-  if (options.value === undefined) throw new SourceDefinitionError('source.csv.value', 'required for format csv');
   let columns = Array.isArray(options.header) ? columnIndexes(options.header, options, 'csv.header') : undefined;
 
   const text = decodeBody(body)[Symbol.asyncIterator]();

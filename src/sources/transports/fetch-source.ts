@@ -1,11 +1,13 @@
 // Fetches a source's body for a pull (issue 15, DESIGN 7): limits enforced while streaming, redirects and conditionals by hand, no secret in an error.
 import { createReadStream } from 'node:fs';
+import { ThreatgateError } from '../../errors.js';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { FeedBody } from './formats/feed-body.js';
-import { agentFor, ConnectionRefused, type ResolveHost } from './guarded-agent.js';
-import { sourceReach } from './network-policy.js';
-import { redactedUrl, type SourceDefinition } from './source-definition.js';
+import type { FeedBody } from '../parsers/feed-body.js';
+import { agentFor, ConnectionRefused, type ResolveHost } from '../guarded-agent.js';
+import { sourceReach } from '../network-policy.js';
+import type { CommonSource } from '../formats/source-fields.js';
+import { redactedUrl } from '../redacted-url.js';
 
 /** Issue 15: at most 5 redirects; the 6th fails the pull. */
 export const MAX_REDIRECTS = 5;
@@ -19,8 +21,7 @@ const BYTES_PER_MEGABYTE = 1024 * 1024;
  * many feeds take their key) and no fragment. Header values and the underlying error are never
  * included, nor kept as `cause`: a logged cause would print what the message leaves out.
  */
-export class FetchError extends Error {
-  override name = 'FetchError';
+export class FetchError extends ThreatgateError {
   constructor(
     readonly url: string,
     readonly reason: string,
@@ -64,7 +65,7 @@ export interface FetchOptions {
  * when it runs out, or when the body grows past `maxMegabytes`, and stops the transfer then.
  */
 export async function fetchSource(
-  source: SourceDefinition,
+  source: CommonSource,
   previous: { etag?: string | null; lastModified?: string | null },
   options: FetchOptions = {},
 ): Promise<FetchResult> {
@@ -142,7 +143,7 @@ function conditionalHeaders(previous: { etag?: string | null; lastModified?: str
   return headers;
 }
 
-function requestHeaders(source: SourceDefinition, url: URL, previous: { etag?: string | null; lastModified?: string | null }): Headers {
+function requestHeaders(source: CommonSource, url: URL, previous: { etag?: string | null; lastModified?: string | null }): Headers {
   const headers = conditionalHeaders(previous);
   for (const [name, value] of Object.entries(source.headers ?? {})) headers.set(name, value);
   // username/password win over userinfo in the URL; both are sent as Basic (RFC 7617).

@@ -1,10 +1,9 @@
 // The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, or NDJSON.
-import type { SourceDefinition } from '../source-definition.js';
-import { SourceDefinitionError } from '../source-definition.js';
+import type { JsonOptions } from '../formats/json-format.js';
 import { decodeBody, splitLines, type FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 
-export type JsonOptions = NonNullable<SourceDefinition['json']>;
+export type { JsonOptions } from '../formats/json-format.js';
 
 const FIELDS = ['type', 'threat', 'risk', 'lastSeen'] as const;
 /** Entries per batch of a whole-document parse, so a consumer sees batches of the same size as for NDJSON. */
@@ -25,7 +24,6 @@ const BATCH_SIZE = 10_000;
  * as `drop_v4.json` ends with) is skipped and counted; other fields without one are left out.
  */
 export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGenerator<FeedBatch> {
-  if (options.value === undefined) throw new SourceDefinitionError('source.json.value', 'required for format json');
   const valuePath = options.value;
   const chunks = decodeBody(body)[Symbol.asyncIterator]();
   const head = await firstNonBlank(chunks);

@@ -1,0 +1,42 @@
+// The transport of the one-body formats (text, csv, json, stix): the body fetched with the previous pull's validators, spooled and hashed before anything reads it.
+import { PullRefused } from '../../store/contract/commands.js';
+import type { OpenContext, SourceRead } from '../formats/format-entry.js';
+import type { CommonSource } from '../formats/source-fields.js';
+import type { FeedBody } from '../parsers/feed-body.js';
+import type { FeedBatch } from '../parsers/feed-entry.js';
+import { htmlPage } from '../sanity-gate.js';
+import { fetchSource } from './fetch-source.js';
+import { spoolBody } from './spool-body.js';
+
+/**
+ * Fetches the source's body, conditional on the previous pull's validators, and gives it to `parse`
+ * unless it need not be read: a 304, or the same bytes as the previous pull's body (both a pull
+ * that sees the same values again, DESIGN 7). A body that is an HTML page where a list of `format`
+ * was expected is refused as an outage (the sanity gate, issue 27), unless the pull is forced.
+ */
+export async function openFeedBody(
+  source: CommonSource,
+  format: string,
+  context: OpenContext,
+  parse: (body: FeedBody) => AsyncIterable<FeedBatch>,
+): Promise<SourceRead> {
+  const { state } = context;
+  const fetched = await fetchSource(source, { etag: state.etag, lastModified: state.last_modified }, context.fetch);
+  // A 304 keeps the validators it was asked with.
+  if (fetched.kind === 'not-modified') return { rows: undefined, etag: state.etag, lastModified: state.last_modified, bodyHash: state.body_hash };
+  const validators = { etag: fetched.etag, lastModified: fetched.lastModified };
+  const spooled = await spoolBody(fetched.body);
+  if (spooled.hash === state.body_hash) {
+    await spooled.remove();
+    return { rows: undefined, ...validators, bodyHash: spooled.hash };
+  }
+  // A login, error or "this list moved" page is no list: read as one, it would replace the feed's values.
+  if (htmlPage(spooled.head) && !context.force) {
+    await spooled.remove();
+    const type = fetched.headers.get('content-type');
+    throw new PullRefused(
+      `the body is an HTML page${type ? ` (${type.split(';')[0]!.trim()})` : ''} where a ${format} list was expected: the feed may have moved or need a login; kept as an outage (feeds pull --force keeps such a pull once)`,
+    );
+  }
+  return { rows: parse(spooled.open()), ...validators, bodyHash: spooled.hash, bodyBytes: spooled.bytes, done: spooled.remove };
+}
