@@ -17,7 +17,7 @@ import {
   releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds,
   type FeedSourceListing, type FeedSourceState, type PullLease,
 } from './queries/source-queries.js';
-import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta, writeMeta } from './db/meta.js';
+import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';

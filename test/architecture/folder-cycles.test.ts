@@ -8,7 +8,7 @@
 //   folder; no other file may import it.
 // - Imports are the relative ones of every src/**/*.ts: import and import type, export ... from,
 //   bare import '...' and import('...'). Cycles between files of one folder are the folder's own
-//   business (store.ts and stix-sync.ts import each other).
+//   business, except in src/store, whose folders and files are checked too (below).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -68,5 +68,36 @@ describe('src folders', () => {
 
   it('import one another without a cycle', () => {
     assert.deepEqual(folderCycles(graph).map((component) => describeCycle(graph, component)), []);
+  });
+});
+
+// Inside src/store (issue 28): its folders (contract, db, ingest, derive, publish, queries, and the
+// facade's files, ".") point one way, and so do its files; contract/ imports nothing else of the store.
+describe('src/store', () => {
+  const inStore = (path: string) => (path.startsWith('store/') ? path.slice('store/'.length) : undefined);
+  const storeFolderOf = (path: string) => {
+    const inner = inStore(path);
+    if (inner === undefined) return undefined;
+    const slash = inner.indexOf('/');
+    return slash === -1 ? '.' : inner.slice(0, slash);
+  };
+  const folders = folderGraph(edges, storeFolderOf);
+
+  it('is read: its folders take part in the graph', () => {
+    for (const folder of ['.', 'ingest', 'derive', 'publish', 'queries']) assert.ok(folders.has(folder), `no imports found from src/store/${folder}`);
+  });
+
+  it('has folders that import one another without a cycle', () => {
+    assert.deepEqual(folderCycles(folders).map((component) => describeCycle(folders, component)), []);
+  });
+
+  it('has files that import one another without a cycle', () => {
+    const files = folderGraph(edges, inStore);
+    assert.deepEqual(folderCycles(files).map((component) => describeCycle(files, component)), []);
+  });
+
+  it('has a contract that imports nothing else of the store', () => {
+    const offending = edges.filter((e) => storeFolderOf(e.from) === 'contract' && storeFolderOf(e.to) !== undefined && storeFolderOf(e.to) !== 'contract');
+    assert.deepEqual(offending.map((e) => `${e.from} imports ${e.to}`), []);
   });
 });

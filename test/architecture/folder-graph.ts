@@ -69,12 +69,15 @@ export function folderOf(path: string): string | undefined {
 /** Folder → folders it imports, each edge with the first file import that makes it (for messages). */
 export type FolderGraph = Map<string, Map<string, ImportEdge>>;
 
-/** The folder graph without the composition root, whose files may import anything. */
-export function folderGraph(edges: ImportEdge[]): FolderGraph {
+/**
+ * The folder graph without the composition root, whose files may import anything. `nodeOf` names
+ * the node of a file (its top-level folder by default); files it names no node are left out.
+ */
+export function folderGraph(edges: ImportEdge[], nodeOf: (path: string) => string | undefined = folderOf): FolderGraph {
   const graph: FolderGraph = new Map();
   for (const edge of edges) {
-    const from = folderOf(edge.from);
-    const to = folderOf(edge.to);
+    const from = nodeOf(edge.from);
+    const to = nodeOf(edge.to);
     if (from === undefined || to === undefined || from === to) continue;
     const targets = graph.get(from) ?? new Map<string, ImportEdge>();
     graph.set(from, targets);

@@ -9,6 +9,7 @@ import { touchedOwners } from './touched-owners.js';
 import { type OwnerIds, type TouchedOwners } from '../contract/commands.js';
 import { countTouchedOwners, writeCountsOf } from './value-counts.js';
 import type { AggregatePlan } from '../contract/commands.js';
+import { CHANGES } from '../ingest/temp-tables.js';
 
 /**
  * An owner with up to this many new links has its later links shifted, one range at a time (the
@@ -29,7 +30,7 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
   const owner = sql.ref(column);
   const links = sql.table(table);
   const { rows } = await sql<{ owner: number; n: number; first: number }>`
-    select owner, count(*) as n, min(iid) as first from import_links where kind = ${kind} and added = 1 group by owner order by owner`.execute(trx);
+    select owner, count(*) as n, min(iid) as first from ${CHANGES.links} where kind = ${kind} and added = 1 group by owner order by owner`.execute(trx);
   /** The rank a link at `iid` takes: one after the link before it (0 for the first). */
   const rankAt = async (id: number, iid: number) => {
     const { rows: before } = await sql<{ seq: number }>`select seq from ${links} where ${owner} = ${id} and iid < ${iid} order by iid desc limit 1`.execute(trx);
@@ -46,7 +47,7 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
       continue;
     }
     const { rows: added } = await sql<{ iid: number }>`
-      select iid from import_links where kind = ${kind} and owner = ${id} and added = 1 order by iid`.execute(trx);
+      select iid from ${CHANGES.links} where kind = ${kind} and owner = ${id} and added = 1 order by iid`.execute(trx);
     const iids = added.map((r) => Number(r.iid));
     for (const [j, iid] of iids.entries()) {
       const below = j + 1 < iids.length ? sql`and iid < ${iids[j + 1]!}` : sql``;
@@ -73,10 +74,10 @@ const WHOLE_PASS_FROM_SHARE = 0.5;
  */
 async function changeShare(trx: Kysely<Database>, changes: ImportChanges): Promise<number> {
   const count = async (query: RawBuilder<{ n: number }>) => Number((await query.execute(trx)).rows[0]!.n);
-  const added = changes.feedLinks + changes.threatLinks === 0 ? 0 : await count(sql`select count(*) as n from import_links where added = 1`);
+  const added = changes.feedLinks + changes.threatLinks === 0 ? 0 : await count(sql`select count(*) as n from ${CHANGES.links} where added = 1`);
   let changed = 0;
   for (const table of changes.indicators === 0 ? [] : (['feed_links', 'threat_links'] as const)) {
-    changed += await count(sql`select count(*) as n from ${sql.table(table)} where iid in (select id from changed_indicators)`);
+    changed += await count(sql`select count(*) as n from ${sql.table(table)} where iid in (select id from ${CHANGES.indicators})`);
   }
   if (added + changed === 0) return 0;
   const total = (await count(sql`select count(*) as n from feed_links`)) + (await count(sql`select count(*) as n from threat_links`));

@@ -18,6 +18,7 @@ import {
 import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { OwnerIds } from '../contract/commands.js';
+import { CHANGES } from '../ingest/temp-tables.js';
 
 /** Ids per `in (...)` list: well under either dialect's bound on parameters. */
 const SLICE = 500;
@@ -106,12 +107,12 @@ async function sharedIndicators(trx: Kysely<Database>, owners: OwnerIds | 'all')
  */
 async function sharedAdded(trx: Kysely<Database>): Promise<{ fid: number; tid: number; n: number }[]> {
   const { rows: feedSide } = await sql<{ fid: number; tid: number; n: number }>`
-    select s.owner as fid, tl.tid, count(*) as n from import_links s join threat_links tl on tl.iid = s.iid
+    select s.owner as fid, tl.tid, count(*) as n from ${CHANGES.links} s join threat_links tl on tl.iid = s.iid
     where s.kind = ${LINK_KIND.feed} and s.added = 1 group by s.owner, tl.tid`.execute(trx);
   const { rows: threatSide } = await sql<{ fid: number; tid: number; n: number }>`
-    select fl.fid, s.owner as tid, count(*) as n from import_links s join feed_links fl on fl.iid = s.iid
+    select fl.fid, s.owner as tid, count(*) as n from ${CHANGES.links} s join feed_links fl on fl.iid = s.iid
     where s.kind = ${LINK_KIND.threat} and s.added = 1
-      and not exists (select 1 from import_links x where x.kind = ${LINK_KIND.feed} and x.owner = fl.fid and x.iid = fl.iid and x.added = 1)
+      and not exists (select 1 from ${CHANGES.links} x where x.kind = ${LINK_KIND.feed} and x.owner = fl.fid and x.iid = fl.iid and x.added = 1)
     group by fl.fid, s.owner`.execute(trx);
   return [...feedSide, ...threatSide].map((p) => ({ fid: Number(p.fid), tid: Number(p.tid), n: Number(p.n) }));
 }

@@ -3,7 +3,8 @@
 import { sql, type RawBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LINK_KIND } from '../ingest/change-set.js';
-import type { OwnerIds, TouchedOwners } from '../contract/commands.js';
+import type { TouchedOwners } from '../contract/commands.js';
+import { CHANGES } from '../ingest/temp-tables.js';
 
 async function ids(trx: Kysely<Database>, query: RawBuilder<{ id: number }>): Promise<number[]> {
   const { rows } = await query.execute(trx);
@@ -28,8 +29,8 @@ export async function touchedOwners(trx: Kysely<Database>): Promise<TouchedOwner
 
 /** The tables of each kind of owner, and of the other kind. */
 const SIDES = {
-  feed: { kind: LINK_KIND.feed, other: LINK_KIND.threat, links: 'feed_links', otherLinks: 'threat_links', owner: 'fid', otherOwner: 'tid', changed: 'changed_feeds', otherChanged: 'changed_threats' },
-  threat: { kind: LINK_KIND.threat, other: LINK_KIND.feed, links: 'threat_links', otherLinks: 'feed_links', owner: 'tid', otherOwner: 'fid', changed: 'changed_threats', otherChanged: 'changed_feeds' },
+  feed: { kind: LINK_KIND.feed, other: LINK_KIND.threat, links: 'feed_links', otherLinks: 'threat_links', owner: 'fid', otherOwner: 'tid', changed: CHANGES.feeds, otherChanged: CHANGES.threats },
+  threat: { kind: LINK_KIND.threat, other: LINK_KIND.feed, links: 'threat_links', otherLinks: 'feed_links', owner: 'tid', otherOwner: 'fid', changed: CHANGES.threats, otherChanged: CHANGES.feeds },
 } as const;
 
 /**
@@ -43,16 +44,16 @@ async function touchedOf(trx: Kysely<Database>, side: (typeof SIDES)[keyof typeo
   const recompute = await ids(
     trx,
     sql<{ id: number }>`
-      select owner as id from import_links where kind = ${side.kind} and changed = 1
-      union select ${owner} as id from ${links} where iid in (select id from changed_indicators)`,
+      select owner as id from ${CHANGES.links} where kind = ${side.kind} and changed = 1
+      union select ${owner} as id from ${links} where iid in (select id from ${CHANGES.indicators})`,
   );
   const relist = await ids(
     trx,
     sql<{ id: number }>`
-      select id from ${sql.table(side.changed)}
-      union select ${owner} as id from ${links} where iid in (select iid from import_links where kind = ${side.other} and changed = 1)
+      select id from ${side.changed}
+      union select ${owner} as id from ${links} where iid in (select iid from ${CHANGES.links} where kind = ${side.other} and changed = 1)
       union select ${owner} as id from ${links} where iid in (
-        select iid from ${sql.table(side.otherLinks)} where ${sql.ref(side.otherOwner)} in (select id from ${sql.table(side.otherChanged)}))`,
+        select iid from ${sql.table(side.otherLinks)} where ${sql.ref(side.otherOwner)} in (select id from ${side.otherChanged}))`,
   );
   const recomputed = new Set(recompute);
   return { recompute, relist: relist.filter((id) => !recomputed.has(id)) };

@@ -17,6 +17,7 @@ import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { StoredSummaries } from './summary-writes.js';
 import type { OwnerIds } from '../contract/commands.js';
+import { CHANGES } from '../ingest/temp-tables.js';
 
 /** Ids per `in (...)` list, and rows per multi-row statement. */
 const SLICE = 500;
@@ -233,14 +234,14 @@ async function addNewLinks(trx: Kysely<Database>, kind: OwnerKind, owners: reado
   const withNew = new Set<number>();
   for (const slice of slices(owners)) {
     const { rows } = await sql<{ owner: number }>`
-      select distinct owner from import_links where kind = ${k} and added = 1 and owner in (${sql.join(slice)})`.execute(trx);
+      select distinct owner from ${CHANGES.links} where kind = ${k} and added = 1 and owner in (${sql.join(slice)})`.execute(trx);
     for (const r of rows) withNew.add(Number(r.owner));
   }
   for (const owner of [...withNew].sort((a, b) => a - b)) {
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const { rows } = await sql<IndicatorAggregateRow & { iid: number }>`
         select i.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties
-        from import_links s join indicators i on i.iid = s.iid
+        from ${CHANGES.links} s join indicators i on i.iid = s.iid
         where s.kind = ${k} and s.owner = ${owner} and s.added = 1 and s.iid > ${after} order by s.iid limit ${CHUNK}`.execute(trx);
       for (const row of rows) add(owner, indicatorFacts(row));
       if (rows.length < CHUNK) break;
@@ -263,7 +264,7 @@ async function replaceChangedIndicators(
 ): Promise<void> {
   type Row = IndicatorAggregateRow & { owner: number; iid: number; kept: number | null } & { [K in keyof IndicatorAggregateRow as `was_${K}`]: IndicatorAggregateRow[K] };
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const { rows: ids } = await sql<{ id: number }>`select id from changed_indicators where id > ${after} order by id limit ${CHANGED_CHUNK}`.execute(trx);
+    const { rows: ids } = await sql<{ id: number }>`select id from ${CHANGES.indicators} where id > ${after} order by id limit ${CHANGED_CHUNK}`.execute(trx);
     if (ids.length === 0) break;
     const iids = ids.map((r) => Number(r.id));
     after = iids[iids.length - 1]!;
@@ -273,9 +274,9 @@ async function replaceChangedIndicators(
         select l.${sql.ref(owner)} as owner, l.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties,
           r.iid as kept, r.type as was_type, r.risk as was_risk, r.retired as was_retired, r.stamp_updated as was_stamp_updated,
           r.stamp_added as was_stamp_added, r.attributes as was_attributes, r.properties as was_properties
-        from ${sql.table(links)} l join indicators i on i.iid = l.iid left join replaced_indicators r on r.iid = l.iid
+        from ${sql.table(links)} l join indicators i on i.iid = l.iid left join ${CHANGES.replacedIndicators} r on r.iid = l.iid
         where l.iid in (${sql.join(iids)})
-          and not exists (select 1 from import_links s where s.kind = ${k} and s.owner = l.${sql.ref(owner)} and s.iid = l.iid and s.added = 1)
+          and not exists (select 1 from ${CHANGES.links} s where s.kind = ${k} and s.owner = l.${sql.ref(owner)} and s.iid = l.iid and s.added = 1)
         order by l.iid`.execute(trx);
       let iid: number | undefined;
       let now: IndicatorFacts | undefined;

@@ -1,5 +1,5 @@
 // Final, revoked versions of the objects that leave the export, written inside the import's transaction.
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   laterStixTime,
   StixMappingError,
@@ -14,11 +14,10 @@ import {
   type StixObject,
 } from '../../stix/index.js';
 import type { DateAddedClock } from './date-added-clock.js';
-import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { indicatorSources, versionHash, type IndicatorRecord } from '../../stix/project-records.js';
 import { organizationOf } from './stix-rows.js';
-import { INDICATOR_COLUMNS } from '../contract/write-batch.js';
+import { CHANGES } from '../ingest/temp-tables.js';
 
 /** A stored object about to be revoked. */
 export interface StoredObject {
@@ -76,7 +75,7 @@ async function lastVersion(db: Kysely<Database>, object: StoredObject): Promise<
 async function lastIndicatorVersion(db: Kysely<Database>, iid: number, modified: string): Promise<StixObject | undefined> {
   const organization = sql`${organizationOf(sql`${iid}`)} as organization`;
   const kept = await sql<IndicatorRecord>`
-    select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from replaced_indicators where iid = ${iid} and repatterned = 1`.execute(db);
+    select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from ${CHANGES.replacedIndicators} where iid = ${iid} and repatterned = 1`.execute(db);
   const { rows } = kept.rows.length > 0 ? kept : await sql<IndicatorRecord>`
     select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from indicators where iid = ${iid}`.execute(db);
   return indicatorSources(rows)[0]?.render(modified);

@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Threat } from '../../domain.js';
 import { storedIdentityCreated, type IndicatorRecord, type OrganizationRecord, type ThreatLinkRecord } from '../../stix/project-records.js';
 import { stixIdForIdentity } from '../../stix/index.js';
-import { toThreatRecord } from '../queries/lookup-queries.js';
+import { toThreatRecord } from '../db/record-rows.js';
 import type { Database } from '../db/schema.js';
 
 export const CHUNK = 1000;

@@ -29,6 +29,7 @@ import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation
 import { takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
 import { createRenderTable, dropRenderTables, staged } from '../ingest/temp-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
+import { CHANGES } from '../ingest/temp-tables.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
@@ -109,16 +110,16 @@ class VersionWriter {
  */
 async function stageIndicators(db: Kysely<Database>, dialect: Dialect): Promise<void> {
   await createRenderTable(db, dialect, 'render_iids');
-  await sql`insert into render_iids (iid) select id from changed_indicators where true on conflict do nothing`.execute(db);
-  await sql`insert into render_iids (iid) select iid from import_links where kind = ${LINK_KIND.feed} and changed = 1 on conflict do nothing`.execute(db);
-  await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (select id from changed_feeds) on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select id from ${CHANGES.indicators} where true on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select iid from ${CHANGES.links} where kind = ${LINK_KIND.feed} and changed = 1 on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (select id from ${CHANGES.feeds}) on conflict do nothing`.execute(db);
 }
 
 /** The threat links to render: those new or changed, and every link of a changed threat. */
 async function stageLinks(db: Kysely<Database>, dialect: Dialect): Promise<void> {
   await createRenderTable(db, dialect, 'render_links');
-  await sql`insert into render_links (tid, iid) select owner, iid from import_links where kind = ${LINK_KIND.threat} and changed = 1 on conflict do nothing`.execute(db);
-  await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (select id from changed_threats) on conflict do nothing`.execute(db);
+  await sql`insert into render_links (tid, iid) select owner, iid from ${CHANGES.links} where kind = ${LINK_KIND.threat} and changed = 1 on conflict do nothing`.execute(db);
+  await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (select id from ${CHANGES.threats}) on conflict do nothing`.execute(db);
 }
 
 /**
