@@ -11,7 +11,7 @@ import { outcomeLine, pullFeed } from '../sources/pull-feed.js';
 import { underPullLease } from '../sources/pull-lease.js';
 import { removeStalePullDirs } from '../sources/pull-temp.js';
 import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
-import type { FeedSourceListing, PullLease } from '../store/queries/source-queries.js';
+import type { FeedSourceListing, PullLease } from '../store/contract/records.js';
 import type { Store } from '../store/store.js';
 
 /** The columns of `feeds list`, in order: a contract for scripts, so only ever appended to. */

@@ -10,13 +10,12 @@ import { type Dialect } from './db/dialect.js';
 import type { ApiKeyRecord, FeedRecord, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
 import type { ImportSummary } from './contract/commands.js';
 import type { Database } from './db/schema.js';
-import { collectionHasObject, listCollectionObjects, type CollectionRef, type ListedObject, type ObjectListing } from './queries/stix-queries.js';
-import { exportIndicatorPages, type ExportQuery, type ExportRow } from './queries/export-queries.js';
-import {
-  dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease,
-  releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds,
-  type FeedSourceListing, type FeedSourceState, type PullLease,
-} from './queries/source-queries.js';
+import { collectionHasObject, listCollectionObjects } from './queries/stix-queries.js';
+import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
+import { exportIndicatorPages } from './queries/export-queries.js';
+import { type ExportQuery, type ExportRow } from './contract/records.js';
+import { dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease, releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds } from './queries/source-queries.js';
+import { type FeedSourceListing, type FeedSourceState, type PullLease } from './contract/records.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
@@ -87,7 +86,7 @@ export interface Store {
   takeLease(name: string, owner: string, now: number, until: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
 
-  listCollectionObjects(listing: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }>;
+  listCollectionObjects(listing: ObjectListing): Promise<ObjectPage>;
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
   /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
   nextTokenSecret(): Promise<string>;

@@ -1,6 +1,6 @@
 // Builds TAXII envelopes and manifests (TAXII 2.1 sections 3.7, 5.3) from listed objects, without re-parsing them.
 import { serialize } from '../http/send-json.js';
-import type { ListedObject } from '../store/queries/stix-queries.js';
+import type { ListedObject } from '../store/contract/records.js';
 import { STIX_MEDIA_TYPE } from './media-type.js';
 import { formatMicros } from './taxii-time.js';
 

@@ -1,6 +1,5 @@
 // Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
 import type { Logger } from '../logger.js';
-import { withBodies } from './object-bodies.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
@@ -44,7 +43,7 @@ const NOT_SHAPING = new Set(['key', 'accept']);
 
 export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string>; cacheCounter?: CacheCounter }) {
   const { store, config } = deps;
-  /** Objects left out of pages because their records no longer give them (object-bodies.ts), since start-up. */
+  /** Objects left out of pages because their records no longer give them (ObjectPage.skipped), since start-up. */
   let skippedObjects = 0;
   const skipped = (id: string) => {
     skippedObjects++;
@@ -90,7 +89,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     const limit = query.limit ?? Math.min(position?.limit ?? config.taxii.defaultLimit, config.taxii.maxLimit);
     const { none, modified } = modifiedFilter(filters);
     if (none) return { items: [], more: false, next: null };
-    const { items, more } = await store.listCollectionObjects({
+    const { items, more, last, skipped: left } = await store.listCollectionObjects({
       collection,
       ...(objectId !== undefined ? { objectId } : {}),
       after: position ? { dateAdded: position.dateAdded, id: position.id } : null,
@@ -101,10 +100,10 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
       limit,
       withBody: kind === 'objects' || kind === 'object',
     });
-    const last = items.at(-1);
+    for (const id of left) skipped(id);
+    // The position is the last object listed (ObjectPage.last), so an object left out cannot move the walk.
     const next = more && last ? encodeNext(secret, { scope, dateAdded: last.dateAdded, id: last.id, filters, limit }) : null;
-    // The position comes from the listed rows, so an object left out cannot move the walk.
-    return { items: withBodies(items, skipped), more, next };
+    return { items, more, next };
   }
 
   const envelope = (page: PageResult, pretty: boolean) => envelopeJson(page, pretty, config.taxii.emptyObjectsList);

@@ -11,7 +11,7 @@ import type { Threat } from '../../src/domain.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { stixIdForAttackPattern, stixIdForThreatRecord } from '../../src/stix/index.js';
-import type { ImportSummary } from '../../src/store/contract/records.js';
+import type { ImportSummary } from '../../src/store/contract/commands.js';
 import type { Store } from '../../src/store/store.js';
 import { manualClock } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from '../../src/taxii/envelope.js';
-import type { ListedObject } from '../../src/store/queries/stix-queries.js';
+import type { ListedObject } from '../../src/store/contract/records.js';
 
 /** Written out, not imported from src: the exact bytes TAXII clients compare against. */
 const STIX_TYPE = 'application/stix+json;version=2.1';

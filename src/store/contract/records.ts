@@ -1,4 +1,5 @@
 // What the store hands back to the application: domain records with their computed aggregates.
+import type { CollectionConfig, CollectionFilter } from '../../config.js';
 import type { Feed, JsonObject, Risk, Stamp, Threat } from '../../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
@@ -84,4 +85,114 @@ export interface ApiKeyRecord {
   label: string | null;
   created_at: string;
   revoked_at: string | null;
+}
+
+/** A feed's source as `feeds list` shows it: the feed's names and pull times, the definition, the linked count. */
+export interface FeedSourceListing {
+  fid: number;
+  feed: string;
+  organization: string;
+  schedule: string;
+  stamp_pulled: string | null;
+  /** The source object as configured, JSON (`${env:NAME}` kept). */
+  definition: string;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Indicators linked to the feed. */
+  linked: number;
+  /** The pull lease as stored (it may have lapsed): who pulls the feed now, since and until when. */
+  lease: PullLease | undefined;
+}
+
+/** What a pull reads of its feed before it starts: the definition, the names, the validators of the previous pull. */
+export interface FeedSourceState {
+  fid: number;
+  feed: string;
+  organization: string;
+  schedule: string;
+  definition: string;
+  etag: string | null;
+  last_modified: string | null;
+  failures: number;
+  /** Where a structured source's next pull resumes (null: from the start). */
+  cursor: string | null;
+  /** The feed's last successful pull (null: never pulled). */
+  stamp_pulled: string | null;
+  /** SHA-256 of the body the latest pull read (one-body sources). */
+  body_hash: string | null;
+  /** Values the feed's latest successful pull listed (its listing now), for the sanity gate. */
+  listed: number;
+}
+
+export interface PullLease {
+  owner: string;
+  until: number;
+  /** Null for a lease taken before leases recorded it. */
+  since: number | null;
+}
+
+/** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
+export type CollectionRef = Pick<CollectionConfig, 'id' | 'filter'>;
+
+export interface ObjectListing {
+  collection: CollectionRef;
+  /** Only this object (Get an Object, Get Object Versions). */
+  objectId?: string;
+  /** Continue after this item (from a `next` token). */
+  after: { dateAdded: number; id: string } | null;
+  addedAfter: number | null;
+  ids: string[] | null;
+  types: string[] | null;
+  /** `modified` values to keep (normalized, millisecond RFC 3339); null keeps the one version stored. */
+  modified: string[] | null;
+  limit: number;
+  withBody: boolean;
+}
+
+export interface ListedObject {
+  id: string;
+  type: string;
+  modified: string;
+  dateAdded: number;
+  /** The object's serialized body, as stored or rendered on read; null for a listing without bodies. */
+  body: string | null;
+}
+
+/** A page of a listing. */
+export interface ObjectPage {
+  items: ListedObject[];
+  /** Another page follows. */
+  more: boolean;
+  /**
+   * The last object listed, where the next page starts: the last of `items`, or one after it left
+   * out (`skipped`), so that an object left out cannot move a walk.
+   */
+  last: { dateAdded: number; id: string } | undefined;
+  /**
+   * Objects left out of `items` because the records they are rendered from no longer give them. A
+   * page is never lost to one object; writes keep objects and records in step, so a skip is a fault
+   * of the store for the caller to log and count.
+   */
+  skipped: string[];
+}
+
+/** One exported indicator; `threats` holds the names of its linked threats when they were asked for. */
+export interface ExportRow {
+  iid: number;
+  value: string;
+  type: string;
+  risk: string;
+  stamp_seen: string | null;
+  threats: string[];
+}
+
+export interface ExportQuery {
+  /** The collection's filter: the export lists what the collection's view holds. */
+  filter: CollectionFilter;
+  /** Only these types (stored names); undefined: every type. */
+  types?: readonly string[] | undefined;
+  /** Reads each row's linked threat names (the CSV's `threats`); the plain list does without. */
+  withThreats: boolean;
+  /** Rows per page (default 5,000). */
+  pageSize?: number;
 }

@@ -16,7 +16,7 @@ import {
 import type { DateAddedClock } from './date-added-clock.js';
 import type { Database } from '../db/schema.js';
 import { indicatorSources, versionHash, type IndicatorRecord } from '../../stix/project-records.js';
-import { organizationOf } from './stix-rows.js';
+import { organizationOf } from './version-records.js';
 import { CHANGES } from '../ingest/temp-tables.js';
 
 /** A stored object about to be revoked. */

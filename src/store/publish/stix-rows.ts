@@ -1,22 +1,16 @@
 // The rows the STIX projection reads (src/stix/project-records.ts), in bounded chunks, for the STIX sync of an import.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Threat } from '../../domain.js';
 import { storedIdentityCreated, type IndicatorRecord, type OrganizationRecord, type ThreatLinkRecord } from '../../stix/project-records.js';
 import { stixIdForIdentity } from '../../stix/index.js';
 import { toThreatRecord } from '../db/record-rows.js';
 import type { Database } from '../db/schema.js';
+import { indicatorRecordColumns, linkRecordColumns } from './version-records.js';
 
 export const CHUNK = 1000;
 
-/**
- * The organization of the indicator's lowest-numbered feed, which becomes its created_by_ref: the
- * one place this rule is written, for the import's rendering and for TAXII reads alike.
- */
-export function organizationOf(iid: RawBuilder<unknown>): RawBuilder<string | null> {
-  return sql<string | null>`(select f.organization from feeds f where f.fid = (select min(fl.fid) from feed_links fl where fl.iid = ${iid}))`;
-}
-
-const INDICATOR_COLUMNS = sql`i.iid, i.value, i.type, i.risk, i.stamp_added, i.retired, i.attributes, ${organizationOf(sql.ref('i.iid'))} as organization`;
+const INDICATOR_COLUMNS = indicatorRecordColumns();
+const LINK_COLUMNS = linkRecordColumns();
 
 /**
  * Every feed organization, with the `created` of its identity: the one its stored version shows,
@@ -65,7 +59,7 @@ type LinkKey = { tid: number; iid: number };
  */
 export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
   const { rows } = await sql<ThreatLinkRecord>`
-    select tl.iid, tl.tid, tl.stamp_linked, t.category, t.stix_generation as generation
+    select ${LINK_COLUMNS}
     from threat_links tl join threats t on t.tid = tl.tid
     where (tl.tid, tl.iid) > (${after.tid}, ${after.iid})
     order by tl.tid, tl.iid limit ${limit}`.execute(db);
@@ -78,7 +72,7 @@ export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit
  */
 export async function readStagedLinks(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
   const { rows } = await sql<ThreatLinkRecord>`
-    select r.iid, r.tid, tl.stamp_linked, t.category, t.stix_generation as generation
+    select ${LINK_COLUMNS}
     from render_links r
     join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
     join threats t on t.tid = r.tid

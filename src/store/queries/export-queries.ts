@@ -1,29 +1,10 @@
 // The active indicators of a collection, a keyset page at a time, for the plain-text and CSV exports.
 import { sql, type Kysely } from 'kysely';
-import type { CollectionFilter } from '../../config.js';
 import { viewIndicatorConditions } from '../publish/collection-views.js';
 import type { Database } from '../db/schema.js';
+import type { ExportQuery, ExportRow } from '../contract/records.js';
 
-/** One exported indicator; `threats` holds the names of its linked threats when they were asked for. */
-export interface ExportRow {
-  iid: number;
-  value: string;
-  type: string;
-  risk: string;
-  stamp_seen: string | null;
-  threats: string[];
-}
 
-export interface ExportQuery {
-  /** The collection's filter: the export lists what the collection's view holds. */
-  filter: CollectionFilter;
-  /** Only these types (stored names); undefined: every type. */
-  types?: readonly string[] | undefined;
-  /** Reads each row's linked threat names (the CSV's `threats`); the plain list does without. */
-  withThreats: boolean;
-  /** Rows per page (default 5,000). */
-  pageSize?: number;
-}
 
 const DEFAULT_PAGE_SIZE = 5000;
 

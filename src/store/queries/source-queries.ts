@@ -1,23 +1,8 @@
 // Source definitions of feeds (DESIGN section 7) and their pull state: one row per pulled feed, keyed by fid.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { FeedSourceListing, FeedSourceState, PullLease } from '../contract/records.js';
 
-/** A feed's source as `feeds list` shows it: the feed's names and pull times, the definition, the linked count. */
-export interface FeedSourceListing {
-  fid: number;
-  feed: string;
-  organization: string;
-  schedule: string;
-  stamp_pulled: string | null;
-  /** The source object as configured, JSON (`${env:NAME}` kept). */
-  definition: string;
-  last_error: string | null;
-  last_error_at: string | null;
-  /** Indicators linked to the feed. */
-  linked: number;
-  /** The pull lease as stored (it may have lapsed): who pulls the feed now, since and until when. */
-  lease: PullLease | undefined;
-}
 
 /** The fid after the highest in the store (1 in an empty one). */
 export async function nextFeedId(db: Kysely<Database>): Promise<number> {
@@ -59,25 +44,6 @@ export async function removeFeedSource(db: Kysely<Database>, fid: number): Promi
   return Number(result.numDeletedRows) > 0;
 }
 
-/** What a pull reads of its feed before it starts: the definition, the names, the validators of the previous pull. */
-export interface FeedSourceState {
-  fid: number;
-  feed: string;
-  organization: string;
-  schedule: string;
-  definition: string;
-  etag: string | null;
-  last_modified: string | null;
-  failures: number;
-  /** Where a structured source's next pull resumes (null: from the start). */
-  cursor: string | null;
-  /** The feed's last successful pull (null: never pulled). */
-  stamp_pulled: string | null;
-  /** SHA-256 of the body the latest pull read (one-body sources). */
-  body_hash: string | null;
-  /** Values the feed's latest successful pull listed (its listing now), for the sanity gate. */
-  listed: number;
-}
 
 export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
   const row = await db
@@ -152,12 +118,6 @@ export async function findPullLease(db: Kysely<Database>, fid: number): Promise<
   return { owner: row.lease_owner, until: Number(row.lease_until), since: row.lease_since === null ? null : Number(row.lease_since) };
 }
 
-export interface PullLease {
-  owner: string;
-  until: number;
-  /** Null for a lease taken before leases recorded it. */
-  since: number | null;
-}
 
 export async function releasePullLease(db: Kysely<Database>, fid: number, owner: string): Promise<void> {
   await db.updateTable('feed_sources').set({ lease_owner: null, lease_until: null, lease_since: null }).where('fid', '=', fid).where('lease_owner', '=', owner).execute();

@@ -1,61 +1,44 @@
 // TAXII reads: keyset pages of a collection's objects or manifest over (date_added, id), with filters.
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { CollectionConfig } from '../../config.js';
+import type { CollectionRef, ListedObject, ObjectListing, ObjectPage } from '../contract/records.js';
 import { isUnfiltered } from '../publish/collection-views.js';
 import type { Database } from '../db/schema.js';
-import type { VersionRecord } from '../../stix/project-records.js';
-import { organizationOf } from '../publish/stix-rows.js';
+import { renderStoredVersion } from '../../stix/project-records.js';
+import { indicatorRecordColumns, linkRecordColumns, versionRecordOf, type RecordColumns } from '../publish/version-records.js';
 
-/** A collection as the store needs it: an unfiltered view is the whole of stix_objects. */
-export type CollectionRef = Pick<CollectionConfig, 'id' | 'filter'>;
 
-export interface ObjectListing {
-  collection: CollectionRef;
-  /** Only this object (Get an Object, Get Object Versions). */
-  objectId?: string;
-  /** Continue after this item (from a `next` token). */
-  after: { dateAdded: number; id: string } | null;
-  addedAfter: number | null;
-  ids: string[] | null;
-  types: string[] | null;
-  /** `modified` values to keep (normalized, millisecond RFC 3339); null keeps the one version stored. */
-  modified: string[] | null;
-  limit: number;
-  withBody: boolean;
-}
 
-export interface ListedObject {
-  id: string;
-  type: string;
-  modified: string;
-  dateAdded: number;
-  /** The stored body (identities, threats, revoked versions); null for a listing without bodies, or one rendered on read. */
-  body: string | null;
-  /**
-   * For a version rendered on read (body null): its `modified` and the records it is rendered from,
-   * read by the same statement as the page, or undefined when they are gone. The reader projects it
-   * (src/stix/project-records.ts renderStoredVersion); the store only reads.
-   */
-  rendered?: { modified: string; record: VersionRecord | undefined };
-}
+
 
 /**
  * One row more than the page is read to learn whether another page follows. A filtered view reads
  * its membership rows (with their own date_added); an unfiltered one reads stix_objects directly.
  */
-export async function listCollectionObjects(db: Kysely<Database>, q: ObjectListing): Promise<{ items: ListedObject[]; more: boolean }> {
+export async function listCollectionObjects(db: Kysely<Database>, q: ObjectListing): Promise<ObjectPage> {
   if (q.withBody) {
     const { rows } = await (isUnfiltered(q.collection.filter) ? listAllWithBodies(q) : listViewWithBodies(q)).execute(db);
-    const items = rows.slice(0, q.limit).map(withBodyOrRecord);
-    return { items, more: rows.length > q.limit };
+    const page = rows.slice(0, q.limit);
+    const items: ListedObject[] = [];
+    const skipped: string[] = [];
+    for (const row of page) {
+      const body = row.body !== '' ? row.body : renderStoredVersion(row.id, row.body_modified, versionRecordOf(row.type, row));
+      if (body === undefined) skipped.push(row.id);
+      else items.push({ id: row.id, type: row.type, modified: row.modified, dateAdded: Number(row.date_added), body });
+    }
+    return { items, more: rows.length > q.limit, last: lastOf(page), skipped };
   }
   const rows = await (isUnfiltered(q.collection.filter) ? listAll(db, q) : listView(db, q)).execute();
   const items = rows.slice(0, q.limit).map((r) => ({ id: r.id, type: r.type, modified: r.modified, dateAdded: Number(r.date_added), body: null }));
-  return { items, more: rows.length > q.limit };
+  return { items, more: rows.length > q.limit, last: lastOf(items), skipped: [] };
 }
 
-/** A listed object with its stored body, or with the records to render it from (RENDERED_ON_READ). */
-interface RowWithBody {
+function lastOf(rows: readonly { id: string; date_added?: number; dateAdded?: number }[]): ObjectPage['last'] {
+  const last = rows.at(-1);
+  return last === undefined ? undefined : { dateAdded: Number(last.dateAdded ?? last.date_added), id: last.id };
+}
+
+/** A listed object with its stored body, or with the records to render it from (body ''). */
+type RowWithBody = RecordColumns & {
   id: string;
   type: string;
   modified: string;
@@ -63,19 +46,7 @@ interface RowWithBody {
   body: string;
   /** `modified` of the stored version, which the body shows. */
   body_modified: string;
-  iid: number | null;
-  tid: number | null;
-  i_value: string | null;
-  i_type: string | null;
-  i_risk: string | null;
-  i_stamp_added: string | null;
-  i_retired: number | null;
-  i_attributes: string | null;
-  i_organization: string | null;
-  l_stamp_linked: string | null;
-  l_category: string | null;
-  l_generation: number | null;
-}
+};
 
 /**
  * The records an object without a stored body is rendered from, read by the same statement as the
@@ -90,14 +61,11 @@ function sourcesOf(s: 'c' | 's'): RawBuilder<unknown> {
     left join threats t on t.tid = tl.tid`;
 }
 
-const SOURCE_COLUMNS = sql`
-  i.value as i_value, i.type as i_type, i.risk as i_risk, i.stamp_added as i_stamp_added, i.retired as i_retired, i.attributes as i_attributes,
-  case when i.iid is not null then ${organizationOf(sql.ref('i.iid'))} end as i_organization,
-  tl.stamp_linked as l_stamp_linked, t.category as l_category, t.stix_generation as l_generation`;
+const SOURCE_COLUMNS = sql`${indicatorRecordColumns('i_')}, ${linkRecordColumns('l_')}`;
 
 function listAllWithBodies(q: ObjectListing) {
   return sql<RowWithBody>`
-    select c.id, c.type, c.modified, c.date_added, c.body, c.modified as body_modified, c.iid, c.tid, ${SOURCE_COLUMNS}
+    select c.id, c.type, c.modified, c.date_added, c.body, c.modified as body_modified, ${SOURCE_COLUMNS}
     from stix_objects c ${sourcesOf('c')}
     where ${listingConditions(q)}
     order by c.date_added, c.id limit ${q.limit + 1}`;
@@ -105,38 +73,10 @@ function listAllWithBodies(q: ObjectListing) {
 
 function listViewWithBodies(q: ObjectListing) {
   return sql<RowWithBody>`
-    select c.id, c.type, c.modified, c.date_added, s.body, s.modified as body_modified, s.iid, s.tid, ${SOURCE_COLUMNS}
+    select c.id, c.type, c.modified, c.date_added, s.body, s.modified as body_modified, ${SOURCE_COLUMNS}
     from collection_objects c join stix_objects s on s.id = c.id ${sourcesOf('s')}
     where c.collection = ${q.collection.id} and ${listingConditions(q)}
     order by c.date_added, c.id limit ${q.limit + 1}`;
-}
-
-/** The listed object with its stored body, or with the records to render it from. */
-function withBodyOrRecord(row: RowWithBody): ListedObject {
-  const listed = { id: row.id, type: row.type, modified: row.modified, dateAdded: Number(row.date_added) };
-  if (row.body !== '') return { ...listed, body: row.body };
-  let record: VersionRecord | undefined;
-  if (row.type === 'indicator' && row.i_value !== null) {
-    record = {
-      kind: 'indicator',
-      row: {
-        iid: Number(row.iid),
-        value: row.i_value,
-        type: row.i_type!,
-        risk: row.i_risk!,
-        stamp_added: row.i_stamp_added,
-        retired: row.i_retired,
-        attributes: row.i_attributes!,
-        organization: row.i_organization,
-      },
-    };
-  } else if (row.type === 'relationship' && row.l_stamp_linked !== null) {
-    record = {
-      kind: 'link',
-      row: { iid: Number(row.iid), tid: Number(row.tid), stamp_linked: row.l_stamp_linked, category: row.l_category!, generation: Number(row.l_generation ?? 0) },
-    };
-  }
-  return { ...listed, body: null, rendered: { modified: row.body_modified, record } };
 }
 
 /** The listing's conditions on the rows aliased `c` (either table has the same columns). */
