@@ -1,7 +1,7 @@
 // The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyImport).
 import type { Clock } from '../clock.js';
 import type { ImportOptions } from '../store/store.js';
-import type { ImportSummary } from '../store/contract/records.js';
+import type { ImportSummary } from '../store/contract/commands.js';
 import type { Store } from '../store/store.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
 import { batchesOfFile } from './file-batches.js';

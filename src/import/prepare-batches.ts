@@ -2,10 +2,9 @@
 // the parameters of one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can
 // run it while the import's thread writes the batches before (file-batches.ts).
 import { hash } from 'node:crypto';
-import { formatStamp } from '../clock.js';
 import type { Indicator, Link, Threat } from '../domain.js';
 import { skippedTtpItems } from '../stix/index.js';
-import type { ImportCounts } from '../store/contract/records.js';
+import type { ImportCounts } from '../store/contract/commands.js';
 import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/contract/write-batch.js';
 import { PendingRows } from './pending-rows.js';
 import type { FeedRecord, ImportRecord } from './record-schemas.js';
@@ -158,6 +157,6 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   if (feeds.size > 0) yield feedBatch();
   if (indicators.size > 0) yield indicatorBatch();
   if (links.size > 0) yield linkBatch();
-  if (sources.size > 0) yield { kind: 'sources', rows: [...sources], stamp: formatStamp(Date.now()), records: ordinal };
+  if (sources.size > 0) yield { kind: 'sources', rows: [...sources], records: ordinal };
   yield { kind: 'end', records: ordinal, read, related: [...related.values()], ...(skippedTtps > 0 ? { skippedTtps } : {}) };
 }

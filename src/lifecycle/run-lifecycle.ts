@@ -2,7 +2,7 @@
 // threat, each through the store's one write path (Store.applyImport) with `now` passed in.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { LifecycleCounts } from '../store/ingest/lifecycle-writer.js';
+import type { LifecycleCounts } from '../store/contract/commands.js';
 import type { Store } from '../store/store.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
 

@@ -1,6 +1,6 @@
 // Opens a feed's source for one pull: its format's entry (formats/format-registry.ts) given the pull's means, a paged source read to its end first, and the sanity gate of a full-list one.
 import { PullRefused } from '../store/contract/commands.js';
-import type { FeedSourceState } from '../store/queries/source-queries.js';
+import type { FeedSourceState } from '../store/contract/records.js';
 import type { OpenContext, SourceRead } from './formats/format-entry.js';
 import { formatEntry } from './formats/format-registry.js';
 import { gateFailure, type GateContext, type GateCounts } from './sanity-gate.js';

@@ -3,7 +3,7 @@
 // order: ingest, derive, publish, and a new data version. A failure anywhere rolls it all back.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Clock } from '../clock.js';
+import { formatStamp, type Clock } from '../clock.js';
 import type { ImportSummary } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
@@ -64,7 +64,7 @@ export async function applyWrite(
     db.transaction().execute(async (trx) => {
       await takeWriteLock(trx, dialect);
       const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));
-      const ingested = await ingest(trx, dialect, batches, fresh);
+      const ingested = await ingest(trx, dialect, batches, fresh, formatStamp(clock.now()));
       const { changes, end } = ingested;
       options.onPhase?.('derive');
       const aggregates = await refreshLookupData(trx, changes);

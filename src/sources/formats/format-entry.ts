@@ -1,6 +1,6 @@
 // One source format as a pull sees it (DESIGN 7, Formats): its schema, and how a pull opens it, its transport feeding its parser.
 import type { z } from 'zod';
-import type { FeedSourceState } from '../../store/queries/source-queries.js';
+import type { FeedSourceState } from '../../store/contract/records.js';
 import type { FeedBatch } from '../parsers/feed-entry.js';
 import type { UpstreamFeed } from '../parsers/lookup-api-page.js';
 import type { FetchOptions } from '../transports/fetch-source.js';

@@ -19,8 +19,8 @@ export type WriteBatch =
   | { kind: 'threats'; params: unknown[]; keys: unknown[]; count: number; records: number; names: [tid: number, nameKeys: string[]][] }
   | { kind: 'feeds' | 'indicators'; params: unknown[]; keys: unknown[]; count: number; records: number }
   | { kind: 'links'; params: unknown[]; count: number; records: number }
-  /** Source objects of the file's feeds (fid, JSON), after the feeds: each replaces the feed's source when it differs. */
-  | { kind: 'sources'; rows: [fid: number, definition: string][]; stamp: string; records: number }
+  /** Source objects of the file's feeds (fid, JSON), after the feeds: each replaces the feed's source when it differs, stamped with the write's time. */
+  | { kind: 'sources'; rows: [fid: number, definition: string][]; records: number }
   /** A lifecycle run, or staff retiring or reactivating a threat (lifecycle-writer.ts), before the end. */
   | { kind: 'lifecycle'; plan: LifecyclePlan; records: number }
   | { kind: 'threat-state'; plan: ThreatStatePlan; records: number }

@@ -35,7 +35,7 @@ interface BatchState {
 }
 
 /** Writes one batch; the end of the records and a pull's plan go to `state`. */
-async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean, state: BatchState): Promise<void> {
+async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean, state: BatchState, at: string): Promise<void> {
   if (batch.kind === 'pull') {
     if (state.pull !== undefined) throw new Error('an import holds at most one pull');
     state.pull = batch.plan;
@@ -70,7 +70,7 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
   }
   if (batch.kind === 'sources') {
     // Its feeds came in earlier batches of this transaction.
-    for (const [fid, definition] of batch.rows) await upsertFeedSource(trx, fid, definition, batch.stamp);
+    for (const [fid, definition] of batch.rows) await upsertFeedSource(trx, fid, definition, at);
     return;
   }
   await writeRows(trx, dialect, batch, fresh);
@@ -116,16 +116,17 @@ export interface Ingested {
 
 /**
  * Writes every batch, applies the plans they carry, checks the records and moves the links into
- * place. `fresh`: the store holds no data, so everything is new and goes in bulk. Throws
+ * place. `fresh`: the store holds no data, so everything is new and goes in bulk; `at` is the
+ * write's time (`YYYY-MM-DD HH:MM:SS`), which a file's feed sources are stamped with. Throws
  * ImportError (or PullRefused) for a write that must change nothing; the caller rolls it back.
  */
-export async function ingest(trx: Transaction<Database>, dialect: Dialect, batches: AsyncIterable<WriteBatch>, fresh: boolean): Promise<Ingested> {
+export async function ingest(trx: Transaction<Database>, dialect: Dialect, batches: AsyncIterable<WriteBatch>, fresh: boolean, at: string): Promise<Ingested> {
   await createChangeTables(trx, dialect, fresh);
   const state: BatchState = {};
   // Into an empty SQLite store, the index that finds indicators by value (pull-migration.ts) is
   // built once after the rows, in one sort, rather than at a random place for each of them.
   const writeAll = async () => {
-    for await (const batch of batches) await writeBatch(trx, dialect, batch, fresh, state);
+    for await (const batch of batches) await writeBatch(trx, dialect, batch, fresh, state, at);
   };
   if (fresh) await withoutIndexes(trx, dialect, { index: 'indicators_value' }, writeAll);
   else await writeAll();
