@@ -187,7 +187,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         keepOpen = true;
         const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createApp(config, { store, logger, rateLimitStores, metrics });
         const pull = config.pull.enabled && values['no-pull'] !== true;
-        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write });
+        await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write, env: process.env });
         return;
       }
       default:

@@ -39,6 +39,8 @@ export interface ServeOptions {
   pull: boolean;
   /** Where log lines are written: the pull thread's lines join them. */
   writeLog: (line: string) => void;
+  /** The environment sources' `${env:NAME}` references read. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** The metrics of a process that serves requests (a single process or a worker), when `metrics.enabled`. */
@@ -71,6 +73,7 @@ function startPulls(options: ServeOptions, metrics: Metrics | undefined): Backgr
     logger: options.logger,
     logLevel: settings.logLevel,
     writeLog: options.writeLog,
+    env: options.env,
     ...(metrics ? { report: metrics.background } : {}),
   });
 }

@@ -25,6 +25,8 @@ export interface PullThreadData {
   lifecycle: LifecycleSettings;
   /** Post the metrics' events (DESIGN 9) to this thread's parent, which owns the registry. */
   metrics: boolean;
+  /** The environment `${env:NAME}` references of sources read (the composition root's). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 export type PullThreadMessage =
@@ -59,7 +61,7 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   const { logger } = options;
   if (IN_MEMORY.has(options.db)) {
     const scheduler = startPullScheduler({
-      store: options.store, clock: options.clock, env: process.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
+      store: options.store, clock: options.clock, env: options.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
       concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, report: options.report,
     });
     return { stop: () => scheduler.stop() };
@@ -67,6 +69,7 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   const data: PullThreadData = {
     db: options.db, setting: options.setting, collections: options.collections, allowlist: options.allowlist, checkMs: options.checkMs, logLevel: options.logLevel,
     concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, metrics: options.report !== undefined,
+    env: options.env,
   };
   const worker = startModuleWorker(import.meta.url, 'pull-worker', { workerData: data });
   let stopped = false;

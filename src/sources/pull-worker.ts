@@ -17,7 +17,7 @@ const logger = createLogger(data.logLevel, (line) => send({ kind: 'log', line })
 try {
   const store = await openStore(data.db, { setting: data.setting, collections: data.collections });
   const scheduler = startPullScheduler({
-    store, clock: systemClock, env: process.env, allowlist: createAllowlist(data.allowlist), logger, checkMs: data.checkMs, lifecycle: data.lifecycle,
+    store, clock: systemClock, env: data.env, allowlist: createAllowlist(data.allowlist), logger, checkMs: data.checkMs, lifecycle: data.lifecycle,
     concurrency: data.concurrency, allowPrivateNetworks: data.allowPrivateNetworks,
     // The registry is the parent's: the thread's events travel as messages, like its log lines.
     ...(data.metrics ? { report: (event: BackgroundEvent) => send({ kind: 'metric', event }) } : {}),

@@ -133,7 +133,7 @@ for (const backend of storeBackends()) {
       const events: BackgroundEvent[] = [];
       const pulls = startBackgroundPulls({
         db: location, setting: '--db', collections: DEFAULT_COLLECTIONS, allowlist: undefined, checkMs: 3_600_000, lifecycle: LIFECYCLE,
-        store, clock: systemClock, logger: silentLogger, logLevel: 'silent', writeLog: () => undefined,
+        store, clock: systemClock, logger: silentLogger, logLevel: 'silent', writeLog: () => undefined, env: {},
         report: (event) => {
           events.push(event);
           metrics.background(event);
