@@ -10,8 +10,8 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { batchesOfFile } from '../src/import/file-batches.js';
 import type { WriteBatch } from '../src/store/contract/write-batch.js';
-import { openStore } from '../src/store/open-store.js';
 import type { ImportPhase } from '../src/store/store.js';
+import { dbOf, openTestStore } from '../test/helpers/store-db.js';
 
 const MB = 1024 * 1024;
 
@@ -163,8 +163,8 @@ export async function profileImport(file: string, db: string, options: ProfileOp
   };
   const started = performance.now();
   recorder.begin('open store + migrations');
-  const store = await openStore(db, { collections: config.collections });
-  for (const pragma of options.pragmas ?? []) await sql.raw(`pragma ${pragma}`).execute(store.db);
+  const store = await openTestStore(db, { collections: config.collections });
+  for (const pragma of options.pragmas ?? []) await sql.raw(`pragma ${pragma}`).execute(dbOf(store));
 
   recorder.begin('stream: batched upserts + link staging (records read, validated and batched on a worker thread)');
   async function* marked(batches: AsyncIterable<WriteBatch>): AsyncGenerator<WriteBatch> {

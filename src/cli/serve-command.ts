@@ -155,7 +155,7 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   let redis: RedisRateLimits | undefined;
   let rateLimitStores: RateLimitStoreFactory | undefined;
   if (settings.redisUrl) {
-    // The Redis client is loaded only when Redis is configured (its modules take ~9 MB).
+    // The Redis client is loaded only when Redis is configured: a process without it keeps its modules' memory.
     const { connectRedisRateLimits } = await import('../plans/redis-rate-limit-store.js');
     redis = await connectRedisRateLimits({ url: settings.redisUrl, onError: config.redis.onError, logger });
     rateLimitStores = redis.stores;

@@ -14,9 +14,8 @@ export interface MessageClasses {
  *
  * These subclasses take over the app's `request` and `response` objects (their members are copied
  * onto the subclass prototypes, which then stand in for them), so node builds every request and
- * response with the prototype Express is about to give it and the swap changes nothing. Measured
- * with the bench's Express floor, Express's CPU per request fell from 243 to 96 µs, and
- * threatgate's on a cached threat lookup from 655 to 341 µs (bench/README.md).
+ * response with the prototype Express is about to give it and the swap changes nothing (what that
+ * saves per request: bench/README.md).
  *
  * Call it once per app, before serving; a server built without the classes still works, with
  * Express swapping prototypes as usual.

@@ -12,8 +12,8 @@ import type { PrepareReply } from './prepare-worker.js';
 export async function* batchesOfFile(path: string): AsyncGenerator<WriteBatch> {
   // A bounded heap: its live data is a few batches, and an unbounded one grows the process with
   // garbage. It leaves room for the largest records (a JSON document's elements are parsed one at a
-  // time). A young generation larger than the default lets a chunk's records die young: a quarter
-  // of the worker's time went to collecting garbage, and a million-indicator import runs ~5% faster.
+  // time). A young generation larger than the default lets a chunk's records die young, where the
+  // default one spends much of the worker's time collecting garbage (bench/README.md, import).
   const worker = startModuleWorker(import.meta.url, 'prepare-worker', {
     workerData: { path },
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 64 },

@@ -1,4 +1,4 @@
-// Turns validated import records into write batches (store/write-batch.ts): rows already flattened into
+// Turns validated import records into write batches (store/contract/write-batch.ts): rows already flattened into
 // the parameters of one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can
 // run it while the import's thread writes the batches before (file-batches.ts).
 import { hash } from 'node:crypto';
@@ -7,7 +7,7 @@ import { skippedTtpItems } from '../stix/index.js';
 import type { ImportCounts } from '../store/contract/commands.js';
 import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/contract/write-batch.js';
 import { PendingRows } from './pending-rows.js';
-import type { FeedRecord, ImportRecord } from './record-schemas.js';
+import type { FeedImportRecord, ImportRecord } from './record-schemas.js';
 
 /** Rows per INSERT: well under SQLite's 32,766 bound parameters for the widest table. */
 const BATCH_ROWS = 400;
@@ -20,7 +20,7 @@ export interface PositionedRecord {
 const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
 
 // Each push writes a row in the column order of the store's table (THREAT_COLUMNS, FEED_COLUMNS,
-// INDICATOR_COLUMNS in store/write-batch.ts) and returns the record's content hash.
+// INDICATOR_COLUMNS in store/contract/write-batch.ts) and returns the record's content hash.
 
 /** Pushes a threat's row; returns its content hash (as do pushFeed and pushIndicator). */
 function pushThreat(params: unknown[], t: Threat): string {
@@ -33,7 +33,7 @@ function pushThreat(params: unknown[], t: Threat): string {
   return hashed;
 }
 
-function pushFeed(params: unknown[], f: FeedRecord): string {
+function pushFeed(params: unknown[], f: FeedImportRecord): string {
   const hashed = contentHash(f);
   params.push(
     f.fid, f.feed, f.organization, f.feed.toLowerCase(), f.organization.toLowerCase(), f.category, f.pricing, JSON.stringify(f.contact),
@@ -96,7 +96,7 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   let skippedTtps = 0;
   let ordinal = 0;
   const threats = new PendingRows<Threat>('threat');
-  const feeds = new PendingRows<FeedRecord>('feed');
+  const feeds = new PendingRows<FeedImportRecord>('feed');
   // The sources of the file's feeds, by fid: written after the feeds (write-batch.ts, `sources`).
   const sources = new Map<number, string>();
   const indicators = new PendingRows<Indicator>('indicator');

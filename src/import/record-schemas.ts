@@ -71,14 +71,14 @@ export const threatSchema = z.strictObject({
 }) satisfies z.ZodType<Threat, any>;
 
 /** A feed record of an import; `source` is its source object (DESIGN 7) as JSON text, `${env:NAME}` kept. */
-export type FeedRecord = Feed & { source?: string };
+export type FeedImportRecord = Feed & { source?: string };
 
 /**
  * A feed that names its source is pulled from it: the source object is validated here (the message
  * names its field), its URL without credentials becomes the feed's `accesslink`, and its schedule
  * (else the feed's own when it parses, else `daily`) the feed's `schedule`.
  */
-function withSource({ source, ...feed }: Feed & { source?: unknown }, ctx: z.RefinementCtx): FeedRecord {
+function withSource({ source, ...feed }: Feed & { source?: unknown }, ctx: z.RefinementCtx): FeedImportRecord {
   if (source === undefined) return feed;
   try {
     // An unset `${env:NAME}` is not refused here: the file may be imported where the puller's
@@ -108,7 +108,7 @@ export const feedSchema = z.strictObject({
   description: text.default(''),
   accesslink: text.default(''),
   source: z.unknown().optional(),
-}).transform(withSource) satisfies z.ZodType<FeedRecord, any>;
+}).transform(withSource) satisfies z.ZodType<FeedImportRecord, any>;
 
 /**
  * Attribute values are strings (`{"port": ["443"]}`). A whole number is taken as its decimal
@@ -157,7 +157,7 @@ export type RecordKind = 'threat' | 'feed' | 'indicator' | 'link';
 
 export type ImportRecord =
   | { kind: 'threat'; value: Threat }
-  | { kind: 'feed'; value: FeedRecord }
+  | { kind: 'feed'; value: FeedImportRecord }
   | { kind: 'indicator'; value: Indicator }
   | { kind: 'link'; value: Link };
 

@@ -15,9 +15,9 @@ function openSqlite(path: string, mustExist: boolean): Kysely<Database> {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:' && !mustExist) mkdirSync(dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file, { fileMustExist: mustExist });
-  // A new database gets 16 KiB pages (SQLite's default is 4 KiB): fewer, fuller B-tree pages make
-  // a large import about a tenth faster (bench/README.md). It must come before WAL mode; on an
-  // existing database it changes nothing.
+  // A new database gets 16 KiB pages (SQLite's default is 4 KiB): fewer, fuller B-tree pages, fewer
+  // page writes in a large import (bench/README.md). It must come before WAL mode; on an existing
+  // database it changes nothing.
   connection.pragma('page_size = 16384');
   // WAL lets readers (other workers) run while an import writes; NORMAL is durable at checkpoints.
   connection.pragma('journal_mode = WAL');
@@ -92,7 +92,7 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Ky
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-export interface OpenStoreOptions extends Omit<StoreOptions, 'schema'> {
+export interface OpenDatabaseOptions {
   /** The setting that named `location` (`--db`, `DATABASE_URL`), for error messages. */
   setting?: string;
   /**
@@ -110,11 +110,27 @@ function missingStore(setting: string, file: string): ConfigError {
   );
 }
 
+export interface OpenStoreOptions extends OpenDatabaseOptions, Omit<StoreOptions, 'schema'> {}
+
+/** An open, migrated database: what a store is created over. */
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** The PostgreSQL schema the store lives in, when the URL named one. */
+  schema: string | undefined;
+}
+
 /**
  * `location` is a file path, `sqlite:PATH`, or `postgres://…`. Migrations run on open, so a new,
  * empty database works at once; with `mustExist`, an SQLite file must already be there.
  */
 export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
+  const { db, dialect, schema } = await openDatabase(location, options);
+  return createStore(db, dialect, { collections: options.collections, schema });
+}
+
+/** The database of `location`, opened and migrated (openStore's first half). */
+export async function openDatabase(location: string, options: OpenDatabaseOptions): Promise<OpenDatabase> {
   const setting = options.setting ?? '--db';
   let db: Kysely<Database>;
   let dialect: Dialect;
@@ -157,5 +173,5 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     await db.destroy();
     throw new ConfigError(`${setting}: cannot prepare database ${shown} (${reasonOf((error as Error).cause ?? error)})`);
   }
-  return createStore(db, dialect, { collections: options.collections, writePaths: options.writePaths, schema });
+  return { db, dialect, schema };
 }

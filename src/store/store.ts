@@ -23,29 +23,27 @@ import type { CollectionConfig } from '../config.js';
 
 export type { WritePhase as ImportPhase, WriteOptions as ImportOptions } from './apply.js';
 
-/**
- * Which write paths an import may take. Production leaves the defaults; the differential test
- * (test/store/bulk-import.test.ts) forces each one on a small data set, to hold them equal.
- */
-export interface WritePaths {
-  /** Writes an import into an empty store in bulk (default true). */
-  bulkWhenEmpty?: boolean;
-  /** The fewest indicators of a fresh import that are rendered on a worker thread (default 20,000). */
-  renderThreadFrom?: number;
-}
-
 export interface StoreOptions {
   /** The configured TAXII collections: every import keeps their STIX objects and memberships in step. */
   collections: readonly CollectionConfig[];
   /** PostgreSQL schema the store lives in (checked by readiness). */
-  schema?: string;
-  writePaths?: WritePaths;
+  schema?: string | undefined;
+}
+
+/**
+ * Which write paths a write may take. Production leaves the defaults (createStore's caller in
+ * production, openStore, passes none); the differential test (test/store/bulk-import.test.ts)
+ * forces each one on a small data set, to hold them equal.
+ */
+export interface WritePaths {
+  /** Writes into an empty store in bulk (default true). */
+  bulkWhenEmpty?: boolean;
+  /** The fewest indicators of a fresh write that are rendered on a worker thread (default 20,000). */
+  renderThreadFrom?: number;
 }
 
 export interface Store {
   readonly dialect: Dialect;
-  /** For store modules of other surfaces (TAXII); SQL stays inside src/store. */
-  readonly db: Kysely<Database>;
 
   findThreat(tid: number): Promise<ThreatRecord | undefined>;
   findThreatByName(name: string): Promise<ThreatRecord | undefined>;
@@ -114,12 +112,11 @@ export interface Store {
  * The store. Every import keeps what derives from the data in step, in its own transaction: link
  * ranks, aggregates, STIX objects and collection memberships. None of it is left to the caller.
  */
-export function createStore(db: Kysely<Database>, dialect: Dialect, options: StoreOptions): Store {
-  const { schema, writePaths = {} } = options;
+export function createStore(db: Kysely<Database>, dialect: Dialect, options: StoreOptions, writePaths: WritePaths = {}): Store {
+  const { schema } = options;
   const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom });
   return {
     dialect,
-    db,
     findThreat: (tid) => findThreat(db, tid),
     findThreatByName: (name) => findThreatByName(db, name),
     findRelatedThreats: (tids) => findRelatedThreats(db, tids),

@@ -52,7 +52,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   // Pages depend only on the data (and the request): SIEMs polling the same tail, or walking the same
   // collection, are served from memory until the next import. A page is kept from its second request
   // on, so that a walk through the whole collection, which asks for each page once, keeps none of
-  // them (a mirror of a million objects: some 70 MB less in the serving process, bench/README.md).
+  // them (a mirror's memory: bench/README.md).
   const pages = new ResponseCache<RenderedPage>(
     () => store.dataVersion(), deps.clock, { ...config.cache, admitOnRepeat: true }, (page) => page.body.length, deps.cacheCounter,
   );

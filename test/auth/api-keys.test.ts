@@ -7,6 +7,7 @@ import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from 
 import { createKey } from '../../src/cli/keys-command.js';
 import { hashKey } from '../../src/auth/key-secret.js';
 import { createKeyAuthenticator } from '../../src/auth/authenticate-key.js';
+import { dbOf } from '../helpers/store-db.js';
 
 describe('API keys on the lookup API', () => {
   let ctx: TestContext;
@@ -17,7 +18,7 @@ describe('API keys on the lookup API', () => {
 
   it('are stored only as SHA-256 hashes: the key string is not in the database file', async () => {
     const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'pro', 'disk check');
-    await ctx.store.db.selectFrom('api_keys').selectAll().execute();
+    await dbOf(ctx.store).selectFrom('api_keys').selectAll().execute();
     const bytes = Buffer.concat([readFileSync(ctx.dbFile), readFileSync(`${ctx.dbFile}-wal`, { flag: 'a+' })]);
     assert.equal(bytes.includes(Buffer.from(key)), false);
     assert.equal(bytes.includes(Buffer.from(hashKey(key))), true);
@@ -119,7 +120,7 @@ describe('key records cached by the server', () => {
   it('never keep unknown keys: a key created after a failed attempt works at once', async () => {
     const authenticate = createKeyAuthenticator(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 60_000 } }, fixedClock);
     const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'free', 'late');
-    await ctx.store.db.deleteFrom('api_keys').where('hash', '=', hashKey(key)).execute();
+    await dbOf(ctx.store).deleteFrom('api_keys').where('hash', '=', hashKey(key)).execute();
     await assert.rejects(authenticate({ address: '192.0.2.1', key }), /Unknown or revoked API key/);
     await ctx.store.insertKey({ id: 'k_late00000001', hash: hashKey(key), plan: 'free', label: null, created_at: '2026-01-01 00:00:00' });
     assert.equal((await authenticate({ address: '192.0.2.1', key })).planName, 'free');

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openStore } from '../../src/store/open-store.js';
 import { CLI, startCli } from '../helpers/cli-process.js';
 import { DEFAULT_COLLECTIONS } from '../helpers/store-backends.js';
+import { dbOf, openTestStore } from '../helpers/store-db.js';
 
 const INDICATORS_COLLECTION = 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37';
 
@@ -138,8 +138,8 @@ describe('the threatgate command line (built) › in a folder without a store', 
       const res = run(folder(), ['keys', 'list', '--db', url.toString()]);
       assert.equal(res.status, 0, res.stderr);
     } finally {
-      const store = await openStore(postgres!, { collections: DEFAULT_COLLECTIONS });
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
+      const store = await openTestStore(postgres!, { collections: DEFAULT_COLLECTIONS });
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(dbOf(store));
       await store.close();
     }
   });

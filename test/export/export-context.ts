@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildFixture, type Dataset } from '../helpers/fixture.js';
 import { createConfiguredStore, type Backend } from '../helpers/store-backends.js';
 import { fixedClock, GENEROUS_PLANS, TEST_NEXT_SECRET } from '../helpers/test-app.js';
+import { dbOf } from '../helpers/store-db.js';
 
 export const TEST_COLLECTION = '981c4916-ebb2-4567-aece-54ae970c4230';
 export const ALL_COLLECTION = 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37';
@@ -46,7 +47,7 @@ const LEGACY_VALUES: readonly [iid: number, imported: string, stored: string][] 
 
 /** Sets the LEGACY_VALUES in the store, past the import's validation. */
 async function storeLegacyValues(store: Store): Promise<void> {
-  for (const [iid, , value] of LEGACY_VALUES) await store.db.updateTable('indicators').set({ value }).where('iid', '=', iid).execute();
+  for (const [iid, , value] of LEGACY_VALUES) await dbOf(store).updateTable('indicators').set({ value }).where('iid', '=', iid).execute();
 }
 
 /** The fixture (ips and domains, every tenth retired) and values with commas, quotes, schemes and (storeLegacyValues) line breaks. */
@@ -98,6 +99,6 @@ export async function collectionTruth(store: Store, collection: string, unfilter
     ? sql`exists (select 1 from stix_objects s where s.type = 'indicator' and s.iid = i.iid)`
     : sql`exists (select 1 from collection_objects c join stix_objects s on s.id = c.id where c.collection = ${collection} and s.type = 'indicator' and s.iid = i.iid)`;
   const { rows } = await sql<{ iid: number; value: string; type: string }>`
-    select i.iid, i.value, i.type from indicators i where (i.retired is null or i.retired = 0) and i.risk <> 'retired' and ${member} order by i.iid`.execute(store.db);
+    select i.iid, i.value, i.type from indicators i where (i.retired is null or i.retired = 0) and i.risk <> 'retired' and ${member} order by i.iid`.execute(dbOf(store));
   return rows.map((r) => ({ iid: Number(r.iid), value: r.value, type: r.type }));
 }

@@ -10,6 +10,7 @@ import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { basicAuth } from '../taxii/taxii-request.js';
 import { ALL_COLLECTION, createExportContext, type ExportContext } from './export-context.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const SEEN = '2025-05-01 00:00:00';
 
@@ -44,8 +45,8 @@ async function addHostileRows(ctx: ExportContext): Promise<void> {
     fixedClock,
   );
   for (const [iid, value, tid, threat] of rows) {
-    await ctx.store.db.updateTable('indicators').set({ value }).where('iid', '=', iid).execute();
-    await ctx.store.db.updateTable('threats').set({ name: threat }).where('tid', '=', tid).execute();
+    await dbOf(ctx.store).updateTable('indicators').set({ value }).where('iid', '=', iid).execute();
+    await dbOf(ctx.store).updateTable('threats').set({ name: threat }).where('tid', '=', tid).execute();
   }
 }
 

@@ -6,11 +6,11 @@ import type { Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import type { RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
-import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { buildFixture } from './fixture.js';
 import { fixedClock } from './test-app.js';
 import type { Backend } from './store-backends.js';
+import { openTestStore } from './store-db.js';
 
 export interface Instance {
   app: Express;
@@ -46,7 +46,7 @@ export async function seedDatabase(
  * store (not a test secret), and the given rate-limit counters.
  */
 export async function openInstance(location: string, config: Config, options: { rateLimitStores?: RateLimitStoreFactory } = {}): Promise<Instance> {
-  const store = await openStore(location, { collections: config.collections });
+  const store = await openTestStore(location, { collections: config.collections });
   const logLines: string[] = [];
   const logger = createLogger('info', (line) => logLines.push(line));
   const app = createApp(config, { store, clock: fixedClock, logger, rateLimitStores: options.rateLimitStores });

@@ -19,6 +19,7 @@ import type { Store } from '../../src/store/store.js';
 import { collectionPath, INDICATORS_COLLECTION, walk } from '../taxii/taxii-request.js';
 import type { Backend } from './store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from './test-app.js';
+import { dbOf, dialectOf } from './store-db.js';
 
 export type StixObject = Record<string, unknown> & { id: string; type: string; modified: string };
 
@@ -126,10 +127,10 @@ export const PULL_FAILURE_COLUMNS = ['last_error', 'last_error_at', 'failures', 
 
 async function tableNames(store: Store): Promise<string[]> {
   const { rows } =
-    store.dialect === 'postgres'
+    dialectOf(store) === 'postgres'
       ? await sql<{ name: string }>`select table_name as name from information_schema.tables
-          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(store.db)
-      : await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\'`.execute(store.db);
+          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(dbOf(store))
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\'`.execute(dbOf(store));
   return rows.map((r) => r.name).sort();
 }
 
@@ -141,7 +142,7 @@ async function tableNames(store: Store): Promise<string[]> {
 export async function snapshotStore(store: Store): Promise<Record<string, string[]>> {
   const snapshot: Record<string, string[]> = {};
   for (const table of await tableNames(store)) {
-    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(store.db);
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(dbOf(store));
     snapshot[table] = rows
       .map((row) => {
         const kept = Object.keys(row)

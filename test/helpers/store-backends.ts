@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig, type CollectionConfig, type Config } from '../../src/config.js';
-import { openStore } from '../../src/store/open-store.js';
 import type { Store, WritePaths } from '../../src/store/store.js';
+import { dbOf, openTestStore } from './store-db.js';
 
 /** What a test store is opened with: the default config's collections unless others are given. */
 export interface StoreSetup {
@@ -33,7 +33,7 @@ function sqliteBackend(): Backend {
     name: 'SQLite',
     async create(setup) {
       const location = join(dir, `store-${++n}.sqlite`);
-      return { store: await openStore(location, storeOptions(setup)), location };
+      return { store: await openTestStore(location, storeOptions(setup)), location };
     },
     async cleanup() {
       rmSync(dir, { recursive: true, force: true });
@@ -52,12 +52,12 @@ function postgresBackend(baseUrl: string): Backend {
       schemas.push(schema);
       const url = new URL(baseUrl);
       url.searchParams.set('schema', schema);
-      return { store: await openStore(url.toString(), storeOptions(setup)), location: url.toString() };
+      return { store: await openTestStore(url.toString(), storeOptions(setup)), location: url.toString() };
     },
     async cleanup() {
       if (schemas.length === 0) return;
       const { store } = await this.create();
-      for (const schema of schemas) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db);
+      for (const schema of schemas) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(dbOf(store));
       await store.close();
     },
   };

@@ -9,9 +9,9 @@ import type { Clock } from '../../src/clock.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { buildFixture, type Dataset } from './fixture.js';
+import { openTestStore } from './store-db.js';
 
 /** Signs TAXII `next` tokens in tests; production keeps a random one in the store. */
 export const TEST_NEXT_SECRET = 'test-secret-for-next-tokens';
@@ -36,7 +36,7 @@ export async function createTestContext(
   const dbFile = join(dir, 'test.sqlite');
   // Responses are cached per data version; tests re-read the version on every request.
   const config = loadConfig({ overrides: deepMerge({ cache: { versionCheckMs: 0 } }, options.overrides ?? {}) });
-  const store = await openStore(dbFile, { collections: config.collections });
+  const store = await openTestStore(dbFile, { collections: config.collections });
   const data = options.data ?? buildFixture();
   await importDataset(store, data, fixedClock);
   const keys: Record<string, string> = {};

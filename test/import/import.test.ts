@@ -11,10 +11,11 @@ import { importFile } from '../../src/import/import-file.js';
 import type { Store } from '../../src/store/store.js';
 import { ImportError } from '../../src/errors.js';
 import { sql } from 'kysely';
+import { dbOf } from '../helpers/store-db.js';
 
 /** Every table's rows, in key order: two stores with equal snapshots hold the same data. */
 async function snapshot(store: Store) {
-  const db = store.db;
+  const db = dbOf(store);
   return {
     threats: await db.selectFrom('threats').selectAll().orderBy('tid').execute(),
     names: await db.selectFrom('threat_names').selectAll().orderBy('name_key').orderBy('tid').execute(),
@@ -72,9 +73,9 @@ for (const backend of storeBackends()) {
     const sqliteOnly = backend.name !== 'SQLite' && 'SQLite only: PostgreSQL has no per-connection page cache to raise';
     it('gives back the larger SQLite page cache it takes for an import', { skip: sqliteOnly }, async () => {
       const store = await open();
-      const before = await sql<{ cache_size: number }>`pragma cache_size`.execute(store.db);
+      const before = await sql<{ cache_size: number }>`pragma cache_size`.execute(dbOf(store));
       await importFile(store, write('cache.ndjson', toNdjson(buildFixture())), fixedClock);
-      const after = await sql<{ cache_size: number }>`pragma cache_size`.execute(store.db);
+      const after = await sql<{ cache_size: number }>`pragma cache_size`.execute(dbOf(store));
       assert.deepEqual(after.rows, before.rows);
     });
 
@@ -123,7 +124,7 @@ for (const backend of storeBackends()) {
             return true;
           });
           assert.equal(await store.isEmpty(), true);
-          assert.equal((await store.db.selectFrom('feed_links').selectAll().execute()).length, 0);
+          assert.equal((await dbOf(store).selectFrom('feed_links').selectAll().execute()).length, 0);
         });
       }
 

@@ -14,6 +14,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const VOCABULARY = 'ip, ipv4, ipv6, cidr, domain, hostname, url, uri, email, md5, sha1, sha256, sha512, asn';
 
@@ -66,7 +67,7 @@ for (const backend of storeBackends()) {
       assert.equal(await store.isEmpty(), true);
     }
     const indicator = async (store: Store, iid: number) =>
-      (await store.db.selectFrom('indicators').select(['type', 'attributes']).where('iid', '=', iid).executeTakeFirstOrThrow()) as { type: string; attributes: string };
+      (await dbOf(store).selectFrom('indicators').select(['type', 'attributes']).where('iid', '=', iid).executeTakeFirstOrThrow()) as { type: string; attributes: string };
 
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'threatgate-values-'));
@@ -124,11 +125,11 @@ for (const backend of storeBackends()) {
         Object.assign(data.threats[0]!, { threat: '\x1b]0;owned\x07Ze\x1b[1mus', othernames: ['Z\x9bbot', 'Wsn\tpoem\r\n'] });
         Object.assign(data.feeds[0]!, { feed: 'Botnet\x07 C&C', organization: 'Example\x1b Labs' });
         const { store } = await importText(toNdjson(data));
-        const threat = await store.db.selectFrom('threats').select(['name', 'othernames']).where('tid', '=', 1).executeTakeFirstOrThrow();
+        const threat = await dbOf(store).selectFrom('threats').select(['name', 'othernames']).where('tid', '=', 1).executeTakeFirstOrThrow();
         assert.deepEqual({ name: threat.name, othernames: JSON.parse(threat.othernames) }, { name: ']0;ownedZe[1mus', othernames: ['Zbot', 'Wsn poem '] });
-        const keys = await store.db.selectFrom('threat_names').select('name_key').where('tid', '=', 1).orderBy('name_key').execute();
+        const keys = await dbOf(store).selectFrom('threat_names').select('name_key').where('tid', '=', 1).orderBy('name_key').execute();
         assert.deepEqual(keys.map((k) => k.name_key), [']0;ownedze[1mus', 'wsn poem ', 'zbot']);
-        const feed = await store.db.selectFrom('feeds').select(['name', 'organization']).where('fid', '=', 1).executeTakeFirstOrThrow();
+        const feed = await dbOf(store).selectFrom('feeds').select(['name', 'organization']).where('fid', '=', 1).executeTakeFirstOrThrow();
         assert.deepEqual(feed, { name: 'Botnet C&C', organization: 'Example Labs' });
       });
 

@@ -11,6 +11,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildFixture, toNdjson, type Dataset } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const later = { now: () => fixedClock.now() + 3_600_000 };
 
@@ -89,7 +90,7 @@ for (const backend of storeBackends()) {
         const data = fixtureWith(1000);
         data.indicators.push(repeat(data.indicators[4]!, { retired: true }));
         await refused(store, file(toNdjson(data)), 'line 1037: indicator iid 5 conflicts with line 11: the same iid with other content');
-        assert.equal((await store.db.selectFrom('indicators').select('retired').where('iid', '=', 5).executeTakeFirstOrThrow()).retired, 0);
+        assert.equal((await dbOf(store).selectFrom('indicators').select('retired').where('iid', '=', 5).executeTakeFirstOrThrow()).retired, 0);
       });
 
       it('is refused in records given in memory too, naming both indexes', async () => {

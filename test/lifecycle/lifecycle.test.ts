@@ -12,6 +12,7 @@ import { importDataset } from '../../src/import/import-file.js';
 import { runLifecycle, setThreatRetired } from '../../src/lifecycle/run-lifecycle.js';
 import { openPullWorld, PULL_CONFIG, type PullWorld, type StixObject } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const DAY = 86_400_000;
 const SETTINGS = { threatRetireDays: 90, indicatorRetireDays: 30 } as const;
@@ -105,7 +106,7 @@ for (const backend of storeBackends()) {
       assert.equal((await runLifecycle(world.store, SETTINGS, world.clock)).agedIndicators, 1);
       const risks = async () => new Map((await world.feedLinks(fid)).map((l) => [l.indicator, l.risk]));
       assert.deepEqual(await risks(), new Map([['stays.example.com', 'medium'], ['leaves.example.com', 'retired']]));
-      const imported = await world.store.db.selectFrom('indicators').select('risk').where('iid', '=', 900_000).executeTakeFirst();
+      const imported = await dbOf(world.store).selectFrom('indicators').select('risk').where('iid', '=', 900_000).executeTakeFirst();
       assert.equal(imported?.risk, 'high');
       const feed = (await world.api('feed.php', { fid })) as { indicators: Record<string, number> };
       assert.equal(feed.indicators.retired, 1);

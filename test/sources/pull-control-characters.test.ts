@@ -6,6 +6,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 /** C0, DEL and C1: what no stored name may hold. */
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
@@ -44,7 +45,7 @@ for (const backend of storeBackends()) {
 
     /** The threat an address is linked to, as the lookup API gives it. */
     const threatOf = async (value: string) => {
-      const row = await world.store.db
+      const row = await dbOf(world.store)
         .selectFrom('threat_links')
         .innerJoin('indicators', 'indicators.iid', 'threat_links.iid')
         .select('threat_links.tid')
@@ -87,7 +88,7 @@ for (const backend of storeBackends()) {
       it('rejects and counts the URL holding CSI (U+009B), stores the four addresses', async () => {
         assert.ok(csvPull.ok, JSON.stringify(csvPull));
         assert.deepEqual({ values: csvPull.values, rejected: csvPull.rejected }, { values: 4, rejected: 1 });
-        const stored = await world.store.db.selectFrom('indicators').select('value').where('value', 'like', 'http%').execute();
+        const stored = await dbOf(world.store).selectFrom('indicators').select('value').where('value', 'like', 'http%').execute();
         assert.deepEqual(stored, []);
       });
     });
@@ -101,8 +102,8 @@ for (const backend of storeBackends()) {
     });
 
     it('leaves no control character in any stored threat name or name key', async () => {
-      const names = await world.store.db.selectFrom('threats').select(['name', 'othernames']).execute();
-      const keys = await world.store.db.selectFrom('threat_names').select('name_key').execute();
+      const names = await dbOf(world.store).selectFrom('threats').select(['name', 'othernames']).execute();
+      const keys = await dbOf(world.store).selectFrom('threat_names').select('name_key').execute();
       const all = [...names.flatMap((t) => [t.name, ...(JSON.parse(t.othernames) as string[])]), ...keys.map((k) => k.name_key)];
       assert.ok(all.length >= 6, JSON.stringify(all));
       assert.deepEqual(all.filter((name) => CONTROL.test(name)), []);

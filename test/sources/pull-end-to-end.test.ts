@@ -7,6 +7,7 @@ import { stixIdForIndicator } from '../../src/stix/index.js';
 import { etagOf, fixtureFeed, startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { indicatorsByPattern, openPullWorld, type LinkedIndicator, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const ipPattern = (value: string) => `[ipv4-addr:value = '${value}']`;
 const domainPattern = (value: string) => `[domain-name:value = '${value}']`;
@@ -29,7 +30,7 @@ for (const backend of storeBackends()) {
 
     /** stamp_seen of the indicators with these values. */
     const seenOf = async (values: string[]) =>
-      (await world.store.db.selectFrom('indicators').select(['value', 'stamp_seen']).where('value', 'in', values).orderBy('value').execute()).map((r) => r.stamp_seen);
+      (await dbOf(world.store).selectFrom('indicators').select(['value', 'stamp_seen']).where('value', 'in', values).orderBy('value').execute()).map((r) => r.stamp_seen);
     const feedRecord = (fid: number) => world.api('feed.php', { fid }) as Promise<{ stamp_pulled: string | null; stamp_modified: string | null; accesslink: string }>;
 
     before(async () => {
@@ -190,7 +191,7 @@ for (const backend of storeBackends()) {
         const requests = server.requestsFor('/urlhaus.csv');
         assert.deepEqual(requests.map((r) => [r.status, r.headers['if-none-match']]), [[200, undefined], [200, undefined]]);
         // The source threat the pull links every value to is seen again too.
-        const threat = await world.store.db.selectFrom('threats').select('stamp_seen').where('name', '=', 'Example Loader').executeTakeFirstOrThrow();
+        const threat = await dbOf(world.store).selectFrom('threats').select('stamp_seen').where('name', '=', 'Example Loader').executeTakeFirstOrThrow();
         assert.equal(threat.stamp_seen, world.clock.stamp());
       });
 
@@ -199,7 +200,7 @@ for (const backend of storeBackends()) {
         await world.pull(fids.urlhaus); // 200 with an ETag now
         await world.pull(fids.urlhaus); // 304
         assert.equal(server.requestsFor('/urlhaus.csv').at(-1)?.status, 304);
-        const threat = await world.store.db.selectFrom('threats').select('stamp_seen').where('name', '=', 'Example Loader').executeTakeFirstOrThrow();
+        const threat = await dbOf(world.store).selectFrom('threats').select('stamp_seen').where('name', '=', 'Example Loader').executeTakeFirstOrThrow();
         assert.equal(threat.stamp_seen, world.clock.stamp());
         assert.deepEqual(await seenOf(URLHAUS_VALUES), URLHAUS_VALUES.map(() => world.clock.stamp()));
       });

@@ -8,6 +8,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { addressLines, etagOf, fixtureFeed, startFeedServer, type Failure, type FeedServer } from '../helpers/feed-server.js';
 import { assertSameStore, openPullWorld, snapshotStore, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const TOKEN = 'tok-failures-5e0b7c';
 const MINUTE = 60_000;
@@ -80,7 +81,7 @@ for (const backend of storeBackends()) {
     const paths = { text: '/drop.txt', csv: '/feodo-ipblocklist.csv', json: '/drop_v4.json' };
 
     const pullState = async (fid: number) => {
-      const row = await world.store.db.selectFrom('feed_sources').selectAll().where('fid', '=', fid).executeTakeFirstOrThrow();
+      const row = await dbOf(world.store).selectFrom('feed_sources').selectAll().where('fid', '=', fid).executeTakeFirstOrThrow();
       return { last_error: row.last_error, last_error_at: row.last_error_at, failures: Number(row.failures), next_due: row.next_due === null ? null : Number(row.next_due), etag: row.etag };
     };
     const listLine = async (fid: number) => (await world.feeds(['list'])).lines.find((line) => line.startsWith(`${fid}\t`))!.split('\t');
@@ -157,12 +158,12 @@ for (const backend of storeBackends()) {
     const sqliteOnly = backend.name !== 'SQLite' && 'SQLite only: PostgreSQL has no per-connection page cache';
     it('gives back the SQLite page caches a pull takes, after a good pull and after a failed one', { skip: sqliteOnly }, async () => {
       const caches = async () => ({
-        main: (await sql<{ cache_size: number }>`pragma main.cache_size`.execute(world.store.db)).rows,
-        temp: (await sql<{ cache_size: number }>`pragma temp.cache_size`.execute(world.store.db)).rows,
+        main: (await sql<{ cache_size: number }>`pragma main.cache_size`.execute(dbOf(world.store))).rows,
+        temp: (await sql<{ cache_size: number }>`pragma temp.cache_size`.execute(dbOf(world.store))).rows,
       });
       // Values of the test's own, so that a cache the pull left at its size could not pass for given back.
-      await sql`pragma main.cache_size = -3000`.execute(world.store.db);
-      await sql`pragma temp.cache_size = -2500`.execute(world.store.db);
+      await sql`pragma main.cache_size = -3000`.execute(dbOf(world.store));
+      await sql`pragma temp.cache_size = -2500`.execute(dbOf(world.store));
       const before = await caches();
       assert.deepEqual(before, { main: [{ cache_size: -3000 }], temp: [{ cache_size: -2500 }] });
       server.fail('/drop.txt', undefined);

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, runCli, snapshotStore, type CliRun, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const TOKEN = 'Zq8xVw3rKp2mTn6yHc4d';
 const USER = 'reader';
@@ -134,7 +135,7 @@ for (const backend of storeBackends()) {
     it('no row of any table holds it: definitions keep the placeholder, errors and accesslinks do not have it', async () => {
       const snapshot = JSON.stringify(await snapshotStore(world.store));
       assertNoSecret(snapshot, 'the store');
-      const rows = await world.store.db.selectFrom('feed_sources').select(['fid', 'definition', 'last_error']).orderBy('fid').execute();
+      const rows = await dbOf(world.store).selectFrom('feed_sources').select(['fid', 'definition', 'last_error']).orderBy('fid').execute();
       assert.ok(rows.every((r) => r.definition.includes('${env:FEED_TOKEN}') && r.last_error !== null), JSON.stringify(rows));
     });
 

@@ -9,6 +9,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const T = '2026-01-01T00:00:00Z';
 const id = (type: string, n: number) => `${type}--0b6c3e2a-4d1f-4c8e-9a5b-${String(n).padStart(12, '0')}`;
@@ -88,8 +89,8 @@ for (const backend of storeBackends()) {
         });
 
         it('stores nothing of the skipped indicators, and records no failure', async () => {
-          assert.deepEqual(await world.store.db.selectFrom('indicators').select('value').where('value', 'in', NOT_STORED).execute(), []);
-          const state = await world.store.db.selectFrom('feed_sources').select(['last_error', 'failures']).where('fid', '=', fid).executeTakeFirstOrThrow();
+          assert.deepEqual(await dbOf(world.store).selectFrom('indicators').select('value').where('value', 'in', NOT_STORED).execute(), []);
+          const state = await dbOf(world.store).selectFrom('feed_sources').select(['last_error', 'failures']).where('fid', '=', fid).executeTakeFirstOrThrow();
           assert.deepEqual({ ...state, failures: Number(state.failures) }, { last_error: null, failures: 0 });
         });
       });

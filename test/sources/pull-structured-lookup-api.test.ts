@@ -10,6 +10,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { feedRecord, indicatorRecord, startUpstream, type UpstreamRequest, type UpstreamThreatgate } from '../helpers/upstream-threatgate.js';
+import { dbOf } from '../helpers/store-db.js';
 
 /** The upstream feed's 13 links, by iid: three pages of 5 (the last of 3). */
 const LINKED = [
@@ -84,7 +85,7 @@ for (const backend of storeBackends()) {
     it('lists exactly the first two pages\' values with their upstream types and risks', async () => {
       const links = await world.feedLinks(fid);
       assert.deepEqual(links.map((l) => [l.indicator, l.type, l.risk]), LINKED.slice(0, 10).map((i) => [i.indicator, i.type, i.risk]));
-      const others = await world.store.db.selectFrom('indicators').select('value').where('value', 'in', [...LINKED.slice(10).map((i) => i.indicator), ELSEWHERE.indicator]).execute();
+      const others = await dbOf(world.store).selectFrom('indicators').select('value').where('value', 'in', [...LINKED.slice(10).map((i) => i.indicator), ELSEWHERE.indicator]).execute();
       assert.deepEqual(others, []);
     });
 

@@ -10,6 +10,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { fixtureFeed, startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { indicatorsByPattern, openPullWorld, type LinkedIndicator, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const A = '5f0c2a10-0000-4000-8000-00000000000a';
 const B = '5f0c2a10-0000-4000-8000-00000000000b';
@@ -77,10 +78,10 @@ for (const backend of storeBackends()) {
     const listed = (links: LinkedIndicator[]) => links.map((l) => [l.indicator, l.type]);
     /** The values the feed's latest pulls list (what its risk and sightings follow), sorted. */
     const listing = async () =>
-      (await world.store.db.selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', fid).execute())
+      (await dbOf(world.store).selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', fid).execute())
         .map((r) => r.value)
         .sort();
-    const cursor = async () => (await world.store.db.selectFrom('feed_sources').select(['cursor', 'last_error']).where('fid', '=', fid).executeTakeFirstOrThrow());
+    const cursor = async () => (await dbOf(world.store).selectFrom('feed_sources').select(['cursor', 'last_error']).where('fid', '=', fid).executeTakeFirstOrThrow());
     /** The paths asked for since request `from`: the first as it came (the manifest comes first), the event files sorted (they are fetched a few at once). */
     const eventRequests = (from: number) => {
       const [manifest, ...events] = server.requests.slice(from).map((r) => r.path);
@@ -111,7 +112,7 @@ for (const backend of storeBackends()) {
         const links = await world.feedLinks(fid);
         assert.deepEqual(listed(links), [...VALUES_A, ...VALUES_B]);
         assert.ok(links.every((l) => l.risk === 'medium'));
-        const stored = await world.store.db.selectFrom('indicators').select('value').where('value', 'in', NOT_STORED).execute();
+        const stored = await dbOf(world.store).selectFrom('indicators').select('value').where('value', 'in', NOT_STORED).execute();
         assert.deepEqual(stored, []);
       });
 

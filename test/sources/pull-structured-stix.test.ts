@@ -11,6 +11,7 @@ import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { indicatorsByPattern, openPullWorld, type LinkedIndicator, type PullWorld, type StixObject } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { threatRecord } from '../helpers/upstream-threatgate.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const BUNDLE = fileURLToPath(new URL('../fixtures/feeds/stix-bundle.json', import.meta.url));
 
@@ -78,7 +79,7 @@ for (const backend of storeBackends()) {
 
     const threat = (name: string) => world.api('threat.php', { threat: name }) as Promise<{ tid: number; threat: string; category: string; othernames: string[] }>;
     const threatValues = async (tid: number) => ((await world.api('threat.php', { tid, get: 'links' })) as { results: LinkedIndicator[] }).results.map((l) => l.indicator);
-    const threatCount = async () => (await world.store.db.selectFrom('threats').select('tid').execute()).length;
+    const threatCount = async () => (await dbOf(world.store).selectFrom('threats').select('tid').execute()).length;
 
     before(async () => {
       server = await startFeedServer();
@@ -107,9 +108,9 @@ for (const backend of storeBackends()) {
     });
 
     it('stores nothing of the AND, revoked, expired, snort and LIKE indicators', async () => {
-      const stored = await world.store.db.selectFrom('indicators').select('value').where('value', 'in', NOT_STORED).execute();
+      const stored = await dbOf(world.store).selectFrom('indicators').select('value').where('value', 'in', NOT_STORED).execute();
       assert.deepEqual(stored, []);
-      const all = await world.store.db.selectFrom('indicators').select('value').execute();
+      const all = await dbOf(world.store).selectFrom('indicators').select('value').execute();
       assert.equal(all.length, BUNDLE_VALUES.length);
     });
 

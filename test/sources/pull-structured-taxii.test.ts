@@ -11,6 +11,7 @@ import { assertSameStore, indicatorsByPattern, openPullWorld, snapshotStore, typ
 import { storeBackends } from '../helpers/store-backends.js';
 import { feedRecord, indicatorRecord, startUpstream, threatRecord, type UpstreamRequest, type UpstreamThreatgate } from '../helpers/upstream-threatgate.js';
 import { collectionPath, INDICATORS_COLLECTION, walk } from '../taxii/taxii-request.js';
+import { dbOf } from '../helpers/store-db.js';
 
 /** The upstream's indicators: each pattern form our STIX export writes, and URLs with quotes and backslashes. */
 const FIRST = [
@@ -75,9 +76,9 @@ for (const backend of storeBackends()) {
       const links = (await world.api('threat.php', { tid, get: 'links' })) as { results: LinkedIndicator[] };
       return { category, othernames, values: links.results.map((l) => l.indicator) };
     }
-    const upstreamValues = async () => (await upstream.store.db.selectFrom('indicators').select('value').execute()).map((r) => r.value);
+    const upstreamValues = async () => (await dbOf(upstream.store).selectFrom('indicators').select('value').execute()).map((r) => r.value);
     const mirrored = async () => (await world.feedLinks(fid)).map((l) => l.indicator);
-    const storedCursor = async () => (await world.store.db.selectFrom('feed_sources').select('cursor').where('fid', '=', fid).executeTakeFirstOrThrow()).cursor;
+    const storedCursor = async () => (await dbOf(world.store).selectFrom('feed_sources').select('cursor').where('fid', '=', fid).executeTakeFirstOrThrow()).cursor;
     /** The walk's requests for the collection's pages (not those fetching threats by id). */
     const pages = (walk: UpstreamRequest[]) => walk.filter((r) => r.path === OBJECTS_PATH && !r.query.has('match[id]'));
     async function pullLogged(): Promise<{ outcome: PullOutcome; walk: UpstreamRequest[] }> {
@@ -166,7 +167,7 @@ for (const backend of storeBackends()) {
       it('changes no table: nothing of the first page kept, the cursor where it was', async () => {
         assertSameStore(await snapshotStore(world.store), before_, 'after a walk that failed midway');
         assert.equal(await storedCursor(), cursor);
-        const state = await world.store.db.selectFrom('feed_sources').select(['last_error', 'failures']).where('fid', '=', fid).executeTakeFirstOrThrow();
+        const state = await dbOf(world.store).selectFrom('feed_sources').select(['last_error', 'failures']).where('fid', '=', fid).executeTakeFirstOrThrow();
         assert.equal(state.failures, 1);
         assert.ok(state.last_error?.includes('500'), state.last_error ?? 'no error recorded');
       });

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, runCli, type CliRun, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 /** One secret per place a URL can carry one, each distinct, so a failure names the place that leaked. */
 const SECRETS = {
@@ -109,10 +110,10 @@ for (const backend of storeBackends()) {
     });
 
     it("the accesslink is stored masked, and feed.php shows it masked, an older row's too", async () => {
-      const stored = await world.store.db.selectFrom('feeds').select(['fid', 'accesslink']).where('fid', 'in', [fids.query, fids.userinfo, fids.bare]).execute();
+      const stored = await dbOf(world.store).selectFrom('feeds').select(['fid', 'accesslink']).where('fid', 'in', [fids.query, fids.userinfo, fids.bare]).execute();
       assert.deepEqual(Object.fromEntries(stored.map((row) => [Number(row.fid), row.accesslink])), shown());
       // A row an older version wrote with the token in it: masked when read.
-      await world.store.db.updateTable('feeds').set({ accesslink: `${server.base}/query.txt?token=${SECRETS.query}&list=full#${SECRETS.fragment}` }).where('fid', '=', fids.query).execute();
+      await dbOf(world.store).updateTable('feeds').set({ accesslink: `${server.base}/query.txt?token=${SECRETS.query}&list=full#${SECRETS.fragment}` }).where('fid', '=', fids.query).execute();
       const expected = { ...shown(), [fids.typed]: 'https://old.example/feed?token=***' };
       for (const [fid, accesslink] of Object.entries(expected)) {
         const feed = (await world.api('feed.php', { fid })) as { accesslink: string };

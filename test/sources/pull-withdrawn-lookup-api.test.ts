@@ -9,6 +9,7 @@ import { startAgingUpstream, type AgingUpstream } from '../helpers/aging-upstrea
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const KEPT = ['198.51.100.11', '198.51.100.12', 'kept.example.com'];
 /** Listed by the mirror alone, then aged out upstream. */
@@ -29,9 +30,9 @@ for (const backend of storeBackends()) {
     let first: PullOutcome;
 
     const risks = async () =>
-      Object.fromEntries((await world.store.db.selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
+      Object.fromEntries((await dbOf(world.store).selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
     const mirrorListing = async () =>
-      (await world.store.db.selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', mirror).execute())
+      (await dbOf(world.store).selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', mirror).execute())
         .map((r) => r.value)
         .sort();
 

@@ -8,6 +8,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const E1 = '6a1d3b20-0000-4000-8000-0000000000e1';
 const E2 = '6a1d3b20-0000-4000-8000-0000000000e2';
@@ -62,9 +63,9 @@ for (const backend of storeBackends()) {
       server.publish(`/misp/${E2}.json`, event(E2, stamp, [{ type: 'ip-src', value: IN_DELETED_EVENT }], deletedEvent));
     };
     const risks = async () =>
-      Object.fromEntries((await world.store.db.selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
+      Object.fromEntries((await dbOf(world.store).selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
     const listing = async () =>
-      (await world.store.db.selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', fid).execute())
+      (await dbOf(world.store).selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', fid).execute())
         .map((r) => r.value)
         .sort();
 

@@ -8,6 +8,7 @@ import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const id = (n: number) => `indicator--0b7c5e2a-4d1f-4c3e-9a8b-${String(n).padStart(12, '0')}`;
 const indicator = (n: number, value: string, extra: Record<string, unknown> = {}) => ({
@@ -51,9 +52,9 @@ for (const backend of storeBackends()) {
     let first: PullOutcome;
 
     const risks = async () =>
-      Object.fromEntries((await world.store.db.selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
+      Object.fromEntries((await dbOf(world.store).selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
     const listing = async () =>
-      (await world.store.db.selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', fid).execute())
+      (await dbOf(world.store).selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', fid).execute())
         .map((r) => r.value)
         .sort();
 

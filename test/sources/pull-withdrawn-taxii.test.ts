@@ -10,6 +10,7 @@ import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { indicatorsByPattern, openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { collectionPath, INDICATORS_COLLECTION } from '../taxii/taxii-request.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const KEPT = ['198.51.100.31', 'kept.example.com'];
 /** Listed by the mirror alone, then aged out upstream. */
@@ -30,9 +31,9 @@ for (const backend of storeBackends()) {
     let first: PullOutcome;
 
     const risks = async () =>
-      Object.fromEntries((await world.store.db.selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
+      Object.fromEntries((await dbOf(world.store).selectFrom('indicators').select(['value', 'risk']).orderBy('value').execute()).map((r) => [r.value, r.risk]));
     const mirrorListing = async () =>
-      (await world.store.db.selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', mirror).execute())
+      (await dbOf(world.store).selectFrom('source_listings as l').innerJoin('indicators as i', 'i.iid', 'l.iid').select('i.value').where('l.fid', '=', mirror).execute())
         .map((r) => r.value)
         .sort();
 

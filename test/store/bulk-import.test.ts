@@ -11,6 +11,7 @@ import { versionHash } from '../../src/stix/project-records.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf, dialectOf } from '../helpers/store-db.js';
 
 const VIEWS: CollectionConfig[] = [
   { id: '981c4916-ebb2-4567-aece-54ae970c4230', title: 'Sample', free: true, filter: { sample: 40 } },
@@ -71,15 +72,15 @@ const TABLES = {
 async function dump(store: Store): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const [table, order] of Object.entries(TABLES)) {
-    const { rows } = await sql`select * from ${sql.table(table)} order by ${sql.raw(order)}`.execute(store.db);
+    const { rows } = await sql`select * from ${sql.table(table)} order by ${sql.raw(order)}`.execute(dbOf(store));
     out[table] = rows;
   }
-  out.meta = (await sql<{ key: string }>`select key, value from meta where key <> 'data_version' order by key`.execute(store.db)).rows;
+  out.meta = (await sql<{ key: string }>`select key, value from meta where key <> 'data_version' order by key`.execute(dbOf(store))).rows;
   // Both paths leave the same indexes (the schema's name left out of PostgreSQL's definitions).
   out.indexes = (
-    store.dialect === 'sqlite'
-      ? await sql`select name, tbl_name, sql from sqlite_master where type = 'index' order by name`.execute(store.db)
-      : await sql`select indexname, tablename, replace(indexdef, current_schema() || '.', '') as indexdef from pg_indexes where schemaname = current_schema() order by indexname`.execute(store.db)
+    dialectOf(store) === 'sqlite'
+      ? await sql`select name, tbl_name, sql from sqlite_master where type = 'index' order by name`.execute(dbOf(store))
+      : await sql`select indexname, tablename, replace(indexdef, current_schema() || '.', '') as indexdef from pg_indexes where schemaname = current_schema() order by indexname`.execute(dbOf(store))
   ).rows;
   return out;
 }
@@ -135,7 +136,7 @@ for (const backend of storeBackends()) {
       const { store } = await backend.create({ collections: VIEWS, writePaths: { renderThreadFrom: 0 } });
       try {
         await importDataset(store, dataset(), fixedClock);
-        const { rows } = await sql<{ id: string; type: string; body: string; source_hash: string; iid: number | null }>`select id, type, body, source_hash, iid from stix_objects`.execute(store.db);
+        const { rows } = await sql<{ id: string; type: string; body: string; source_hash: string; iid: number | null }>`select id, type, body, source_hash, iid from stix_objects`.execute(dbOf(store));
         const stored = new Map(rows.map((r) => [r.id, r]));
         // A relationship of no indicator (a threat's to a technique) has no records to render it from: its body is kept.
         const renderedOnRead = (row: { type: string; iid: number | null }) => row.type === 'indicator' || (row.type === 'relationship' && row.iid !== null);
@@ -162,10 +163,10 @@ for (const backend of storeBackends()) {
       try {
         await importDataset(store, dataset(), fixedClock);
         const { rows } = await sql<{ id: string; tid: number; iid: number }>`
-          select id, tid, iid from stix_objects where type = 'relationship' and iid is not null order by date_added limit 1`.execute(store.db);
+          select id, tid, iid from stix_objects where type = 'relationship' and iid is not null order by date_added limit 1`.execute(dbOf(store));
         const relationship = rows[0]!;
         // Only a fault of the store (here, a link deleted behind the import's back) can cause this.
-        await sql`delete from threat_links where tid = ${relationship.tid} and iid = ${relationship.iid}`.execute(store.db);
+        await sql`delete from threat_links where tid = ${relationship.tid} and iid = ${relationship.iid}`.execute(dbOf(store));
         const listing = { collection: VIEWS[1]!, objectId: relationship.id, after: null, addedAfter: null, ids: null, types: null, modified: null, limit: 10, withBody: true };
         const page = await store.listCollectionObjects(listing);
         assert.deepEqual(page.items, []);

@@ -8,6 +8,7 @@ import type { Store } from '../../src/store/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const ENV = { FEED_TOKEN: 'tok-3f9a1c' };
 const SOURCE = {
@@ -42,7 +43,7 @@ for (const backend of storeBackends()) {
       });
 
       it('gives the new organization a STIX identity, as an import of the feed does', async () => {
-        const identities = await store.db.selectFrom('stix_objects').select('body').where('type', '=', 'identity').execute();
+        const identities = await dbOf(store).selectFrom('stix_objects').select('body').where('type', '=', 'identity').execute();
         assert.ok(identities.some((row) => JSON.parse(row.body).name === 'Example Intel'));
       });
 

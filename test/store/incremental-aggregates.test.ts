@@ -13,6 +13,7 @@ import type { Database } from '../../src/store/db/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf, dialectOf } from '../helpers/store-db.js';
 
 interface Dataset {
   threats: Threat[];
@@ -156,20 +157,20 @@ async function computedColumns(db: Kysely<Database>) {
 
 /** Notes every write of a feed's or threat's computed columns in `written_rows` (an import's own upserts do not set them). */
 async function watchWrites(store: Store): Promise<() => Promise<string[]>> {
-  await sql`create table written_rows (kind text not null, id bigint not null)`.execute(store.db);
+  await sql`create table written_rows (kind text not null, id bigint not null)`.execute(dbOf(store));
   for (const [table, kind, key, columns] of [
     ['feeds', 'f', 'fid', 'indicators, summary'],
     ['threats', 't', 'tid', 'summary, updated_last_domain'],
   ] as const) {
-    if (store.dialect === 'sqlite') {
-      await sql.raw(`create trigger ${table}_written after update of ${columns} on ${table} begin insert into written_rows values ('${kind}', new.${key}); end`).execute(store.db);
+    if (dialectOf(store) === 'sqlite') {
+      await sql.raw(`create trigger ${table}_written after update of ${columns} on ${table} begin insert into written_rows values ('${kind}', new.${key}); end`).execute(dbOf(store));
     } else {
-      await sql.raw(`create function note_${table}() returns trigger language plpgsql as $$ begin insert into written_rows values ('${kind}', new.${key}); return null; end $$`).execute(store.db);
-      await sql.raw(`create trigger ${table}_written after update of ${columns} on ${table} for each row execute function note_${table}()`).execute(store.db);
+      await sql.raw(`create function note_${table}() returns trigger language plpgsql as $$ begin insert into written_rows values ('${kind}', new.${key}); return null; end $$`).execute(dbOf(store));
+      await sql.raw(`create trigger ${table}_written after update of ${columns} on ${table} for each row execute function note_${table}()`).execute(dbOf(store));
     }
   }
   return async () => {
-    const { rows } = await sql<{ kind: string; id: number }>`delete from written_rows returning kind, id`.execute(store.db);
+    const { rows } = await sql<{ kind: string; id: number }>`delete from written_rows returning kind, id`.execute(dbOf(store));
     return [...new Set(rows.map((r) => `${r.kind}${Number(r.id)}`))].sort();
   };
 }
@@ -178,7 +179,7 @@ async function watchWrites(store: Store): Promise<() => Promise<string[]>> {
 async function wholePass(store: Store): Promise<{ written: number; columns: Awaited<ReturnType<typeof computedColumns>> }> {
   const rollback = new Error('rollback');
   let result: { written: number; columns: Awaited<ReturnType<typeof computedColumns>> } | undefined;
-  await store.db
+  await dbOf(store)
     .transaction()
     .execute(async (trx) => {
       result = { written: await refreshAllAggregates(trx), columns: await computedColumns(trx) };
@@ -223,7 +224,7 @@ for (const backend of storeBackends()) {
           }
           assert.deepEqual(written.filter((key) => untouched.includes(key)), [], `${step.name}: owners it cannot change are not written`);
           const whole = await wholePass(store);
-          assert.deepEqual(await computedColumns(store.db), whole.columns, `${step.name}: as the whole-store pass computes`);
+          assert.deepEqual(await computedColumns(dbOf(store)), whole.columns, `${step.name}: as the whole-store pass computes`);
           assert.equal(whole.written, 0, `${step.name}: the whole-store pass has nothing to write`);
         }
         assert.ok(plans.filter((p) => p?.whole === false).length >= STEPS.length - 1);
@@ -232,7 +233,7 @@ for (const backend of storeBackends()) {
         const { store: reference } = await backend.create();
         try {
           await importDataset(reference, data, fixedClock);
-          assert.deepEqual(await computedColumns(store.db), await computedColumns(reference.db));
+          assert.deepEqual(await computedColumns(dbOf(store)), await computedColumns(dbOf(reference)));
         } finally {
           await reference.close();
         }

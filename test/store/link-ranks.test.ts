@@ -10,6 +10,7 @@ import { importDataset } from '../../src/import/import-file.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const demo = generateDemo({ indicators: 20 });
 
@@ -59,7 +60,7 @@ for (const backend of storeBackends()) {
           ...indicators.filter((i) => i.iid % 5 === 0).map((i) => ({ tid: 1, iid: i.iid, stamp_linked: '2025-01-01 00:00:00' })),
         ];
         await importDataset(store, { threats, feeds, indicators, links }, fixedClock);
-        assert.deepEqual(await misranked(store.db), []);
+        assert.deepEqual(await misranked(dbOf(store)), []);
         const at = (minutes: number) => ({ now: () => fixedClock.now() + minutes * 60_000 });
         const stamp = '2026-02-01 00:00:00';
 
@@ -80,19 +81,19 @@ for (const backend of storeBackends()) {
           },
           at(1),
         );
-        assert.deepEqual(await misranked(store.db), [], 'a few new links');
+        assert.deepEqual(await misranked(dbOf(store)), [], 'a few new links');
 
         // Many (more than 200) into feed 2, after its first 50 links: the odd indicators from 101 to
         // 799, and the even ones from 402 to 700.
         const many = indicators.filter((i) => (i.iid % 2 === 1 && i.iid > 100 && i.iid <= 800) || (i.iid % 2 === 0 && i.iid > 400 && i.iid <= 700));
         assert.ok(many.length > 200);
         await importDataset(store, { threats: [], feeds: [], indicators: [], links: many.map((i) => ({ fid: 2, iid: i.iid, stamp_linked: stamp })) }, at(2));
-        assert.deepEqual(await misranked(store.db), [], 'many new links');
+        assert.deepEqual(await misranked(dbOf(store)), [], 'many new links');
 
         // New indicators, linked after every link the feeds hold.
         const more = [1201, 1202, 1203].map(indicator);
         await importDataset(store, { threats: [], feeds: [], indicators: more, links: more.map((i) => ({ fid: 1, iid: i.iid, stamp_linked: stamp })) }, at(3));
-        assert.deepEqual(await misranked(store.db), [], 'links at the end');
+        assert.deepEqual(await misranked(dbOf(store)), [], 'links at the end');
         const last = await store.findLinksPage({ kind: 'feed', fid: 1 }, 0, 1000);
         assert.deepEqual(last.rows.slice(0, 3).map((r) => r.iid), [1, 3, 6]);
       } finally {

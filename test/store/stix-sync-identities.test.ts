@@ -11,6 +11,7 @@ import { buildFixture } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { ALL, type Member, maxDate, members, minute, only, SAMPLE, storeWithViews } from './stix-sync-views.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const LABS = 'Example Labs, Inc.';
 const SINKHOLE = 'Sinkhole Org';
@@ -65,7 +66,7 @@ for (const backend of storeBackends()) {
         // A stored version made by another mapping (as an upgrade may leave): the next import that
         // renders the identities writes a new version of it.
         const id = stixIdForIdentity(LABS);
-        await sql`update stix_objects set source_hash = ${'from an earlier mapping'} where id = ${id}`.execute(store.db);
+        await sql`update stix_objects set source_hash = ${'from an earlier mapping'} where id = ${id}`.execute(dbOf(store));
         const before = await members(store, ALL);
         await importDataset(store, changedFeed('Botnet C&C, described a third time'), minute(2));
         const now = identity(await identities(store), LABS);
@@ -97,7 +98,7 @@ for (const backend of storeBackends()) {
         // What the mapping wrote before organizations had a created of their own.
         for (const name of [LABS, SINKHOLE]) {
           const body = JSON.stringify(toStixIdentity(name, { created: STIX_EPOCH, modified: at(0) }));
-          await sql`update stix_objects set body = ${body}, source_hash = ${versionHash('identity', body)} where id = ${stixIdForIdentity(name)}`.execute(store.db);
+          await sql`update stix_objects set body = ${body}, source_hash = ${versionHash('identity', body)} where id = ${stixIdForIdentity(name)}`.execute(dbOf(store));
         }
       });
       after(() => store.close());

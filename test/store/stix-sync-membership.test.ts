@@ -6,7 +6,6 @@ import type { Indicator } from '../../src/domain.js';
 import type { Store } from '../../src/store/store.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { buildFixture, type Dataset } from '../helpers/fixture.js';
-import { openStore } from '../../src/store/open-store.js';
 import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import {
@@ -30,6 +29,7 @@ import {
   THREAT_2,
   VIEWS,
 } from './stix-sync-views.js';
+import { dbOf, openTestStore } from '../helpers/store-db.js';
 
 for (const backend of storeBackends()) {
   describe(`STIX sync (${backend.name})`, () => {
@@ -134,7 +134,7 @@ for (const backend of storeBackends()) {
       });
 
       it('keeps no membership rows for it', async () => {
-        const rows = await store.db.selectFrom('collection_objects').select('id').where('collection', 'in', [FEED_1, ALL]).execute();
+        const rows = await dbOf(store).selectFrom('collection_objects').select('id').where('collection', 'in', [FEED_1, ALL]).execute();
         assert.equal(rows.length, 0);
       });
     });
@@ -149,7 +149,7 @@ for (const backend of storeBackends()) {
         const first = await storeWithViews(backend);
         newest = Math.max(...(await Promise.all(VIEWS.map(async (v) => maxDate(await members(first.store, v.id))))));
         await first.store.close();
-        store = await openStore(first.location, storeOptions({ collections: widened }));
+        store = await openTestStore(first.location, storeOptions({ collections: widened }));
         const [indicator] = buildFixture().indicators;
         await importDataset(store, only({ indicators: [{ ...indicator!, risk: indicator!.risk === 'low' ? 'medium' : 'low' }] }), minute(1));
         await store.syncCollections(widened, minute(2));
@@ -164,7 +164,7 @@ for (const backend of storeBackends()) {
       });
 
       it('keeps no membership rows for it', async () => {
-        const rows = await store.db.selectFrom('collection_objects').select('id').where('collection', '=', FEED_1).execute();
+        const rows = await dbOf(store).selectFrom('collection_objects').select('id').where('collection', '=', FEED_1).execute();
         assert.equal(rows.length, 0);
       });
     });

@@ -6,10 +6,10 @@ import { sql } from 'kysely';
 import type { CollectionConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf, openTestStore } from '../helpers/store-db.js';
 
 const VIEWS: CollectionConfig[] = [
   { id: 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37', title: 'Everything', free: false, filter: {} },
@@ -22,20 +22,20 @@ async function techniqueObjects(store: Store): Promise<{ id: string; body: strin
   const { rows } = await sql<{ id: string; body: string; date_added: number }>`
     select id, body, date_added from stix_objects
     where type = 'attack-pattern' and tid is null or (type = 'relationship' and iid is null and body not like '%"derived-from"%')
-    order by id`.execute(store.db);
+    order by id`.execute(dbOf(store));
   return rows.map((r) => ({ ...r, date_added: Number(r.date_added) }));
 }
 
 /** The store as a release before issue 20 left it: no technique table, objects, memberships or marker. */
 async function rewindToBeforeTechniques(store: Store): Promise<void> {
   const ids = (await techniqueObjects(store)).map((o) => o.id);
-  await sql`delete from collection_objects where id in (${sql.join(ids)})`.execute(store.db);
-  await sql`delete from stix_objects where id in (${sql.join(ids)})`.execute(store.db);
-  await sql`drop table threat_techniques`.execute(store.db);
-  await sql`delete from meta where key = 'threat_techniques_synced'`.execute(store.db);
+  await sql`delete from collection_objects where id in (${sql.join(ids)})`.execute(dbOf(store));
+  await sql`delete from stix_objects where id in (${sql.join(ids)})`.execute(dbOf(store));
+  await sql`drop table threat_techniques`.execute(dbOf(store));
+  await sql`delete from meta where key = 'threat_techniques_synced'`.execute(dbOf(store));
   // Later migrations go too, as a store of that age had none of them; they run again after 0011.
-  await sql`alter table feed_sources drop column lease_since`.execute(store.db);
-  await sql`delete from threatgate_migrations where name in ('0011-threat-techniques', '0012-lease-since')`.execute(store.db);
+  await sql`alter table feed_sources drop column lease_since`.execute(dbOf(store));
+  await sql`delete from threatgate_migrations where name in ('0011-threat-techniques', '0012-lease-since')`.execute(dbOf(store));
 }
 
 /** Each object's body without the times that only say when it was written. */
@@ -53,17 +53,17 @@ for (const backend of storeBackends()) {
       const published = await techniqueObjects(store);
       assert.ok(published.length > 20);
       await rewindToBeforeTechniques(store);
-      const { rows: newest } = await sql<{ d: number }>`select max(date_added) as d from stix_objects`.execute(store.db);
+      const { rows: newest } = await sql<{ d: number }>`select max(date_added) as d from stix_objects`.execute(dbOf(store));
       await store.close();
 
-      store = await openStore(created.location, storeOptions({ collections: VIEWS }));
+      store = await openTestStore(created.location, storeOptions({ collections: VIEWS }));
       try {
         assert.equal(await store.syncCollections(VIEWS, later(5)), false, 'the views themselves did not change');
         const upgraded = await techniqueObjects(store);
         assert.deepEqual(upgraded.map((o) => [o.id, content(o.body)]), published.map((o) => [o.id, content(o.body)]));
         for (const o of upgraded) assert.ok(o.date_added > Number(newest[0]!.d), `${o.id} comes after the cursor of any poller`);
         const { rows: inView } = await sql<{ n: number }>`
-          select count(*) as n from collection_objects where collection = ${VIEWS[1]!.id} and (type = 'attack-pattern' or id in (${sql.join(upgraded.map((o) => o.id))}))`.execute(store.db);
+          select count(*) as n from collection_objects where collection = ${VIEWS[1]!.id} and (type = 'attack-pattern' or id in (${sql.join(upgraded.map((o) => o.id))}))`.execute(dbOf(store));
         assert.ok(Number(inView[0]!.n) > 0, 'the view of threat 3 holds its techniques');
 
         await store.syncCollections(VIEWS, later(10));

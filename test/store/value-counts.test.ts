@@ -19,6 +19,7 @@ import type { Database } from '../../src/store/db/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
+import { dbOf, dialectOf } from '../helpers/store-db.js';
 
 interface Dataset {
   threats: Threat[];
@@ -99,7 +100,7 @@ async function derived(db: Kysely<Database>) {
 async function assertAsWholePass(store: Store, message: string): Promise<void> {
   const rollback = new Error('rollback');
   let whole: { written: number; derived: Awaited<ReturnType<typeof derived>> } | undefined;
-  await store.db
+  await dbOf(store)
     .transaction()
     .execute(async (trx) => {
       whole = { written: await refreshAllAggregates(trx), derived: await derived(trx) };
@@ -108,7 +109,7 @@ async function assertAsWholePass(store: Store, message: string): Promise<void> {
     .catch((error: unknown) => {
       if (error !== rollback) throw error;
     });
-  assert.deepEqual(await derived(store.db), whole!.derived, `${message}: as the whole-store pass computes`);
+  assert.deepEqual(await derived(dbOf(store)), whole!.derived, `${message}: as the whole-store pass computes`);
   assert.equal(whole!.written, 0, `${message}: the whole-store pass has nothing to write`);
 }
 
@@ -131,7 +132,7 @@ for (const backend of storeBackends()) {
           indicator(4, { type: 'domain', indicator: 'counted.example', risk: 'medium', properties: { country: 'US' } }),
         ];
         await importDataset(store, dataset(indicators, [feedLink(1, 1), feedLink(1, 2), feedLink(1, 3), threatLink(1, 1), threatLink(1, 2)]), fixedClock);
-        assert.deepEqual(await countRows(store.db, 0, 1), [
+        assert.deepEqual(await countRows(dbOf(store), 0, 1), [
           '1 0 =high 2',
           '1 0 =low 1',
           '1 1 port=443 2',
@@ -140,14 +141,14 @@ for (const backend of storeBackends()) {
           '1 2 country=DE 2',
           '1 2 country=NL 1',
         ]);
-        assert.deepEqual(await countRows(store.db, 0, 2), [], 'a feed without links has no rows');
+        assert.deepEqual(await countRows(dbOf(store), 0, 2), [], 'a feed without links has no rows');
 
         // Indicator 1 changes its risk, port and country: NL reaches 0 and leaves, DE and low gain it.
         const changed = indicator(1, { risk: 'low', attributes: { port: ['22'] }, properties: { country: 'DE', asn: 64500 } });
         const plan = incremental(await importDelta(store, { indicators: [changed] }));
         assert.deepEqual(plan.touched.recompute, { feeds: [1], threats: [1] });
         assert.deepEqual(plan.read, { feeds: [], threats: [] }, 'both updated from their counts');
-        assert.deepEqual(await countRows(store.db, 0, 1), [
+        assert.deepEqual(await countRows(dbOf(store), 0, 1), [
           '1 0 =high 1',
           '1 0 =low 2',
           '1 1 port=22 1',
@@ -156,7 +157,7 @@ for (const backend of storeBackends()) {
           '1 2 asn=64500 2',
           '1 2 country=DE 3',
         ]);
-        assert.deepEqual(await countRows(store.db, 1, 1), [
+        assert.deepEqual(await countRows(dbOf(store), 1, 1), [
           '1 0 =high 1',
           '1 0 =low 1',
           '1 1 port=22 1',
@@ -170,7 +171,7 @@ for (const backend of storeBackends()) {
         // A new link to an unlinked domain, and a retired indicator (counted as retired, whatever its risk).
         incremental(await importDelta(store, { links: [feedLink(1, 4)] }));
         incremental(await importDelta(store, { indicators: [{ ...indicators[2]!, retired: true }] }));
-        assert.deepEqual(await countRows(store.db, 0, 1), [
+        assert.deepEqual(await countRows(dbOf(store), 0, 1), [
           '1 0 =high 1',
           '1 0 =low 1',
           '1 0 =medium 1',
@@ -189,7 +190,7 @@ for (const backend of storeBackends()) {
           await importDelta(store, { indicators: [{ ...indicators[3]!, risk: 'critical', properties: { country: 'FR' } }], links: [feedLink(2, 4), threatLink(1, 4)] }),
         );
         assert.deepEqual(plan2.read, { feeds: [], threats: [] });
-        assert.deepEqual(await countRows(store.db, 0, 2), ['2 0 =critical 1', '2 2 country=FR 1']);
+        assert.deepEqual(await countRows(dbOf(store), 0, 2), ['2 0 =critical 1', '2 2 country=FR 1']);
         await assertAsWholePass(store, 'a new link to a changed indicator');
       } finally {
         await store.close();
@@ -206,7 +207,7 @@ for (const backend of storeBackends()) {
         const links = indicators.map((i) => feedLink(1, i.iid));
         await importDataset(store, dataset([...indicators, indicator(41, { properties: { tag: 'v39', status: '229' } }), indicator(42, { properties: { tag: 'v11', status: '201' } })], links), fixedClock);
         const top = async () => {
-          const feed = await store.db.selectFrom('feeds').select('summary').where('fid', '=', 1).executeTakeFirstOrThrow();
+          const feed = await dbOf(store).selectFrom('feeds').select('summary').where('fid', '=', 1).executeTakeFirstOrThrow();
           return (JSON.parse(feed.summary) as { properties: Record<string, Record<string, number>> }).properties;
         };
         const expected = (counts: Map<string, number>) =>
@@ -242,15 +243,15 @@ for (const backend of storeBackends()) {
       try {
         const indicators = Array.from({ length: 6 }, (_, k) => indicator(k + 1, { risk: k % 2 ? 'low' : 'high', properties: { country: k % 3 ? 'DE' : 'NL' } }));
         await importDataset(store, dataset(indicators, [feedLink(1, 1), feedLink(1, 2), feedLink(2, 3), threatLink(1, 1), threatLink(2, 4)]), fixedClock);
-        await sql`delete from owner_value_counts`.execute(store.db);
+        await sql`delete from owner_value_counts`.execute(dbOf(store));
         const plan = incremental(await importDelta(store, { links: [feedLink(1, 5)] }));
         assert.deepEqual(plan.read, { feeds: [1], threats: [] }, 'the feed whose counts are missing is read');
-        assert.deepEqual(await countRows(store.db, 0, 2), [], 'an owner not touched stays without rows until then');
-        assert.deepEqual(await countRows(store.db, 1), [], 'nor does any threat');
-        const feedOne = await countRows(store.db, 0, 1);
-        await sql`delete from owner_value_counts`.execute(store.db);
+        assert.deepEqual(await countRows(dbOf(store), 0, 2), [], 'an owner not touched stays without rows until then');
+        assert.deepEqual(await countRows(dbOf(store), 1), [], 'nor does any threat');
+        const feedOne = await countRows(dbOf(store), 0, 1);
+        await sql`delete from owner_value_counts`.execute(dbOf(store));
         await refreshAllAggregatesCommitted(store);
-        assert.deepEqual(await countRows(store.db, 0, 1), feedOne, 'the rows the read wrote are the whole pass rows');
+        assert.deepEqual(await countRows(dbOf(store), 0, 1), feedOne, 'the rows the read wrote are the whole pass rows');
         // From then on the feed is updated from its counts.
         assert.deepEqual(incremental(await importDelta(store, { links: [feedLink(1, 6)] })).read, { feeds: [], threats: [] });
         await assertAsWholePass(store, 'counts written again');
@@ -264,7 +265,7 @@ for (const backend of storeBackends()) {
       try {
         const domain = (iid: number, stamp: string) => indicator(iid, { type: 'domain', indicator: `d${iid}.example`, stamp_updated: stamp });
         await importDataset(store, dataset([domain(1, '2025-06-05 00:00:00'), domain(2, '2025-06-03 00:00:00'), indicator(3, {})], [threatLink(1, 1), threatLink(1, 2), threatLink(1, 3), feedLink(1, 1)]), fixedClock);
-        const latest = async () => (await store.db.selectFrom('threats').select('updated_last_domain').where('tid', '=', 1).executeTakeFirstOrThrow()).updated_last_domain;
+        const latest = async () => (await dbOf(store).selectFrom('threats').select('updated_last_domain').where('tid', '=', 1).executeTakeFirstOrThrow()).updated_last_domain;
         assert.equal(await latest(), '2025-06-05 00:00:00');
 
         // Another domain moves forward: the latest is known without reading.
@@ -291,8 +292,8 @@ for (const backend of storeBackends()) {
         await importDataset(store, dataset(indicators, [feedLink(1, 1), feedLink(1, 2), feedLink(2, 2), threatLink(1, 1)]), fixedClock);
         // As a pull raises a risk: the row is updated and noted as changed, its earlier row not kept.
         let plan: AggregatePlan | undefined;
-        await store.db.transaction().execute(async (trx) => {
-          await createChangeTables(trx, store.dialect, false);
+        await dbOf(store).transaction().execute(async (trx) => {
+          await createChangeTables(trx, dialectOf(store), false);
           await sql`update indicators set risk = 'critical', content_hash = '' where iid = 1`.execute(trx);
           await noteChanged(trx, 'changed_indicators', [1]);
           const changes = { threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false } as ImportChanges;
@@ -302,12 +303,12 @@ for (const backend of storeBackends()) {
         const done = incremental(plan);
         assert.deepEqual(done.touched.recompute, { feeds: [1], threats: [1] });
         assert.deepEqual(done.read, { feeds: [1], threats: [1] });
-        assert.deepEqual(await countRows(store.db, 0, 1), ['1 0 =critical 1', '1 0 =low 1', '1 2 country=DE 1', '1 2 country=NL 1']);
+        assert.deepEqual(await countRows(dbOf(store), 0, 1), ['1 0 =critical 1', '1 0 =low 1', '1 2 country=DE 1', '1 2 country=NL 1']);
         await assertAsWholePass(store, 'an indicator changed in place');
 
         // The same writer keeping the rows first (keepIndicatorRows): the owners are updated from their counts.
-        await store.db.transaction().execute(async (trx) => {
-          await createChangeTables(trx, store.dialect, false);
+        await dbOf(store).transaction().execute(async (trx) => {
+          await createChangeTables(trx, dialectOf(store), false);
           await keepIndicatorRows(trx, sql`select iid from indicators where iid in (1, 2)`);
           await sql`update indicators set risk = 'medium', content_hash = '' where iid = 2`.execute(trx);
           await noteChanged(trx, 'changed_indicators', [2]);
@@ -318,7 +319,7 @@ for (const backend of storeBackends()) {
         const kept = incremental(plan);
         assert.deepEqual(kept.touched.recompute, { feeds: [1, 2], threats: [] });
         assert.deepEqual(kept.read, { feeds: [], threats: [] });
-        assert.deepEqual(await countRows(store.db, 0, 2), ['2 0 =medium 1', '2 2 country=DE 1']);
+        assert.deepEqual(await countRows(dbOf(store), 0, 2), ['2 0 =medium 1', '2 2 country=DE 1']);
         await assertAsWholePass(store, 'an indicator changed in place, its row kept');
       } finally {
         await store.close();
@@ -329,5 +330,5 @@ for (const backend of storeBackends()) {
 
 /** The whole-store pass, committed. */
 async function refreshAllAggregatesCommitted(store: Store): Promise<void> {
-  await store.db.transaction().execute((trx) => refreshAllAggregates(trx));
+  await dbOf(store).transaction().execute((trx) => refreshAllAggregates(trx));
 }

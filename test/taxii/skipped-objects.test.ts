@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createTestContext, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
 import { collectionPath, INDICATORS_COLLECTION, taxiiGet, walk } from './taxii-request.js';
+import { dbOf } from '../helpers/store-db.js';
 
 const OBJECTS = `${collectionPath(INDICATORS_COLLECTION)}objects/`;
 
@@ -15,10 +16,10 @@ describe('GET /taxii2/api/collections/{id}/objects/ › with an object whose rec
     ctx = await createTestContext({ overrides: GENEROUS_PLANS });
     everyId = (await walk(ctx.app, ctx.keys.pro!, `${OBJECTS}?limit=1000`)).flatMap((p) => (p.body.objects ?? []).map((o) => o.id as string));
     const { rows } = await sql<{ id: string; tid: number; iid: number }>`
-      select id, tid, iid from stix_objects where type = 'relationship' order by date_added limit 1`.execute(ctx.store.db);
+      select id, tid, iid from stix_objects where type = 'relationship' order by date_added limit 1`.execute(dbOf(ctx.store));
     broken = rows[0]!.id;
     // Only a fault of the store can do this: a link deleted without an import.
-    await sql`delete from threat_links where tid = ${rows[0]!.tid} and iid = ${rows[0]!.iid}`.execute(ctx.store.db);
+    await sql`delete from threat_links where tid = ${rows[0]!.tid} and iid = ${rows[0]!.iid}`.execute(dbOf(ctx.store));
   });
   after(() => ctx.close());
 

@@ -56,10 +56,10 @@ export const INDICATOR_COLUMNS = [
   'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
 ] as const;
 
-/** The `kind` of a staged link (import-staging.ts). */
+/** The `kind` of a staged link (ingest/change-set.ts). */
 export const LINK_KIND = { feed: 0, threat: 1 } as const;
 
-/** The `kind` of a staged key (import-staging.ts), and how messages name its record and key. */
+/** The `kind` of a staged key (ingest/change-set.ts), and how messages name its record and key. */
 export const KEY_KIND = { threat: 0, feed: 1, indicator: 2 } as const;
 export type KeyKind = keyof typeof KEY_KIND;
 const KEY_NAMES: Record<number, [record: KeyKind, key: string]> = { 0: ['threat', 'tid'], 1: ['feed', 'fid'], 2: ['indicator', 'iid'] };

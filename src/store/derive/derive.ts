@@ -13,9 +13,9 @@ import { CHANGES } from '../ingest/temp-tables.js';
 
 /**
  * An owner with up to this many new links has its later links shifted, one range at a time (the
- * links between two new ones move up by the new ones before them), which costs a third of ranking
- * them again in one statement (10 new links across a feed of 278,507: 0.19 s of CPU against 0.47 s);
- * with more, the statements would add up.
+ * links between two new ones move up by the new ones before them), which touches only the links
+ * after the first new one, where ranking them again in one statement reads them all; with more, the
+ * statements would add up.
  */
 const SHIFT_UP_TO = 200;
 
@@ -60,8 +60,7 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
 
 
 /**
- * The whole-store pass reads every indicator once, in iid order (1M indicators and 1.8M links:
- * 9.1-12.4 s). An import that changed less updates the owners it touched from their stored value
+ * The whole-store pass reads every indicator once, in iid order. An import that changed less updates the owners it touched from their stored value
  * counts (value-counts.ts), at the cost of what it changed, read at random: an indicator for each new
  * link, and two rows (its earlier one and its new one) for each link of a changed indicator. From
  * half the store's links' worth of those on, the whole pass is taken.

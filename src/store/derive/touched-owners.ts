@@ -1,5 +1,5 @@
 // Which feeds' and threats' aggregates an import can have changed, read from its staging tables
-// (import-staging.ts): the rest of the store keeps its stored aggregates as they are.
+// (ingest/change-set.ts): the rest of the store keeps its stored aggregates as they are.
 import { sql, type RawBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LINK_KIND } from '../ingest/change-set.js';

@@ -12,7 +12,7 @@ export { LINK_KIND };
 
 /**
  * How many records an import inserted or changed. Which ones is in the staging tables of the
- * transaction (import-staging.ts), for the refresh that follows in the same transaction.
+ * transaction (temp-tables.ts), for the derive and publish stages that follows in the same transaction.
  */
 export interface ImportChanges {
   threats: number;
@@ -134,7 +134,7 @@ export async function keepReplacedIndicators(trx: Transaction<Database>, params:
   }
   if (changed.length === 0) return;
   const marked = repatterned.length === 0 ? sql`0` : sql`case when iid in (${sql.join(repatterned)}) then 1 else 0 end`;
-  // A key comes at most once with its content (import-checks.ts), so a row is kept once, from before the import.
+  // A key comes at most once with its content (record-checks.ts), so a row is kept once, from before the import.
   await sql`insert into replaced_indicators (iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, repatterned)
     select iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, ${marked} from indicators where iid in (${sql.join(changed)})
     on conflict (iid) do nothing`.execute(trx);

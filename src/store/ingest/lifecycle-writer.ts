@@ -1,6 +1,6 @@
 // The store's side of the lifecycle (DESIGN section 8): threats retire when unobserved, staff retire
 // and reactivate them, indicators that pulls stopped listing age out. Each runs in an import's
-// transaction (import-writer.ts), so aggregates and STIX versions follow as for any change.
+// transaction (apply.ts), so aggregates and STIX versions follow as for any change.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { noteChanged } from './change-set.js';

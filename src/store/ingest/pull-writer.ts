@@ -1,6 +1,6 @@
 // The store's side of a feed pull (DESIGN section 7, "What a pull does"): the values a pull listed,
-// staged by the import writer, become indicators, links, listings, risks and sightings here, in the
-// import's transaction; aggregates and STIX versions then follow as for any import (import-writer.ts).
+// staged by ingest.ts, become indicators, links, listings, risks and sightings here, in the
+// import's transaction; aggregates and STIX versions then follow as for any write (apply.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BulkInsert } from '../db/bulk-insert.js';
 import type { Dialect } from '../db/dialect.js';
@@ -17,8 +17,8 @@ export const VALUE_STAGING: BulkInsert = {
   table: 'pull_rows',
   columns: ['type', 'value', 'risk', 'ordinal'],
   // A value listed twice keeps its first place and the higher of its risks.
-  // Plain inserts into a table without a key, grouped once at the end (groupValues): a keyed upsert
-  // per batch cost twice as much at a million values (bench/README.md, pulls).
+  // Plain inserts into a table without a key, grouped once at the end (applyPull): a keyed upsert per
+  // batch would search the key for every row as it comes (bench/README.md, pulls).
   tail: '',
 };
 
@@ -31,8 +31,8 @@ export const VALUE_THREAT_STAGING: BulkInsert = {
 /**
  * The upstream object (a STIX indicator id, a MISP event) each value came from; a pair may repeat.
  * As pull_rows, a table without a key, appended to and joined once at the end (resolveThreats): a
- * key on upstream ids, which come in no order, had each batch touch hundreds of its pages, and a
- * TAXII mirror of a million objects wrote 13 GB of statement journal for them (bench/README.md, mirror).
+ * key on upstream ids, which come in no order, would have each batch touch hundreds of its pages,
+ * each written again to the statement journal (bench/README.md, mirror).
  */
 export const VALUE_REF_STAGING: BulkInsert = {
   table: 'pull_value_refs',
@@ -261,8 +261,8 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
-  // UNION ALL: an IN list needs no distinct rows (SQLite planned a UNION as a merge that read the
-  // staging table through an index at random: 9 s at a million values, against 0.3 s).
+  // UNION ALL: an IN list needs no distinct rows, and SQLite plans a UNION as a merge that reads the
+  // staging table through an index at random.
   const touched = sql`select iid from pull_listed where relisted = 1 union all select iid from pull_dropped`;
   // Their rows as they were, for the aggregates to take away (value-counts.ts).
   await keepIndicatorRows(trx, touched);

@@ -7,7 +7,7 @@ import { conflictReason } from '../contract/write-batch.js';
 import type { Database } from '../db/schema.js';
 import type { RelatedReference } from '../contract/write-batch.js';
 
-/** A tid, fid or iid staged twice with other content (KEY_STAGING, write-batch.ts): the earliest such repeat in the file. */
+/** A tid, fid or iid staged twice with other content (KEY_STAGING, record-upserts.ts): the earliest such repeat in the file. */
 export async function checkKeyConflicts(trx: Transaction<Database>): Promise<void> {
   const conflict = await staged(trx)
     .selectFrom('import_keys')

@@ -22,7 +22,7 @@ export const UPSERTS = {
   indicators: { spec: upsertSpec('indicators', 'iid', INDICATOR_COLUMNS), key: 'iid' },
 } as const;
 
-/** Links go to a staging table first: their targets may come later in the file (import-staging.ts). */
+/** Links go to a staging table first: their targets may come later in the file (change-set.ts). */
 export const LINK_STAGING: BulkInsert = {
   table: 'import_links',
   columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
@@ -33,10 +33,9 @@ export const LINK_STAGING: BulkInsert = {
  * Every key of the file is staged with its first position and a 52-bit prefix of its content hash
  * (a false match between two different records is a 1 in 2^52 chance). A later record of the key
  * with another prefix marks the row with its own position, once; the import's end reads the
- * earliest mark (import-checks.ts). The keys live in a table of the transaction, not in memory: a
- * Map of a million iids to hashes alone holds 30 MB of heap, about 100 MB with their positions,
- * growing with the file where the import must stream in constant memory (DESIGN section 3).
- *
+ * earliest mark (record-checks.ts). The keys live in a table of the transaction, not in memory: a
+ * Map of every iid to its hash and position would grow with the file, where the import must stream
+ * in constant memory (DESIGN section 3).
  */
 export const KEY_STAGING: BulkInsert = {
   table: 'import_keys',

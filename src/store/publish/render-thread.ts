@@ -16,9 +16,8 @@ export function inThreadRenderer(): Renderer {
 /** Renders on a worker thread, one job after another, answering in order. */
 export class RenderThread implements Renderer {
   // Its live data is one page of rows at a time: a small heap keeps the garbage of millions of
-  // rendered objects from growing the process (an import keeps under 500 MB at a million indicators).
-  // The young generation is held to 16 MB (V8's may reach 48) at no cost in time; what that saves a
-  // mirror's peak is within its run-to-run noise (bench/README.md, mirror).
+  // rendered objects from growing the process, and a young generation held below V8's default
+  // costs it no time (bench/README.md, import and mirror).
   private readonly jobs = new JobThread<RenderJob, VersionRows>(import.meta.url, 'render-worker', 'rendering STIX objects', {
     maxOldGenerationSizeMb: 64,
     maxYoungGenerationSizeMb: 16,

@@ -9,8 +9,8 @@ import { indicatorRecordColumns, linkRecordColumns } from './version-records.js'
 
 export const CHUNK = 1000;
 
-const INDICATOR_COLUMNS = indicatorRecordColumns();
-const LINK_COLUMNS = linkRecordColumns();
+const INDICATOR_RECORD = indicatorRecordColumns();
+const LINK_RECORD = linkRecordColumns();
 
 /**
  * Every feed organization, with the `created` of its identity: the one its stored version shows,
@@ -40,14 +40,14 @@ export async function readThreats(db: Kysely<Database>, tids: readonly number[])
 /** The indicators with these iids, in iid order. */
 export async function readIndicators(db: Kysely<Database>, iids: readonly number[]): Promise<IndicatorRecord[]> {
   if (iids.length === 0) return [];
-  const { rows } = await sql<IndicatorRecord>`select ${INDICATOR_COLUMNS} from indicators i where i.iid in (${sql.join(iids)}) order by i.iid`.execute(db);
+  const { rows } = await sql<IndicatorRecord>`select ${INDICATOR_RECORD} from indicators i where i.iid in (${sql.join(iids)}) order by i.iid`.execute(db);
   return rows;
 }
 
 /** The indicators after iid `after`, `limit` at most, in iid order; `last` is null after the last page. */
 export async function readIndicatorsAfter(db: Kysely<Database>, after: number, limit: number): Promise<{ rows: IndicatorRecord[]; last: number | null }> {
   const { rows } = await sql<IndicatorRecord>`
-    select ${INDICATOR_COLUMNS} from indicators i where i.iid > ${after} order by i.iid limit ${limit}`.execute(db);
+    select ${INDICATOR_RECORD} from indicators i where i.iid > ${after} order by i.iid limit ${limit}`.execute(db);
   return { rows, last: rows.length < limit ? null : Number(rows.at(-1)!.iid) };
 }
 
@@ -59,7 +59,7 @@ type LinkKey = { tid: number; iid: number };
  */
 export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
   const { rows } = await sql<ThreatLinkRecord>`
-    select ${LINK_COLUMNS}
+    select ${LINK_RECORD}
     from threat_links tl join threats t on t.tid = tl.tid
     where (tl.tid, tl.iid) > (${after.tid}, ${after.iid})
     order by tl.tid, tl.iid limit ${limit}`.execute(db);
@@ -72,7 +72,7 @@ export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit
  */
 export async function readStagedLinks(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
   const { rows } = await sql<ThreatLinkRecord>`
-    select ${LINK_COLUMNS}
+    select ${LINK_RECORD}
     from render_links r
     join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
     join threats t on t.tid = r.tid

@@ -1,0 +1,27 @@
+// The database under a test's store. Tests read and change rows directly (a value as stored, a fault
+// the store must survive) and force the store's write paths, which the application never does: the
+// Store the application sees has no database handle and no switches.
+import type { Kysely } from 'kysely';
+import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
+import type { Dialect } from '../../src/store/db/dialect.js';
+import type { Database } from '../../src/store/db/schema.js';
+import { createStore, type Store, type WritePaths } from '../../src/store/store.js';
+
+const opened = new WeakMap<Store, OpenDatabase>();
+
+/** openStore, keeping the database for dbOf; `writePaths` forces a write path (test/store/bulk-import.test.ts). */
+export async function openTestStore(location: string, options: OpenStoreOptions & { writePaths?: WritePaths | undefined }): Promise<Store> {
+  const database = await openDatabase(location, options);
+  const store = createStore(database.db, database.dialect, { collections: options.collections, schema: database.schema }, options.writePaths);
+  opened.set(store, database);
+  return store;
+}
+
+function openedOf(store: Store): OpenDatabase {
+  const database = opened.get(store);
+  if (database === undefined) throw new Error('this store was not opened by openTestStore (test/helpers/store-db.ts)');
+  return database;
+}
+
+export const dbOf = (store: Store): Kysely<Database> => openedOf(store).db;
+export const dialectOf = (store: Store): Dialect => openedOf(store).dialect;
