@@ -10,7 +10,7 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { batchesOfFile } from '../src/import/file-batches.js';
 import type { WriteBatch } from '../src/store/contract/write-batch.js';
-import type { ImportPhase } from '../src/store/store.js';
+import type { WritePhase } from '../src/store/store.js';
 import { dbOf, openTestStore } from '../test/helpers/store-db.js';
 
 const MB = 1024 * 1024;
@@ -156,7 +156,7 @@ export async function profileImport(file: string, db: string, options: ProfileOp
   instrumentSqlite(recorder);
   if (options.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
   const config = loadConfig({});
-  const phaseNames: Record<ImportPhase, string> = {
+  const phaseNames: Record<WritePhase, string> = {
     derive: 'link checks + moveLinks + renumberLinks + aggregates (refreshLookupData)',
     project: 'STIX objects and collections (STIX sync)',
     commit: 'commit',
@@ -171,7 +171,7 @@ export async function profileImport(file: string, db: string, options: ProfileOp
     yield* batches;
     recorder.begin('link checks, key and related checks, moveLinks');
   }
-  const summary = await store.applyImport(marked(batchesOfFile(file)), systemClock, { onPhase: (phase) => recorder.begin(phaseNames[phase]) });
+  const summary = await store.applyWrite(marked(batchesOfFile(file)), systemClock, { onPhase: (phase) => recorder.begin(phaseNames[phase]) });
   recorder.begin('close');
   await store.close();
   recorder.end();

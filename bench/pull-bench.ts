@@ -497,7 +497,7 @@ export type SqlEvent = [string, number, number, number, number];
 
 /**
  * Where a pull's phases start: the first statement of each, in the order the pipeline runs them
- * (import-writer.ts writeInTransaction, pull-writer.ts applyPull, store.ts applyImport's refresh).
+ * (ingest.ts ingest, pull-writer.ts applyPull, then derive and publish in apply.ts).
  */
 const PULL_PHASES: [string, RegExp][] = [
   ['fetch, read, normalize and stage the values (pull_values)', /^create temporary table pull_values/],
@@ -507,10 +507,10 @@ const PULL_PHASES: [string, RegExp][] = [
   ['applyPull: stageNewLinks', /^insert into import_links \(kind, owner, iid, stamp_linked, ordinal, position\) select \?, \?, v\.iid/],
   ['applyPull: markSeen, finishFeed', /^update indicators set stamp_seen/],
   ['import checks, moveLinks', /^select .*from "?import_keys"?|^select count\(\*\) as "?n"? from "?changed_/],
-  ['refreshLookupData: renumberLinks', /^update "?feed_links"? set seq/],
-  ['refreshLookupData: aggregates', /^select owner as id from import_links|^select "fid", "indicators", "summary" from "feeds"/],
-  ['syncStix: indicators and relationships', /^create temporary table render_iids/],
-  ['syncStix: collections, meta', /^select s\.id, s\.type, s\.modified, s\.date_added|collection_objects/],
+  ['derive: renumberLinks', /^update "?feed_links"? set seq/],
+  ['derive: aggregates', /^select owner as id from "?import_links"?|^select "fid", "indicators", "summary" from "feeds"/],
+  ['publish: indicators and relationships', /^create temporary table "?render_iids"?/],
+  ['publish: collections, meta', /^select s\.id, s\.type, s\.modified, s\.date_added|collection_objects/],
   ['commit', /^commit$/],
 ];
 

@@ -1,7 +1,7 @@
-// The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyImport).
+// The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyWrite).
 import type { Clock } from '../clock.js';
-import type { ImportOptions } from '../store/store.js';
-import type { ImportSummary } from '../store/contract/commands.js';
+import type { WriteOptions } from '../store/store.js';
+import type { WriteSummary } from '../store/contract/commands.js';
 import type { Store } from '../store/store.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
 import { batchesOfFile } from './file-batches.js';
@@ -18,15 +18,15 @@ export async function importFile(
   path: string,
   clock: Clock,
   onRecord?: (count: number) => void,
-  options?: ImportOptions,
-): Promise<ImportSummary> {
+  options?: WriteOptions,
+): Promise<WriteSummary> {
   async function* reported(batches: AsyncIterable<WriteBatch>): AsyncGenerator<WriteBatch> {
     for await (const batch of batches) {
       onRecord?.(batch.records);
       yield batch;
     }
   }
-  return store.applyImport(reported(batchesOfFile(path)), clock, options);
+  return store.applyWrite(reported(batchesOfFile(path)), clock, options);
 }
 
 /** Imports records already in memory (the demo data set, tests), through the same validation. */
@@ -34,8 +34,8 @@ export async function importDataset(
   store: Store,
   dataset: { threats: unknown[]; feeds: unknown[]; indicators: unknown[]; links: unknown[] },
   clock: Clock,
-  options?: ImportOptions,
-): Promise<ImportSummary> {
+  options?: WriteOptions,
+): Promise<WriteSummary> {
   /** A thousand records at a time, as a file gives them a chunk at a time. */
   async function* raw(): AsyncGenerator<RawRecord[]> {
     const sections = [
@@ -54,5 +54,5 @@ export async function importDataset(
       }
     }
   }
-  return store.applyImport(prepareBatches(validateRecords(raw())), clock, options);
+  return store.applyWrite(prepareBatches(validateRecords(raw())), clock, options);
 }

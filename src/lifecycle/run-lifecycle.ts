@@ -1,5 +1,5 @@
 // The lifecycle of DESIGN section 8 (spec section 3): one run, and staff retiring or reactivating a
-// threat, each through the store's one write path (Store.applyImport) with `now` passed in.
+// threat, each through the store's one write path (Store.applyWrite) with `now` passed in.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { LifecycleCounts } from '../store/contract/commands.js';
@@ -34,12 +34,12 @@ export async function runLifecycle(store: Store, settings: LifecycleSettings, cl
     threatCutoff: before(now, settings.threatRetireDays),
     indicatorCutoffs: { byType, default: before(now, fallback) },
   };
-  const summary = await store.applyImport(single({ kind: 'lifecycle', plan, records: 0 }), clock);
+  const summary = await store.applyWrite(single({ kind: 'lifecycle', plan, records: 0 }), clock);
   return summary.lifecycle!;
 }
 
 /** Retires (`retired` true) or reactivates a threat; false when it already was in that state. Throws when no threat has the tid. */
 export async function setThreatRetired(store: Store, tid: number, retired: boolean, clock: Clock): Promise<boolean> {
-  const summary = await store.applyImport(single({ kind: 'threat-state', plan: { tid, retired, at: formatStamp(clock.now()) }, records: 0 }), clock);
+  const summary = await store.applyWrite(single({ kind: 'threat-state', plan: { tid, retired, at: formatStamp(clock.now()) }, records: 0 }), clock);
   return summary.threatStateChanged === true;
 }

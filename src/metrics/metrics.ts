@@ -8,7 +8,7 @@ import { RequestTally } from './request-tally.js';
 /** How one background pull ended: `not_modified` is a success that found the source unchanged. */
 export type PullOutcomeLabel = 'ok' | 'not_modified' | 'failed';
 
-/** What an import was for (Store.applyImport in the serving process): a feed pull or a lifecycle run. */
+/** What an import was for (Store.applyWrite in the serving process): a feed pull or a lifecycle run. */
 export type ImportKind = 'pull' | 'lifecycle';
 
 /** One feed as the store knows it, for the feed gauges. */

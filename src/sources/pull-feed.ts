@@ -1,5 +1,5 @@
 // One pull of a feed's source (DESIGN section 7): fetch, read, normalize, then the one import pipeline
-// (Store.applyImport) writes it in a transaction; a failure changes nothing but the feed's error and retry time.
+// (Store.applyWrite) writes it in a transaction; a failure changes nothing but the feed's error and retry time.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PullCounts, PullPlan } from '../store/contract/commands.js';
@@ -104,7 +104,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       nextDue,
       ...(read.bodyHash === undefined ? {} : { bodyHash: read.bodyHash }),
     };
-    const summary = await store.applyImport(pullBatches(plan, read, source, bounded, tally, fid), clock);
+    const summary = await store.applyWrite(pullBatches(plan, read, source, bounded, tally, fid), clock);
     const counts = summary.pulled!;
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, notModified: read.rows === undefined, ...counts, ...tally };
     logger.info('pull', {

@@ -50,9 +50,9 @@ export async function readFeedStates(store: Store, now: number): Promise<FeedSta
  */
 export function timingImports(store: Store, of: ImportKind, report: ReportMetric): Store {
   const timed = Object.create(store) as Store;
-  timed.applyImport = async (batches, clock, options) => {
+  timed.applyWrite = async (batches, clock, options) => {
     const started = performance.now();
-    const summary = await store.applyImport(batches, clock, options);
+    const summary = await store.applyWrite(batches, clock, options);
     report({ kind: 'import', of, seconds: (performance.now() - started) / 1000 });
     return summary;
   };

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
-import type { ImportSummary } from './contract/commands.js';
+import type { WriteSummary } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
@@ -59,7 +59,7 @@ export async function applyWrite(
   batches: AsyncIterable<WriteBatch>,
   clock: Clock,
   options: WriteOptions = {},
-): Promise<ImportSummary> {
+): Promise<WriteSummary> {
   return withWriteCaches(db, dialect, { main: WRITE_CACHE_KIB }, () =>
     db.transaction().execute(async (trx) => {
       await takeWriteLock(trx, dialect);

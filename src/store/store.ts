@@ -8,7 +8,7 @@ import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type N
 import { migrationsCurrent } from './db/migrations.js';
 import { type Dialect } from './db/dialect.js';
 import type { ApiKeyRecord, FeedRecord, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
-import type { ImportSummary } from './contract/commands.js';
+import type { WriteSummary } from './contract/commands.js';
 import type { Database } from './db/schema.js';
 import { collectionHasObject, listCollectionObjects } from './queries/stix-queries.js';
 import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
@@ -21,7 +21,7 @@ import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/met
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
-export type { WritePhase as ImportPhase, WriteOptions as ImportOptions } from './apply.js';
+export type { WritePhase, WriteOptions } from './apply.js';
 
 export interface StoreOptions {
   /** The configured TAXII collections: every import keeps their STIX objects and memberships in step. */
@@ -98,7 +98,7 @@ export interface Store {
    * data set or a feed pull) are written, then what derives from them (link ranks, aggregates, STIX
    * objects and collections) follows, all in one transaction.
    */
-  applyImport(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<ImportSummary>;
+  applyWrite(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<WriteSummary>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
@@ -147,7 +147,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     exportIndicators: (query) => exportIndicatorPages(db, query),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
-    applyImport: (batches, clock, importOptions = {}) =>
+    applyWrite: (batches, clock, importOptions = {}) =>
       applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, batches, clock, importOptions),
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {

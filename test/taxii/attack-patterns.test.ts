@@ -11,7 +11,7 @@ import type { Threat } from '../../src/domain.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { stixIdForAttackPattern, stixIdForThreatRecord } from '../../src/stix/index.js';
-import type { ImportSummary } from '../../src/store/contract/commands.js';
+import type { WriteSummary } from '../../src/store/contract/commands.js';
 import type { Store } from '../../src/store/store.js';
 import { manualClock } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -67,7 +67,7 @@ for (const backend of storeBackends()) {
     let store: Store;
     let app: Express;
     let keys: { pro: string; free: string };
-    let summary: ImportSummary;
+    let summary: WriteSummary;
     before(async () => {
       ({ store } = await backend.create({ collections: COLLECTIONS }));
       app = createApp(config, { store, clock, logger: createLogger('error', () => {}), nextTokenSecret: TEST_NEXT_SECRET });

@@ -107,7 +107,7 @@ export interface ImportCounts {
   links: number;
 }
 
-export interface ImportSummary {
+export interface WriteSummary {
   /** Records read from the file. */
   read: ImportCounts;
   /** Records inserted or changed (0 everywhere on a re-import of the same file). */
