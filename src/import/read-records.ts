@@ -2,6 +2,8 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { ImportError } from '../errors.js';
+import { decodeText } from '../text/decode-text.js';
+import { splitLines } from '../text/line-splitter.js';
 import { JsonDocumentScanner } from './json-document-scanner.js';
 import { looksLikeNdjson } from './looks-like-ndjson.js';
 import type { RecordKind } from './record-schemas.js';
@@ -15,37 +17,14 @@ export interface RawRecord {
 
 const TAGS: Record<string, RecordKind> = { threat: 'threat', feed: 'feed', indicator: 'indicator', link: 'link' };
 
-/**
- * The lines of a file, split on LF, CRLF or a lone CR as readline does, read in 1 MiB chunks and
- * given a chunk's lines at a time: split by hand rather than by readline, and awaited once per chunk
- * rather than once per line, because files of millions of lines spend their time here (bench:import).
- */
-async function* readLines(path: string): AsyncGenerator<string[]> {
-  let rest = '';
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
-    const text = rest + (chunk as string);
-    const lines: string[] = [];
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      const line = text.slice(start, end);
-      start = end + 1;
-      if (line.includes('\r')) lines.push(...line.replace(/\r$/, '').split('\r'));
-      else lines.push(line);
-    }
-    rest = text.slice(start);
-    if (lines.length > 0) yield lines;
-  }
-  if (rest !== '') yield rest.replace(/\r$/, '').split('\r');
-}
-
 async function* readNdjson(path: string): AsyncGenerator<RawRecord[]> {
-  let lineNumber = 0;
-  for await (const lines of readLines(path)) {
+  // Read in 1 MiB chunks, a chunk's lines at a time and not a line at a time as readline gives
+  // them: files of millions of lines spend their time here (bench:import).
+  for await (const { first, lines } of splitLines(decodeText(createReadStream(path, { highWaterMark: 1 << 20 })))) {
     const records: RawRecord[] = [];
-    for (const line of lines) {
-      lineNumber += 1;
-      const position = `line ${lineNumber}`;
-      const trimmed = lineNumber === 1 ? line.replace(/^\uFEFF/, '').trim() : line.trim();
+    for (let i = 0; i < lines.length; i++) {
+      const position = `line ${first + i}`;
+      const trimmed = lines[i]!.trim();
       if (trimmed === '') continue;
       let parsed: unknown;
       try {

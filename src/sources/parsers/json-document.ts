@@ -1,5 +1,6 @@
 // One JSON document fetched whole (a MISP manifest or event, a lookup API page), parsed with errors a person can place.
-import { decodeBody, type FeedBody } from './feed-body.js';
+import { decodeText } from '../../text/decode-text.js';
+import type { FeedBody } from './feed-body.js';
 import { FeedFormatError } from './feed-entry.js';
 
 /**
@@ -9,7 +10,7 @@ import { FeedFormatError } from './feed-entry.js';
  */
 export async function readJsonDocument(body: FeedBody, where: string): Promise<unknown> {
   const parts: string[] = [];
-  for await (const text of decodeBody(body)) parts.push(text);
+  for await (const text of decodeText(body)) parts.push(text);
   const text = parts.join('');
   if (text.trim() === '') throw new FeedFormatError(where, 'empty body, expected a JSON document');
   try {

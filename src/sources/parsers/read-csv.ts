@@ -23,7 +23,8 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { parse as parseRecords } from 'csv-parse/sync';
 import type { CsvOptions } from '../formats/csv-format.js';
-import { decodeBody, type FeedBody } from './feed-body.js';
+import { decodeText } from '../../text/decode-text.js';
+import type { FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 
 export type { CsvOptions } from '../formats/csv-format.js';
@@ -55,7 +56,7 @@ interface Row {
 export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenerator<FeedBatch> {
   let columns = Array.isArray(options.header) ? columnIndexes(options.header, options, 'csv.header') : undefined;
 
-  const text = decodeBody(body)[Symbol.asyncIterator]();
+  const text = decodeText(body)[Symbol.asyncIterator]();
   let start: Preamble;
   try {
     start = await readPreamble(text);

@@ -1,6 +1,8 @@
 // The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, or NDJSON.
 import type { JsonOptions } from '../formats/json-format.js';
-import { decodeBody, splitLines, type FeedBody } from './feed-body.js';
+import { decodeText } from '../../text/decode-text.js';
+import { splitLines } from '../../text/line-splitter.js';
+import type { FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 
 export type { JsonOptions } from '../formats/json-format.js';
@@ -25,7 +27,7 @@ const BATCH_SIZE = 10_000;
  */
 export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGenerator<FeedBatch> {
   const valuePath = options.value;
-  const chunks = decodeBody(body)[Symbol.asyncIterator]();
+  const chunks = decodeText(body)[Symbol.asyncIterator]();
   const head = await firstNonBlank(chunks);
   if (head === undefined) return;
   const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => prepend(head.text, chunks) };

@@ -1,6 +1,7 @@
 // The `stix` format (DESIGN 7): a STIX 2.1 bundle read as it arrives, and the mapping of STIX objects to feed entries that `taxii` shares.
 import { readStixPatternValues, riskForConfidence } from '../../stix/index.js';
-import { decodeBody, type FeedBody } from './feed-body.js';
+import { decodeText } from '../../text/decode-text.js';
+import type { FeedBody } from './feed-body.js';
 import { hasContent, type FeedBatch, type FeedEntry, type FeedRelation, type ThreatRef } from './feed-entry.js';
 import { StixBundleScanner, type StixObjectAt } from './stix-bundle-scanner.js';
 
@@ -220,7 +221,7 @@ export async function* mapStixObjects(groups: AsyncIterable<Iterable<StixObjectA
 /** The bundle's `objects`, a chunk's completed elements at a time. */
 async function* bundleObjects(body: FeedBody): AsyncGenerator<StixObjectAt[]> {
   const scanner = new StixBundleScanner();
-  for await (const chunk of decodeBody(body)) {
+  for await (const chunk of decodeText(body)) {
     const objects = scanner.push(chunk);
     if (objects.length > 0) yield objects;
   }

@@ -1,5 +1,7 @@
 // The `text` format (DESIGN 7): one value a line, as Spamhaus DROP, blocklist.de and OpenPhish publish.
-import { splitLines, type FeedBody } from './feed-body.js';
+import { decodeText } from '../../text/decode-text.js';
+import { splitLines } from '../../text/line-splitter.js';
+import type { FeedBody } from './feed-body.js';
 import type { FeedBatch, FeedEntry } from './feed-entry.js';
 
 /** A whole-line comment starts with one of these (`;` Spamhaus, `#` most lists, `//` a few). */
@@ -13,7 +15,7 @@ const VALUE = /^[^\s;#]+/;
  * Comment and blank lines are not rows, so a text body never counts a row as skipped.
  */
 export async function* readText(body: FeedBody): AsyncGenerator<FeedBatch> {
-  for await (const { first, lines } of splitLines(body)) {
+  for await (const { first, lines } of splitLines(decodeText(body))) {
     const entries: FeedEntry[] = [];
     lines.forEach((line, i) => {
       const trimmed = line.trim();

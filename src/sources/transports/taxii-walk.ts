@@ -1,7 +1,8 @@
 // The `taxii` transport (DESIGN 7): a TAXII 2.1 collection's objects walked page by page from the previous pull's X-TAXII-Date-Added-Last, and the threats its relationships name asked for by id.
 import { fetchSource, type FetchOptions } from './fetch-source.js';
 import type { CommonSource } from '../formats/source-fields.js';
-import { decodeBody, type FeedBody } from '../parsers/feed-body.js';
+import { decodeText } from '../../text/decode-text.js';
+import type { FeedBody } from '../parsers/feed-body.js';
 import { FeedFormatError } from '../parsers/feed-entry.js';
 import type { StixObjectAt } from '../parsers/read-stix.js';
 import type { RateLimitWaits } from './rate-limit-waits.js';
@@ -85,7 +86,7 @@ function pageUrl(base: string, params: Record<string, string | number | null | u
 
 async function bodyText(body: FeedBody): Promise<string> {
   const parts: string[] = [];
-  for await (const chunk of decodeBody(body)) parts.push(chunk);
+  for await (const chunk of decodeText(body)) parts.push(chunk);
   return parts.join('');
 }
 

@@ -68,6 +68,15 @@ describe('readJson', () => {
       assert.deepEqual(entries, [{ value: '192.0.2.0/24', position: 'line 3' }]);
     });
 
+    it('ends a line at a lone CR as at LF or CRLF', async () => {
+      const { entries } = await readEveryWay('{"cidr":"192.0.2.0/24"}\r{"cidr":"198.51.100.0/25"}\r\n\r{"cidr":"203.0.113.0/24"}\r', json({ value: 'cidr' }));
+      assert.deepEqual(entries, [
+        { value: '192.0.2.0/24', position: 'line 1' },
+        { value: '198.51.100.0/25', position: 'line 2' },
+        { value: '203.0.113.0/24', position: 'line 4' },
+      ]);
+    });
+
     it('refuses a body cut short in a line, hinting at json.items for a one-document body', async () => {
       await rejectsEveryWay('{"cidr":"192.0.2.0/24"}\n{"cidr":"198.51', json({ value: 'cidr' }), /^line 2: not valid JSON: .*\(set json\.items if the body is one document wrapping an array\)$/);
     });

@@ -59,5 +59,14 @@ describe('readText', () => {
       assert.deepEqual((await readEveryWay('192.0.2.1\n192.0.2.2', readText)).entries.length, 2);
       assert.deepEqual(await readEveryWay('', readText), { entries: [], skipped: 0 });
     });
+
+    it('ends a line at LF, CRLF or a lone CR alike, and numbers the lines so', async () => {
+      const result = await readEveryWay('192.0.2.1\r192.0.2.2\r\n\r# note\n192.0.2.3\r', readText);
+      assert.deepEqual(result.entries, [
+        { value: '192.0.2.1', position: 'line 1' },
+        { value: '192.0.2.2', position: 'line 2' },
+        { value: '192.0.2.3', position: 'line 5' },
+      ]);
+    });
   });
 });
