@@ -3,8 +3,8 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { ImportError } from '../errors.js';
 import { decodeText } from '../text/decode-text.js';
+import { JsonMemberScanner, type ElementPlace, type JsonProblem, type MemberRead, type MemberReader } from '../text/json-member-scanner.js';
 import { splitLines } from '../text/line-splitter.js';
-import { JsonDocumentScanner } from './json-document-scanner.js';
 import { looksLikeNdjson } from './looks-like-ndjson.js';
 import type { RecordKind } from './record-schemas.js';
 
@@ -48,13 +48,59 @@ async function* readNdjson(path: string): AsyncGenerator<RawRecord[]> {
 
 const SECTIONS: Record<string, RecordKind> = { threats: 'threat', feeds: 'feed', indicators: 'indicator', links: 'link' };
 
+/** What a problem with the document's text says (ImportError's reason). */
+function reason(problem: JsonProblem): string {
+  switch (problem.code) {
+    case 'not-object':
+      return 'the document must be a JSON object with "threats", "feeds", "indicators" and "links" arrays';
+    case 'expected-name':
+      return 'expected a section name';
+    case 'bad-name':
+      return 'a section name is not a valid JSON string';
+    case 'expected-colon':
+      return 'expected ":" after a section name';
+    case 'not-array':
+      return `"${problem.name}" must be an array`;
+    case 'empty-element':
+      return 'empty element (stray comma?)';
+    case 'expected-element-end':
+      return 'expected "," or "]" after an element';
+    case 'expected-member-end':
+      return 'expected "," or "}" after a section';
+    case 'trailing-text':
+      return 'unexpected text after the end of the document';
+    case 'empty':
+    case 'truncated':
+      return 'the document ends early (truncated file?)';
+    case 'invalid-json':
+      return `not valid JSON (${problem.reason})`;
+  }
+}
+
+/** The document's sections, each an array of records of one kind, each at most once. */
+class DocumentSections implements MemberReader<RawRecord> {
+  private readonly seen = new Set<string>();
+
+  readAs(name: string): MemberRead {
+    if (!Object.hasOwn(SECTIONS, name)) throw new ImportError('document', `unknown section "${name}"; expected one of ${Object.keys(SECTIONS).join(', ')}`);
+    if (this.seen.has(name)) throw new ImportError('document', `section "${name}" appears twice`);
+    this.seen.add(name);
+    return 'elements';
+  }
+
+  element(section: string, index: number, raw: unknown): RawRecord {
+    return { position: `${section}[${index}]`, kind: SECTIONS[section]!, raw };
+  }
+
+  fail(problem: JsonProblem, place: ElementPlace | undefined): never {
+    throw new ImportError(place === undefined ? 'document' : `${place.member}[${place.index}]`, reason(problem));
+  }
+}
+
 async function* readJsonDocument(path: string): AsyncGenerator<RawRecord[]> {
-  const scanner = new JsonDocumentScanner(Object.keys(SECTIONS));
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
-    const records: RawRecord[] = [];
-    for (const element of scanner.push(chunk as string)) {
-      records.push({ position: `${element.section}[${element.index}]`, kind: SECTIONS[element.section]!, raw: element.value });
-    }
+  const scanner = new JsonMemberScanner(new DocumentSections());
+  for await (const chunk of decodeText(createReadStream(path, { highWaterMark: 256 * 1024 }))) {
+    const records = scanner.push(chunk);
     if (records.length > 0) yield records;
   }
   scanner.end();
