@@ -12,6 +12,7 @@ import { batchesOfFile } from '../src/import/file-batches.js';
 import type { WriteBatch } from '../src/store/contract/write-batch.js';
 import type { WritePhase } from '../src/store/store.js';
 import { dbOf, openTestStore } from '../test/helpers/store-db.js';
+import { RECORDS } from '../src/store/contract/commands.js';
 
 const MB = 1024 * 1024;
 
@@ -171,7 +172,7 @@ export async function profileImport(file: string, db: string, options: ProfileOp
     yield* batches;
     recorder.begin('link checks, key and related checks, moveLinks');
   }
-  const summary = await store.applyWrite(marked(batchesOfFile(file)), systemClock, { onPhase: (phase) => recorder.begin(phaseNames[phase]) });
+  const summary = await store.applyWrite(RECORDS, marked(batchesOfFile(file)), systemClock, { onPhase: (phase) => recorder.begin(phaseNames[phase]) });
   recorder.begin('close');
   await store.close();
   recorder.end();

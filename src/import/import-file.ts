@@ -1,7 +1,7 @@
 // The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyWrite).
 import type { Clock } from '../clock.js';
 import type { WriteOptions } from '../store/store.js';
-import type { WriteSummary } from '../store/contract/commands.js';
+import { RECORDS, type WriteSummary } from '../store/contract/commands.js';
 import type { Store } from '../store/store.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
 import { batchesOfFile } from './file-batches.js';
@@ -26,7 +26,7 @@ export async function importFile(
       yield batch;
     }
   }
-  return store.applyWrite(reported(batchesOfFile(path)), clock, options);
+  return store.applyWrite(RECORDS, reported(batchesOfFile(path)), clock, options);
 }
 
 /** Imports records already in memory (the demo data set, tests), through the same validation. */
@@ -54,5 +54,5 @@ export async function importDataset(
       }
     }
   }
-  return store.applyWrite(prepareBatches(validateRecords(raw())), clock, options);
+  return store.applyWrite(RECORDS, prepareBatches(validateRecords(raw())), clock, options);
 }

@@ -13,11 +13,8 @@ export type LifecycleSettings = Config['lifecycle'];
 /** The stamp `days` before `now` (fractions of a day allowed). */
 const before = (now: number, days: number) => formatStamp(now - Math.round(days * DAY_MS));
 
-/** Batches of one write of the lifecycle: its plan, then the end with nothing read. */
-async function* single(batch: WriteBatch): AsyncGenerator<WriteBatch> {
-  yield batch;
-  yield { kind: 'end', records: 0, read: { threats: 0, feeds: 0, indicators: 0, links: 0 }, related: [] };
-}
+/** A lifecycle command writes no rows of its own: its plan is the whole of it. */
+async function* noBatches(): AsyncGenerator<WriteBatch> {}
 
 /**
  * Retires the threats not observed for `threatRetireDays` and ages out the indicators no source has
@@ -34,12 +31,11 @@ export async function runLifecycle(store: Store, settings: LifecycleSettings, cl
     threatCutoff: before(now, settings.threatRetireDays),
     indicatorCutoffs: { byType, default: before(now, fallback) },
   };
-  const summary = await store.applyWrite(single({ kind: 'lifecycle', plan, records: 0 }), clock);
-  return summary.lifecycle!;
+  return (await store.applyWrite({ kind: 'lifecycle', plan }, noBatches(), clock)).lifecycle;
 }
 
 /** Retires (`retired` true) or reactivates a threat; false when it already was in that state. Throws when no threat has the tid. */
 export async function setThreatRetired(store: Store, tid: number, retired: boolean, clock: Clock): Promise<boolean> {
-  const summary = await store.applyWrite(single({ kind: 'threat-state', plan: { tid, retired, at: formatStamp(clock.now()) }, records: 0 }), clock);
-  return summary.threatStateChanged === true;
+  const plan = { tid, retired, at: formatStamp(clock.now()) };
+  return (await store.applyWrite({ kind: 'threat-state', plan }, noBatches(), clock)).threatStateChanged;
 }

@@ -49,7 +49,7 @@ function rowRisk(text: string | undefined, fallback: number): number {
 const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
 
 /**
- * The write batches of a pull: its plan, then its values normalized, typed, allowlisted and
+ * The write batches of a pull (its plan is the write command): its values normalized, typed, allowlisted and
  * staged a batch at a time, then the end. Rejected and allowlisted values are counted in `tally`.
  */
 export async function* pullBatches(
@@ -60,7 +60,6 @@ export async function* pullBatches(
   tally: RowTally,
   fid: number,
 ): AsyncGenerator<WriteBatch> {
-  yield { kind: 'pull', plan, records: 0 };
   const sourceRisk = RISK_RANKS.indexOf(source.risk === 'retired' ? 'unknown' : source.risk);
   let ordinal = 0;
   let params: unknown[] = [];

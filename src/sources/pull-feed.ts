@@ -104,8 +104,8 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       nextDue,
       ...(read.bodyHash === undefined ? {} : { bodyHash: read.bodyHash }),
     };
-    const summary = await store.applyWrite(pullBatches(plan, read, source, bounded, tally, fid), clock);
-    const counts = summary.pulled!;
+    const summary = await store.applyWrite({ kind: 'pull', plan }, pullBatches(plan, read, source, bounded, tally, fid), clock);
+    const counts = summary.pulled;
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, notModified: read.rows === undefined, ...counts, ...tally };
     logger.info('pull', {
       fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,

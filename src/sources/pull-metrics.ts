@@ -45,14 +45,14 @@ export async function readFeedStates(store: Store, now: number): Promise<FeedSta
 }
 
 /**
- * The store with its imports timed: each one that commits is reported as `of` (a pull, a lifecycle
+ * The store with its writes timed: each one that commits is reported as `of` (a pull, a lifecycle
  * run) with its wall time. Every other member is the store's own, through the prototype.
  */
 export function timingImports(store: Store, of: ImportKind, report: ReportMetric): Store {
   const timed = Object.create(store) as Store;
-  timed.applyWrite = async (batches, clock, options) => {
+  timed.applyWrite = async (command, batches, clock, options) => {
     const started = performance.now();
-    const summary = await store.applyWrite(batches, clock, options);
+    const summary = await store.applyWrite(command, batches, clock, options);
     report({ kind: 'import', of, seconds: (performance.now() - started) / 1000 });
     return summary;
   };

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
-import type { WriteSummary } from './contract/commands.js';
+import type { WriteCommand, WriteResult } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
@@ -52,19 +52,20 @@ async function holdsNoData(trx: Transaction<Database>): Promise<boolean> {
   return true;
 }
 
-export async function applyWrite(
+export async function applyWrite<C extends WriteCommand>(
   db: Kysely<Database>,
   dialect: Dialect,
   setup: WriteSetup,
+  command: C,
   batches: AsyncIterable<WriteBatch>,
   clock: Clock,
   options: WriteOptions = {},
-): Promise<WriteSummary> {
+): Promise<WriteResult<C>> {
   return withWriteCaches(db, dialect, { main: WRITE_CACHE_KIB }, () =>
     db.transaction().execute(async (trx) => {
       await takeWriteLock(trx, dialect);
       const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));
-      const ingested = await ingest(trx, dialect, batches, fresh, formatStamp(clock.now()));
+      const ingested = await ingest(trx, dialect, command, batches, fresh, formatStamp(clock.now()));
       const { changes, end } = ingested;
       options.onPhase?.('derive');
       const aggregates = await refreshLookupData(trx, changes);
@@ -78,10 +79,9 @@ export async function applyWrite(
         ...(end.skippedTtps ? { skippedTtps: end.skippedTtps } : {}),
         changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
         ...(aggregates === undefined ? {} : { aggregates }),
-        ...(ingested.pulled === undefined ? {} : { pulled: ingested.pulled }),
-        ...(ingested.lifecycle === undefined ? {} : { lifecycle: ingested.lifecycle }),
-        ...(ingested.threatStateChanged === undefined ? {} : { threatStateChanged: ingested.threatStateChanged }),
-      };
+        // The command's own result: what ingest gave back for its kind (contract/commands.ts, WriteResults).
+        ...ingested.result,
+      } as WriteResult<C>;
     }),
   );
 }

@@ -8,7 +8,7 @@ import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type N
 import { migrationsCurrent } from './db/migrations.js';
 import { type Dialect } from './db/dialect.js';
 import type { ApiKeyRecord, FeedRecord, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
-import type { WriteSummary } from './contract/commands.js';
+import type { WriteCommand, WriteResult } from './contract/commands.js';
 import type { Database } from './db/schema.js';
 import { collectionHasObject, listCollectionObjects } from './queries/stix-queries.js';
 import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
@@ -94,11 +94,12 @@ export interface Store {
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
   /**
-   * The one way data gets in: write batches (write-batch.ts, built by src/import from a file, a
-   * data set or a feed pull) are written, then what derives from them (link ranks, aggregates, STIX
-   * objects and collections) follows, all in one transaction.
+   * The one way data changes (apply.ts): a command (a file's records, a feed pull, a lifecycle run,
+   * a threat retired or reactivated) and its batches (contract/write-batch.ts, built by src/import
+   * or src/sources) are written, then what derives from them (link ranks, aggregates, STIX objects
+   * and collections) follows, all in one transaction. The result is the command's own.
    */
-  applyWrite(batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<WriteSummary>;
+  applyWrite<C extends WriteCommand>(command: C, batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<WriteResult<C>>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */
@@ -147,8 +148,8 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     exportIndicators: (query) => exportIndicatorPages(db, query),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
-    applyWrite: (batches, clock, importOptions = {}) =>
-      applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, batches, clock, importOptions),
+    applyWrite: (command, batches, clock, writeOptions = {}) =>
+      applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, command, batches, clock, writeOptions),
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {
       for (const table of ['threats', 'feeds', 'indicators'] as const) {

@@ -1,5 +1,5 @@
-// The store's write commands and what each gives back: a feed pull's and a lifecycle run's plans
-// (each comes as a WriteBatch, write-batch.ts), and the summary of a write. This file imports
+// The store's write commands and what each gives back: a file's records, a feed pull's and a
+// lifecycle run's plans, and the typed result of each. This file imports
 // nothing else of the store: the application reads it, the store's writers implement it.
 import { ThreatgateError } from '../../errors.js';
 
@@ -7,7 +7,7 @@ import { ThreatgateError } from '../../errors.js';
 export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;
 export type SourceRisk = (typeof RISK_RANKS)[number];
 
-/** What the pull module tells the writer about the pull, before its values (WriteBatch `pull`). */
+/** What the pull module tells the writer about the pull (WriteCommand `pull`). */
 export interface PullPlan {
   fid: number;
   /** The pull's start, `YYYY-MM-DD HH:MM:SS`: every stamp the pull sets. */
@@ -51,7 +51,7 @@ export interface PullCounts {
 /** A pull that must change nothing: the transaction is rolled back, the feed records the reason. */
 export class PullRefused extends ThreatgateError {}
 
-/** A lifecycle run (WriteBatch `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
+/** A lifecycle run (WriteCommand `lifecycle`): every time is a `YYYY-MM-DD HH:MM:SS` stamp. */
 export interface LifecyclePlan {
   /** The run's time: the stamps it sets. */
   at: string;
@@ -61,7 +61,7 @@ export interface LifecyclePlan {
   indicatorCutoffs: { byType: Record<string, string>; default: string };
 }
 
-/** Staff retire or reactivate one threat (WriteBatch `threat-state`). */
+/** Staff retire or reactivate one threat (WriteCommand `threat-state`). */
 export interface ThreatStatePlan {
   tid: number;
   retired: boolean;
@@ -119,10 +119,28 @@ export interface WriteSummary {
   skippedTtps?: number;
   /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
   aggregates?: AggregatePlan;
-  /** A feed pull's counts (pull-writer.ts). */
-  pulled?: PullCounts;
-  /** A lifecycle run's retirements (lifecycle-writer.ts). */
-  lifecycle?: LifecycleCounts;
-  /** Staff retired or reactivated a threat: false when it already was in that state. */
-  threatStateChanged?: boolean;
 }
+
+/**
+ * What a write is: a file's or a data set's records, a feed pull, a lifecycle run, or staff
+ * retiring or reactivating a threat. Records and pulls come with their batches (write-batch.ts);
+ * the lifecycle's commands need none.
+ */
+export type WriteCommand =
+  | { kind: 'records' }
+  | { kind: 'pull'; plan: PullPlan }
+  | { kind: 'lifecycle'; plan: LifecyclePlan }
+  | { kind: 'threat-state'; plan: ThreatStatePlan };
+
+/** The write of a file's or a data set's records. */
+export const RECORDS: WriteCommand = { kind: 'records' };
+
+/** What each kind of write gives back. */
+export interface WriteResults {
+  records: WriteSummary;
+  pull: WriteSummary & { pulled: PullCounts };
+  lifecycle: WriteSummary & { lifecycle: LifecycleCounts };
+  'threat-state': WriteSummary & { threatStateChanged: boolean };
+}
+
+export type WriteResult<C extends WriteCommand> = WriteResults[C['kind']];

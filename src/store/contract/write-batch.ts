@@ -1,7 +1,7 @@
 // The store's write contract: the batches a write takes and the columns their rows fill, in order.
 // src/import builds them from a file (prepare-batches.ts), src/sources from a pull, src/lifecycle
 // from a run; the store writes them (ingest/).
-import type { ImportCounts, LifecyclePlan, PullPlan, ThreatStatePlan } from './commands.js';
+import type { ImportCounts } from './commands.js';
 
 /** A related tid as the file's threats first name it: it must be a threat of the store or the file. */
 export interface RelatedReference {
@@ -21,11 +21,6 @@ export type WriteBatch =
   | { kind: 'links'; params: unknown[]; count: number; records: number }
   /** Source objects of the file's feeds (fid, JSON), after the feeds: each replaces the feed's source when it differs, stamped with the write's time. */
   | { kind: 'sources'; rows: [fid: number, definition: string][]; records: number }
-  /** A lifecycle run, or staff retiring or reactivating a threat (lifecycle-writer.ts), before the end. */
-  | { kind: 'lifecycle'; plan: LifecyclePlan; records: number }
-  | { kind: 'threat-state'; plan: ThreatStatePlan; records: number }
-  /** A feed pull (pull-writer.ts) starts with its plan, then gives its values, then the end. */
-  | { kind: 'pull'; plan: PullPlan; records: number }
   /**
    * Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of
    * VALUE_THREAT_STAGING, `refs` (`refCount` rows) of VALUE_REF_STAGING, `withdrawn`

@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { upsertFeedSource } from './source-writes.js';
 import { applyLifecycle, applyThreatState } from './lifecycle-writer.js';
-import type { LifecycleCounts, LifecyclePlan, PullCounts, PullPlan, ThreatStatePlan } from '../contract/commands.js';
+import type { LifecycleCounts, PullCounts, WriteCommand } from '../contract/commands.js';
 import type { Dialect } from '../db/dialect.js';
 import { withoutIndexes } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -26,24 +26,17 @@ async function upsert(trx: Transaction<Database>, dialect: Dialect, table: keyof
 
 type EndBatch = Extract<WriteBatch, { kind: 'end' }>;
 
-/** What the batches said so far: the end of the records, and a pull's plan. */
+/** What the batches said so far: the end of the records. */
 interface BatchState {
   end?: EndBatch;
-  pull?: PullPlan;
-  lifecycle?: LifecyclePlan;
-  threatState?: ThreatStatePlan;
 }
 
-/** Writes one batch; the end of the records and a pull's plan go to `state`. */
-async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: WriteBatch, fresh: boolean, state: BatchState, at: string): Promise<void> {
-  if (batch.kind === 'pull') {
-    if (state.pull !== undefined) throw new Error('an import holds at most one pull');
-    state.pull = batch.plan;
-    await createPullStaging(trx, dialect);
-    return;
-  }
+/** Writes one batch of the command's; the end of the records goes to `state`. */
+async function writeBatch(
+  trx: Transaction<Database>, dialect: Dialect, command: WriteCommand, batch: WriteBatch, fresh: boolean, state: BatchState, at: string,
+): Promise<void> {
   if (batch.kind === 'values') {
-    if (state.pull === undefined) throw new Error('pulled values came without their pull');
+    if (command.kind !== 'pull') throw new Error('pulled values came without their pull');
     await bulkInsertRows(trx, dialect, VALUE_STAGING, batch.params, batch.count);
     await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
     if (batch.refs !== undefined) await bulkInsertRows(trx, dialect, VALUE_REF_STAGING, batch.refs, batch.refCount ?? 0);
@@ -51,21 +44,13 @@ async function writeBatch(trx: Transaction<Database>, dialect: Dialect, batch: W
     return;
   }
   if (batch.kind === 'relations') {
-    if (state.pull === undefined) throw new Error('pulled relations came without their pull');
+    if (command.kind !== 'pull') throw new Error('pulled relations came without their pull');
     await bulkInsertRows(trx, dialect, REF_THREAT_STAGING, batch.rows, batch.count);
     await bulkInsertRows(trx, dialect, THREAT_DEF_STAGING, batch.defs, batch.defCount);
     return;
   }
   if (batch.kind === 'end') {
     state.end = batch;
-    return;
-  }
-  if (batch.kind === 'lifecycle') {
-    state.lifecycle = batch.plan;
-    return;
-  }
-  if (batch.kind === 'threat-state') {
-    state.threatState = batch.plan;
     return;
   }
   if (batch.kind === 'sources') {
@@ -105,14 +90,15 @@ async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Ex
   }
 }
 
-/** What ingest leaves for the stages after it and for the write's summary. */
+/** What ingest leaves for the stages after it, and the command's own result for the write's summary. */
 export interface Ingested {
   changes: ImportChanges;
   end: EndBatch;
-  pulled?: PullCounts;
-  lifecycle?: LifecycleCounts;
-  threatStateChanged?: boolean;
+  result: { pulled: PullCounts } | { lifecycle: LifecycleCounts } | { threatStateChanged: boolean } | Record<never, never>;
 }
+
+/** The end of a lifecycle command's write, which reads no records. */
+const NOTHING_READ: EndBatch = { kind: 'end', records: 0, read: { threats: 0, feeds: 0, indicators: 0, links: 0 }, related: [] };
 
 /**
  * Writes every batch, applies the plans they carry, checks the records and moves the links into
@@ -120,22 +106,24 @@ export interface Ingested {
  * write's time (`YYYY-MM-DD HH:MM:SS`), which a file's feed sources are stamped with. Throws
  * ImportError (or PullRefused) for a write that must change nothing; the caller rolls it back.
  */
-export async function ingest(trx: Transaction<Database>, dialect: Dialect, batches: AsyncIterable<WriteBatch>, fresh: boolean, at: string): Promise<Ingested> {
+export async function ingest(
+  trx: Transaction<Database>, dialect: Dialect, command: WriteCommand, batches: AsyncIterable<WriteBatch>, fresh: boolean, at: string,
+): Promise<Ingested> {
   await createChangeTables(trx, dialect, fresh);
+  if (command.kind === 'pull') await createPullStaging(trx, dialect);
   const state: BatchState = {};
   // Into an empty SQLite store, the index that finds indicators by value (pull-migration.ts) is
   // built once after the rows, in one sort, rather than at a random place for each of them.
   const writeAll = async () => {
-    for await (const batch of batches) await writeBatch(trx, dialect, batch, fresh, state, at);
+    for await (const batch of batches) await writeBatch(trx, dialect, command, batch, fresh, state, at);
   };
   if (fresh) await withoutIndexes(trx, dialect, { index: 'indicators_value' }, writeAll);
   else await writeAll();
-  // The batches end with the counts; without them the records were cut short.
-  const { end, pull } = state;
+  // Records and pulls end with the counts; without them the records were cut short.
+  const reads = command.kind === 'records' || command.kind === 'pull';
+  const end = state.end ?? (reads ? undefined : NOTHING_READ);
   if (end === undefined) throw new Error('the write\'s batches ended without their counts');
-  const pulled = pull === undefined ? undefined : await applyPull(trx, pull);
-  const lifecycle = state.lifecycle === undefined ? undefined : await applyLifecycle(trx, state.lifecycle);
-  const threatStateChanged = state.threatState === undefined ? undefined : await applyThreatState(trx, state.threatState);
+  const result = await applyCommand(trx, command);
   await checkKeyConflicts(trx);
   await checkRelatedTargets(trx, end.related);
   await checkLinkTargets(trx);
@@ -146,15 +134,23 @@ export async function ingest(trx: Transaction<Database>, dialect: Dialect, batch
     feedLinks: await moveLinks(trx, LINK_KIND.feed, fresh),
     threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
     fresh,
-    pulled: pull !== undefined,
+    pulled: command.kind === 'pull',
   };
-  return {
-    changes,
-    end,
-    ...(pulled === undefined ? {} : { pulled }),
-    ...(lifecycle === undefined ? {} : { lifecycle }),
-    ...(threatStateChanged === undefined ? {} : { threatStateChanged }),
-  };
+  return { changes, end, result };
+}
+
+/** A pull's or a lifecycle command's own changes, once the batches are staged. */
+async function applyCommand(trx: Transaction<Database>, command: WriteCommand): Promise<Ingested['result']> {
+  switch (command.kind) {
+    case 'records':
+      return {};
+    case 'pull':
+      return { pulled: await applyPull(trx, command.plan) };
+    case 'lifecycle':
+      return { lifecycle: await applyLifecycle(trx, command.plan) };
+    case 'threat-state':
+      return { threatStateChanged: await applyThreatState(trx, command.plan) };
+  }
 }
 
 /** Drops the change set's tables (and a pull's) once publish has read them. */

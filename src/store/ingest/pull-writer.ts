@@ -5,6 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BulkInsert } from '../db/bulk-insert.js';
 import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
+import { newThreatRow } from './threat-rows.js';
 import { keepIndicatorRows, noteChanged } from './change-set.js';
 import { createPullTables, staged } from './temp-tables.js';
 import { setTempCache } from '../db/dialect.js';
@@ -201,14 +202,7 @@ async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promi
     }
     const tid = next++;
     const othernames = [...new Set((def?.aliases ?? []).filter((a) => a.toLowerCase() !== key))];
-    await trx
-      .insertInto('threats')
-      .values({
-        tid, name, category: def?.category ?? 'malware', risk: 'unknown', description: null, notes: null, wikisummary: null, wikireference: null,
-        retired: null, stamp_added: plan.at, stamp_updated: plan.at, stamp_seen: plan.at, stamp_retired: null, othernames: JSON.stringify(othernames),
-        attributes: '{}', ttps: '[]', news: '[]', comments: '[]', related: '[]', content_hash: '', summary: '{}', updated_last_domain: null,
-      })
-      .execute();
+    await trx.insertInto('threats').values(newThreatRow(tid, name, def?.category ?? 'malware', othernames, plan.at)).execute();
     const nameKeys = [...new Set([key, ...othernames.map((n) => n.toLowerCase())])];
     await trx.insertInto('threat_names').values(nameKeys.map((name_key) => ({ name_key, tid }))).execute();
     // A later name of this pull that is an alias of this one is the same threat.
