@@ -21,13 +21,16 @@ export function createApiRouter(deps: {
   /** Counts the lookup cache's hits and misses (`cache="lookup"`). */
   metrics?: Pick<Metrics, 'cache'> | undefined;
 }): Router {
-  const { getThreat, getFeed } = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
+  const { getThreat, getFeed, getIndicator, getInfo } = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
   router.use(createLookupClientResolver(deps.authenticate, deps.config), deps.rateLimit);
 
   router.route('/threat.php').get(getThreat).all(onlyGet);
   router.route('/feed.php').get(getFeed).all(onlyGet);
+  router.route('/indicator.php').get(getIndicator).all(onlyGet);
+  // Pulsedive's older single entry point, which existing integrations call (DESIGN section 4).
+  router.route('/info.php').get(getInfo).all(onlyGet);
 
   router.use(notFoundRoute);
   router.use(createApiErrorRenderer(deps.logger));

@@ -1,6 +1,7 @@
-// Pure mappers from store records to the response bodies of spec 2.1-2.4, fields in the spec's order.
+// Pure mappers from store records to the response bodies of spec 2.1-2.4 and DESIGN section 4's
+// indicator, fields in the order they list them.
 import { redactedUrl } from '../sources/source-definition.js';
-import type { FeedRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/contract/records.js';
+import type { FeedRecord, IndicatorRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/contract/records.js';
 
 export function toThreatBody(t: ThreatRecord, related: RelatedThreat[]) {
   return {
@@ -63,4 +64,26 @@ export function toLinksBody(page: number, links: LinksPage) {
   const results = links.rows.map(toLinkedIndicatorBody);
   if (page === 0 && !links.more) return { results };
   return links.more ? { page_current: page, page_next: page + 1, results } : { page_current: page, results };
+}
+
+/**
+ * DESIGN section 4's indicator, Pulsedive's model with the fields threatgate has. `retired` is 1/0,
+ * as Pulsedive writes it; `retired_reason` and `stamp_retired` are null unless it retired.
+ */
+export function toIndicatorBody(i: IndicatorRecord) {
+  return {
+    iid: i.iid,
+    type: i.type,
+    indicator: i.indicator,
+    risk: i.risk,
+    retired: i.retired ? 1 : 0,
+    retired_reason: i.retired_reason,
+    stamp_added: i.stamp_added,
+    stamp_updated: i.stamp_updated,
+    stamp_seen: i.stamp_seen,
+    stamp_retired: i.stamp_retired,
+    threats: i.threats.map((t) => ({ tid: t.tid, name: t.name, category: t.category, risk: t.risk, stamp_linked: t.stamp_linked })),
+    feeds: i.feeds.map((f) => ({ fid: f.fid, name: f.name, category: f.category, organization: f.organization, pricing: f.pricing, stamp_linked: f.stamp_linked })),
+    attributes: i.attributes,
+  };
 }

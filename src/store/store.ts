@@ -2,12 +2,14 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './queries/lookup-queries.js';
+import { findIndicator, findIndicatorByValue } from './queries/indicator-queries.js';
 import { applyWrite, DATA_VERSION_KEY, type WriteOptions } from './apply.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey, type NewKeyRow } from './queries/key-queries.js';
 import { migrationsCurrent } from './db/migrations.js';
 import { type Dialect } from './db/dialect.js';
 import type { ApiKeyRecord, FeedRecord, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
+import type { IndicatorRecord } from './contract/records.js';
 import type { WriteCommand, WriteResult } from './contract/commands.js';
 import type { Database } from './db/schema.js';
 import { collectionHasObject, listCollectionObjects } from './queries/stix-queries.js';
@@ -51,6 +53,9 @@ export interface Store {
   findFeed(fid: number): Promise<FeedRecord | undefined>;
   findFeedByName(feed: string, organization: string): Promise<FeedRecord | undefined>;
   findLinksPage(owner: LinkOwner, page: number, size: number): Promise<LinksPage>;
+  findIndicator(iid: number): Promise<IndicatorRecord | undefined>;
+  /** The indicator of a normalized value stored under one of `types` (the lowest iid when several are). */
+  findIndicatorByValue(value: string, types: readonly string[]): Promise<IndicatorRecord | undefined>;
 
   insertKey(row: NewKeyRow): Promise<void>;
   findKeyByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
@@ -124,6 +129,8 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findFeed: (fid) => findFeed(db, fid),
     findFeedByName: (feed, organization) => findFeedByName(db, feed, organization),
     findLinksPage: (owner, page, size) => findLinksPage(db, owner, page, size),
+    findIndicator: (iid) => findIndicator(db, iid),
+    findIndicatorByValue: (value, types) => findIndicatorByValue(db, value, types),
     insertKey: (row) => insertKey(db, row),
     findKeyByHash: (hash) => findKeyByHash(db, hash),
     listKeys: () => listKeys(db),

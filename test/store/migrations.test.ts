@@ -7,6 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, SqliteDialect } from 'kysely';
 import { createMigrator, migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
+import { importDataset } from '../../src/import/import-file.js';
+import type { Store } from '../../src/store/store.js';
+import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf, dialectOf } from '../helpers/store-db.js';
+
+/** The PostgreSQL schema a test store lives in (`?schema=` of its location), where its migrations are recorded; none for SQLite. */
+const schemaIn = (location: string) => (location.startsWith('postgres') ? (new URL(location).searchParams.get('schema') ?? undefined) : undefined);
 
 const OBJECTS = [
   ['identity--6f1a3e2c-0000-4000-8000-000000000001', 'identity', '2026-01-01T00:00:00.000Z', 10, '{"type":"identity"}', null, null, 'h1'],
@@ -65,3 +72,50 @@ describe('migration 0004 on SQLite (STIX ids as a unique index)', () => {
     assert.deepEqual({ ...rows[0] }, { n: 1, modified: '2026-02-01T00:00:00.000Z' });
   });
 });
+
+// Migration 0013 (issue 29) on both databases: a store as written at 0012 is made by taking the
+// migration's columns and its record away from a current one.
+for (const backend of storeBackends()) {
+  describe(`migration 0013 on ${backend.name} (why and when an indicator retired)`, () => {
+    let store: Store;
+    let schema: string | undefined;
+    before(async () => {
+      const created = await backend.create();
+      store = created.store;
+      schema = schemaIn(created.location);
+      const db = dbOf(store);
+      await importDataset(
+        store,
+        {
+          threats: [],
+          feeds: [],
+          indicators: [
+            { iid: 1, indicator: 'before.example.com', type: 'domain', risk: 'retired', stamp_added: '2025-01-01 00:00:00' },
+            { iid: 2, indicator: '198.51.100.9', type: 'ip', risk: 'high', stamp_added: '2025-01-01 00:00:00' },
+          ],
+          links: [],
+        },
+        { now: () => Date.parse('2026-01-15T10:00:00Z') },
+      );
+      for (const column of ['retired_reason', 'stamp_retired']) await db.schema.alterTable('indicators').dropColumn(column).execute();
+      await sql`delete from threatgate_migrations where name = '0013-indicator-retirement'`.execute(db);
+      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false);
+      await migrateToLatest(db, dialectOf(store), schema);
+    });
+    after(async () => {
+      await store.close();
+      await backend.cleanup();
+    });
+
+    it('keeps every indicator, with no reason or stamp for a retirement nobody recorded', async () => {
+      assert.equal(await migrationsCurrent(dbOf(store), dialectOf(store), schema), true);
+      const rows = await dbOf(store).selectFrom('indicators').select(['iid', 'value', 'risk', 'retired_reason', 'stamp_retired']).orderBy('iid').execute();
+      assert.deepEqual(rows.map((r) => ({ ...r, iid: Number(r.iid) })), [
+        { iid: 1, value: 'before.example.com', risk: 'retired', retired_reason: null, stamp_retired: null },
+        { iid: 2, value: '198.51.100.9', risk: 'high', retired_reason: null, stamp_retired: null },
+      ]);
+      const found = await store.findIndicatorByValue('before.example.com', ['domain']);
+      assert.deepEqual([found?.iid, found?.retired, found?.retired_reason, found?.stamp_retired], [1, true, null, null]);
+    });
+  });
+}

@@ -1,6 +1,6 @@
 // What the store hands back to the application: domain records with their computed aggregates.
 import type { CollectionConfig, CollectionFilter } from '../../config.js';
-import type { Feed, JsonObject, Risk, Stamp, Threat } from '../../domain.js';
+import type { Feed, IndicatorAttributes, JsonObject, Risk, Stamp, Threat } from '../../domain.js';
 
 /** Counts per risk level plus `total` (spec 2.3). */
 export type RiskCounts = Record<Risk | 'total', number>;
@@ -195,4 +195,47 @@ export interface ExportQuery {
   withThreats: boolean;
   /** Rows per page (default 5,000). */
   pageSize?: number;
+}
+
+/** Why an indicator retired: the lifecycle aged it out, or the source that listed it withdrew it. `allowlisted` is reserved: nothing retires by the allowlist yet. */
+export type IndicatorRetiredReason = 'aged-out' | 'allowlisted' | 'upstream';
+
+/** A threat an indicator is linked to, and when the link was made. */
+export interface IndicatorThreat {
+  tid: number;
+  name: string;
+  category: string;
+  risk: Risk;
+  stamp_linked: Stamp;
+}
+
+/** A feed that lists (or listed) an indicator, and when it first did. */
+export interface IndicatorFeed {
+  fid: number;
+  name: string;
+  category: string;
+  organization: string;
+  pricing: string;
+  stamp_linked: Stamp;
+}
+
+/** One indicator with its links, for the indicator lookup (DESIGN section 4). */
+export interface IndicatorRecord {
+  iid: number;
+  type: string;
+  indicator: string;
+  risk: Risk;
+  /** Retired by its risk (`retired`, set by the lifecycle or a pull) or by an import's `retired` flag. */
+  retired: boolean;
+  /** Null unless the service retired it (risk `retired`) and recorded why. */
+  retired_reason: IndicatorRetiredReason | null;
+  stamp_added: Stamp | null;
+  stamp_updated: Stamp | null;
+  stamp_seen: Stamp | null;
+  stamp_retired: Stamp | null;
+  /** Ascending tid. */
+  threats: IndicatorThreat[];
+  /** Ascending fid. */
+  feeds: IndicatorFeed[];
+  attributes: IndicatorAttributes;
 }

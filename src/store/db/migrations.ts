@@ -4,6 +4,7 @@ import { sourcePulls } from './pull-migration.js';
 import { lifecycle } from './lifecycle-migration.js';
 import { ownerValueCounts } from './value-counts-migration.js';
 import { threatTechniques } from './technique-migration.js';
+import { indicatorRetirement } from './retirement-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -269,6 +270,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0010-lifecycle': lifecycle,
     '0011-threat-techniques': threatTechniques(dialect),
     '0012-lease-since': leaseSince,
+    '0013-indicator-retirement': indicatorRetirement,
   };
 }
 

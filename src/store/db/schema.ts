@@ -77,6 +77,9 @@ export interface IndicatorTable {
   content_hash: string;
   /** The last time a pull listed it; null when no pull ever did (lifecycle-migration.ts). */
   stamp_listed: Generated<string | null>;
+  /** What retired it, `aged-out` or `upstream`, and when; null while it is listed (retirement-migration.ts). */
+  retired_reason: Generated<string | null>;
+  stamp_retired: Generated<string | null>;
 }
 
 export interface FeedLinkTable {

@@ -6,6 +6,7 @@ import type { Database } from '../db/schema.js';
 import { noteChanged } from './change-set.js';
 import { keepIndicatorRows } from './change-set.js';
 import type { LifecycleCounts, LifecyclePlan, ThreatStatePlan } from '../contract/commands.js';
+import type { IndicatorRetiredReason } from '../contract/records.js';
 
 /**
  * Retires the active threats whose last observation (stamp_seen, else stamp_added) is before the
@@ -28,19 +29,21 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
       : sql`case type ${sql.join(types.map((type) => sql`when ${type} then ${plan.indicatorCutoffs.byType[type]!}`), sql` `)} else ${plan.indicatorCutoffs.default} end`;
   const aging = sql`stamp_listed is not null and risk <> 'retired' and stamp_listed < ${cutoff}
       and not exists (select 1 from source_listings l where l.iid = indicators.iid)`;
-  return { retiredThreats, agedIndicators: await retireIndicators(trx, plan.at, aging) };
+  return { retiredThreats, agedIndicators: await retireIndicators(trx, plan.at, aging, 'aged-out') };
 }
 
 /**
  * Gives the indicators `which` selects (a condition on `indicators`) the risk `retired` at `at`, and
  * returns how many: each is a changed record, so its STIX indicator gets a new version that expires
  * (`valid_until`), and its row as it was is kept for the aggregates to take away (value-counts.ts).
- * The lifecycle's aging and a pull's withdrawn values (pull-writer.ts) both retire this way.
+ * The lifecycle's aging and a pull's withdrawn values (pull-writer.ts) both retire this way, each
+ * recording its `reason` and the moment (retired_reason, stamp_retired: the indicator lookup's).
  */
-export async function retireIndicators(trx: Transaction<Database>, at: string, which: RawBuilder<unknown>): Promise<number> {
+export async function retireIndicators(trx: Transaction<Database>, at: string, which: RawBuilder<unknown>, reason: IndicatorRetiredReason): Promise<number> {
   await keepIndicatorRows(trx, sql`select iid from indicators where ${which}`);
   const { rows } = await sql<{ iid: number }>`
-    update indicators set risk = 'retired', stamp_updated = ${at}, content_hash = '' where ${which} returning iid`.execute(trx);
+    update indicators set risk = 'retired', retired_reason = ${reason}, stamp_retired = ${at}, stamp_updated = ${at}, content_hash = ''
+    where ${which} returning iid`.execute(trx);
   await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
   return rows.length;
 }

@@ -261,7 +261,7 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   // Their rows as they were, for the aggregates to take away (value-counts.ts).
   await keepIndicatorRows(trx, touched);
   const { rows } = await sql<{ iid: number }>`
-    update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = ''
+    update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = '', retired_reason = null, stamp_retired = null
     from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
           from source_listings l
           where l.iid in (${touched})
@@ -298,7 +298,7 @@ async function resolveWithdrawn(trx: Transaction<Database>, plan: PullPlan): Pro
  */
 async function retireWithdrawn(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
   return retireIndicators(trx, plan.at, sql`iid in (select iid from pull_withdrawn_iids) and stamp_listed is not null and risk <> 'retired'
-    and not exists (select 1 from source_listings l where l.iid = indicators.iid)`);
+    and not exists (select 1 from source_listings l where l.iid = indicators.iid)`, 'upstream');
 }
 
 /** Links the pull makes: each listed value to the feed, and to the threats its row or the source names, the first time only. */

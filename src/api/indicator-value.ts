@@ -1,0 +1,36 @@
+// The `indicator` parameter as the store holds values: normalized as pulls normalize them (DESIGN
+// section 7), with the types such a value may be stored under.
+import type { IndicatorType } from '../indicator-types.js';
+import { normalizeValue } from '../sources/normalize-value.js';
+
+export interface IndicatorValue {
+  value: string;
+  /** The stored type names to look under: the detected type first. */
+  types: readonly string[];
+}
+
+/**
+ * A pull stores each value under its detected type (`ip`, `ipv6`, `domain`, `url`, ...); an import
+ * file stores the type its record names, which may be an alias of that type (`ipv4`, `cidr`,
+ * `hostname`, `uri`). The lookup looks under both, so `1.2.3.4` is found whichever wrote it.
+ */
+const STORED_UNDER: Readonly<Partial<Record<IndicatorType, readonly IndicatorType[]>>> = {
+  ip: ['ip', 'ipv4', 'cidr'],
+  ipv6: ['ipv6', 'cidr'],
+  domain: ['domain', 'hostname'],
+  url: ['url', 'uri'],
+};
+
+/**
+ * The normalized value and its types, or undefined when `raw` is no indicator of any type. Values
+ * are detected as a pull without a fixed type detects them (url, ip and CIDR, ipv6, hash, email,
+ * domain); sha512 hashes and AS numbers, which a pull takes only from a source of that fixed type,
+ * are tried after, so that they can be looked up too.
+ */
+export function indicatorValueOf(raw: string): IndicatorValue | undefined {
+  for (const type of [undefined, 'sha512', 'asn'] as const) {
+    const normalized = normalizeValue(raw, type);
+    if (normalized.ok) return { value: normalized.value, types: STORED_UNDER[normalized.type] ?? [normalized.type] };
+  }
+  return undefined;
+}

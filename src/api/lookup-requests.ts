@@ -1,0 +1,74 @@
+// What a lookup request asks for, read from its query parameters (spec 4.1-4.3, DESIGN section 4):
+// every 400 is raised here, before the plan's page allowance (403) and the record (404) are checked.
+import type { Request } from 'express';
+import { BadRequestError } from '../errors.js';
+import { prettyParam, singleParam } from '../http/query-params.js';
+import type { LinkOwner } from '../store/contract/records.js';
+import { indicatorValueOf } from './indicator-value.js';
+import { idParam, pageParam, requiredParam } from './lookup-params.js';
+
+export type Lookup =
+  | { kind: 'threat'; tid: number }
+  | { kind: 'threat-name'; name: string }
+  | { kind: 'feed'; fid: number }
+  | { kind: 'feed-name'; feed: string; organization: string }
+  | { kind: 'links'; owner: LinkOwner; page: number }
+  | { kind: 'indicator'; iid: number }
+  | { kind: 'indicator-value'; value: string; types: readonly string[] };
+
+export interface LookupRequest {
+  lookup: Lookup;
+  pretty: boolean;
+}
+
+/** `get` selects the linked indicators; its only value is `links`. */
+function wantsLinks(req: Request): boolean {
+  const get = singleParam(req, 'get');
+  if (get === undefined) return false;
+  if (get !== 'links') throw new BadRequestError('Parameter "get" must be "links".');
+  return true;
+}
+
+function linksRequest(req: Request, owner: LinkOwner): LookupRequest {
+  const page = pageParam(req);
+  return { lookup: { kind: 'links', owner, page }, pretty: prettyParam(req) };
+}
+
+/**
+ * threat.php: `tid`, the threat's name or other name (`nameParam`: threat.php's `threat`, info.php's
+ * `tname`), or `tid` with `get=links[&page=P]`. `tid` wins when both are given.
+ */
+export function threatRequest(req: Request, nameParam = 'threat'): LookupRequest {
+  if (wantsLinks(req)) return linksRequest(req, { kind: 'threat', tid: idParam(req, 'tid') });
+  const pretty = prettyParam(req);
+  if (singleParam(req, 'tid') !== undefined || singleParam(req, nameParam) === undefined) return { lookup: { kind: 'threat', tid: idParam(req, 'tid') }, pretty };
+  return { lookup: { kind: 'threat-name', name: requiredParam(req, nameParam).trim() }, pretty };
+}
+
+/** feed.php: `fid`, `feed` with `organization`, or `fid` with `get=links[&page=P]`. `fid` wins when given. */
+export function feedRequest(req: Request): LookupRequest {
+  if (wantsLinks(req)) return linksRequest(req, { kind: 'feed', fid: idParam(req, 'fid') });
+  const pretty = prettyParam(req);
+  if (singleParam(req, 'fid') !== undefined) return { lookup: { kind: 'feed', fid: idParam(req, 'fid') }, pretty };
+  const feed = requiredParam(req, 'feed').trim();
+  const organization = requiredParam(req, 'organization').trim();
+  return { lookup: { kind: 'feed-name', feed, organization }, pretty };
+}
+
+/**
+ * indicator.php: `iid`, or the value (`indicator`), which must be an indicator of some type. `iid`
+ * wins when both are given. An indicator has no linked indicators here, so `get` is refused rather
+ * than answered with the indicator a client did not ask for.
+ */
+export function indicatorRequest(req: Request): LookupRequest {
+  if (singleParam(req, 'get') !== undefined) throw new BadRequestError('Parameter "get" is not taken by the indicator lookup.');
+  const pretty = prettyParam(req);
+  if (singleParam(req, 'iid') !== undefined) return { lookup: { kind: 'indicator', iid: idParam(req, 'iid') }, pretty };
+  const raw = requiredParam(req, 'indicator');
+  const value = indicatorValueOf(raw);
+  if (value === undefined) {
+    const shown = raw.length > 100 ? `${raw.slice(0, 100)}...` : raw;
+    throw new BadRequestError(`Parameter "indicator": ${JSON.stringify(shown)} is no indicator (an IP address or CIDR block, domain, URL, email address, hash or AS number).`);
+  }
+  return { lookup: { kind: 'indicator-value', ...value }, pretty };
+}

@@ -1,0 +1,66 @@
+// Read queries of the indicator lookup (DESIGN section 4): one indicator by iid or by value, with the
+// threats and feeds it is linked to, each read on an index.
+import type { Kysely, Selectable } from 'kysely';
+import type { Risk } from '../../domain.js';
+import type { IndicatorRecord, IndicatorRetiredReason } from '../contract/records.js';
+import type { Database, IndicatorTable } from '../db/schema.js';
+
+export async function findIndicator(db: Kysely<Database>, iid: number): Promise<IndicatorRecord | undefined> {
+  const row = await db.selectFrom('indicators').selectAll().where('iid', '=', iid).executeTakeFirst();
+  return row && withLinks(db, row);
+}
+
+/**
+ * The indicator whose stored value is `value` under one of `types`: one seek per type on
+ * indicators_value (value, type). A value stored under several of them (an import's `ipv4` beside
+ * a pull's `ip`) is the lowest iid, the one a pull would take as that value's indicator.
+ */
+export async function findIndicatorByValue(db: Kysely<Database>, value: string, types: readonly string[]): Promise<IndicatorRecord | undefined> {
+  if (types.length === 0) return undefined;
+  const row = await db
+    .selectFrom('indicators')
+    .selectAll()
+    .where('value', '=', value)
+    .where('type', 'in', [...types])
+    .orderBy('iid')
+    .limit(1)
+    .executeTakeFirst();
+  return row && withLinks(db, row);
+}
+
+/** The links by iid come from the covering indexes feed_links_iid (iid, fid) and threat_links_iid (iid, tid). */
+async function withLinks(db: Kysely<Database>, row: Selectable<IndicatorTable>): Promise<IndicatorRecord> {
+  const iid = Number(row.iid);
+  const threats = await db
+    .selectFrom('threat_links as l')
+    .innerJoin('threats as t', 't.tid', 'l.tid')
+    .select(['t.tid', 't.name', 't.category', 't.risk', 'l.stamp_linked'])
+    .where('l.iid', '=', iid)
+    .orderBy('l.tid')
+    .execute();
+  const feeds = await db
+    .selectFrom('feed_links as l')
+    .innerJoin('feeds as f', 'f.fid', 'l.fid')
+    .select(['f.fid', 'f.name', 'f.category', 'f.organization', 'f.pricing', 'l.stamp_linked'])
+    .where('l.iid', '=', iid)
+    .orderBy('l.fid')
+    .execute();
+  // The reason and stamp describe a retirement the service made (risk `retired`); an import that
+  // later gave the indicator another risk ended it, whether or not it cleared them.
+  const retiredByRisk = row.risk === 'retired';
+  return {
+    iid,
+    type: row.type,
+    indicator: row.value,
+    risk: row.risk as Risk,
+    retired: retiredByRisk || Number(row.retired ?? 0) === 1,
+    retired_reason: retiredByRisk ? (row.retired_reason as IndicatorRetiredReason | null) : null,
+    stamp_added: row.stamp_added,
+    stamp_updated: row.stamp_updated,
+    stamp_seen: row.stamp_seen,
+    stamp_retired: retiredByRisk ? row.stamp_retired : null,
+    threats: threats.map((t) => ({ tid: Number(t.tid), name: t.name, category: t.category, risk: t.risk as Risk, stamp_linked: t.stamp_linked })),
+    feeds: feeds.map((f) => ({ fid: Number(f.fid), name: f.name, category: f.category, organization: f.organization, pricing: f.pricing, stamp_linked: f.stamp_linked })),
+    attributes: JSON.parse(row.attributes),
+  };
+}
