@@ -208,6 +208,32 @@ function schemaComponents(config: Config): Json {
       stamp_linked: ref('Timestamp'),
       summary: closed({ properties: { type: 'object', description: 'The indicator\u2019s free-form properties (`country`, `asn`, ...).' } }),
     }),
+    Indicator: closed(
+      {
+        iid: { type: 'integer', minimum: 1 },
+        type: { type: 'string', enum: [...INDICATOR_TYPES], description: 'As stored: a pull stores the detected type (`ip`, `ipv6`, `domain`, `url`, ...), an import the type its record names.' },
+        indicator: string('The value, as stored.'),
+        risk: ref('Risk'),
+        retired: { type: 'integer', enum: [0, 1], description: '1 when its risk is `retired` (aged out or withdrawn upstream) or an import set its `retired` flag.' },
+        retired_reason: nullable({ type: 'string', enum: ['aged-out', 'allowlisted', 'upstream'], description: 'What retired it, when the service did: `aged-out` (no source listed it for `lifecycle.indicatorRetireDays`), `upstream` (its source withdrew it). `allowlisted` is reserved. Null otherwise.' }),
+        stamp_added: nullable(ref('Timestamp')),
+        stamp_updated: nullable(ref('Timestamp')),
+        stamp_seen: nullable(ref('Timestamp')),
+        stamp_retired: nullable(ref('Timestamp')),
+        threats: {
+          type: 'array',
+          description: 'The threats it is linked to, by ascending `tid`.',
+          items: closed({ tid: { type: 'integer', minimum: 1 }, name: string(), category: string(), risk: ref('Risk'), stamp_linked: ref('Timestamp') }),
+        },
+        feeds: {
+          type: 'array',
+          description: 'The feeds that list or listed it, by ascending `fid`.',
+          items: closed({ fid: { type: 'integer', minimum: 1 }, name: string(), category: string(), organization: string(), pricing: string(), stamp_linked: ref('Timestamp') }),
+        },
+        attributes: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'Attribute name -> values, `{}` when none.' },
+      },
+      { description: 'An indicator (DESIGN section 4, after Pulsedive\u2019s indicator model).' },
+    ),
     LinksPage: {
       type: 'object',
       description: `A page of linked indicators, ascending by \`iid\`, ${config.linksPageSize} per page. When every one fits on page 0 the body is \`results\` alone; otherwise every page has \`page_current\`, and \`page_next\` while more follow. A page past the end has \`page_current\` and an empty \`results\`.`,
@@ -345,6 +371,17 @@ function parameterComponents(config: Config): Json {
     feed: query('feed', 'The feed\u2019s name, ignoring case; needs `organization`.', { type: 'string', minLength: 1 }, { example: 'Botnet C&C (IPv4)' }),
     organization: query('organization', 'The organization of the feed named by `feed`, ignoring case.', { type: 'string', minLength: 1 }, { example: 'Nightwatch Research' }),
     get: query('get', '`links` asks for a page of the linked indicators of the threat (`tid`) or feed (`fid`).', { type: 'string', enum: ['links'] }),
+    iid: query('iid', 'The indicator\u2019s identifier. Wins over `indicator` when both are given.', idSchema, { example: 1 }),
+    indicator: query(
+      'indicator',
+      'A value, normalized as pulls normalize it (domains in lower case without a trailing dot, IPv6 in RFC 5952 form, a URL\u2019s scheme and host in lower case, ...), looked up under its type and the alias types an import may use. A value that is no indicator of any type is a 400.',
+      { type: 'string', minLength: 1 },
+      { example: 'example.com' },
+    ),
+    tname: query('tname', 'info.php: a threat\u2019s name or alias, as `threat` on threat.php.', { type: 'string', minLength: 1 }, { example: 'Zeus' }),
+    ...Object.fromEntries(
+      ['summary', 'splitrisk', 'sanitize', 'schema'].map((name) => [name, query(name, 'info.php: sent by existing clients; accepted and ignored (the record carries its `summary` always).', { type: 'string' })]),
+    ),
     page: query(
       'page',
       'With `get=links`: the page to read, 0 when left out. A plan reads pages 0 to N-1 of a query, N being its `pages` allowance; a later page is a 403.',
@@ -482,6 +519,24 @@ function lookupOperation(operationId: string, summary: string, description: stri
   };
 }
 
+/** GET /api/indicator.php and /api/info.php: the lookup API's keys, limits and errors, with their own parameters and bodies. */
+function lookupGet(operationId: string, summary: string, description: string, parameters: string[], body: Json, notFound: string): Json {
+  return {
+    get: {
+      tags: ['Lookup API'],
+      operationId,
+      summary,
+      description,
+      security: LOOKUP_SECURITY,
+      parameters: [...parameters, 'pretty'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      responses: {
+        '200': { description: summary, headers: rateHeaders(true), content: { [JSON_TYPE]: { schema: body } } },
+        ...errors(JSON_TYPE, [400, 401, 403, 404, 429, 500, 503], { 404: `${notFound}, or no such path.` }),
+      },
+    },
+  };
+}
+
 function taxiiGet(operationId: string, summary: string, description: string, parameters: string[], body: string, statuses: number[], extra: Json = {}): Json {
   return {
     tags: ['TAXII 2.1'],
@@ -561,6 +616,22 @@ function paths(): Json {
       ['fid', 'feed', 'organization'],
       'Feed',
       'Feed not found.',
+    ),
+    '/api/indicator.php': lookupGet(
+      'getIndicator',
+      'An indicator, by value or by id',
+      'By `indicator` (a value in any spelling pulls normalize to the same one) or by `iid`. `get` is refused (400): an indicator has no linked indicators here. The checks run in the same order as for threats. Also answers HEAD; other methods are 405.',
+      ['iid', 'indicator'],
+      ref('Indicator'),
+      '`Indicator not found.`',
+    ),
+    '/api/info.php': lookupGet(
+      'getInfo',
+      'The older single entry point: an indicator, a threat, a feed, or a page of linked indicators',
+      'Stands for another endpoint, by the first of its parameters given: `iid` or `indicator` for indicator.php, `tid` or `tname` (a name or alias) for threat.php, `fid`, or `feed` with `organization`, for feed.php; with `get=links`, `page` and `pretty` as there. Same bodies, errors and limits as that endpoint; a request naming none of them is a 400. `summary`, `splitrisk`, `sanitize` and `schema` are accepted and ignored.',
+      ['iid', 'indicator', 'tid', 'tname', 'fid', 'feed', 'organization', 'get', 'page', 'summary', 'splitrisk', 'sanitize', 'schema'],
+      { oneOf: [ref('Indicator'), ref('Threat'), ref('Feed'), ref('LinksPage')] },
+      '`Indicator not found.`, `Threat not found.` or `Feed not found.`',
     ),
     '/taxii2/': {
       get: taxiiGet('getDiscovery', 'Server discovery', 'TAXII 2.1 section 4.1: the one API root, as a path without host or query string.', [], 'Discovery', TAXII_GATE_ERRORS),
@@ -695,7 +766,7 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
       version,
       summary: 'Threat-intelligence lookups and a TAXII 2.1 gateway.',
       description: [
-        'The lookup API (`/api/threat.php`, `/api/feed.php`) answers JSON (`application/json; charset=utf-8`); the TAXII 2.1 gateway (`/taxii2/`) answers exactly `application/taxii+json;version=2.1`, errors included. Everything is read with GET (HEAD gives the headers alone); other methods on a known path are 405 with `Allow`. A parameter the service reads may be given once; a repeated one is a 400 (a repeated TAXII `key` is a 401). docs/interface.md is the full reference.',
+        'The lookup API (`/api/threat.php`, `/api/feed.php`, `/api/indicator.php`, and `/api/info.php`, which stands for any of them) answers JSON (`application/json; charset=utf-8`); the TAXII 2.1 gateway (`/taxii2/`) answers exactly `application/taxii+json;version=2.1`, errors included. Everything is read with GET (HEAD gives the headers alone); other methods on a known path are 405 with `Allow`. A parameter the service reads may be given once; a repeated one is a 400 (a repeated TAXII `key` is a 401). docs/interface.md is the full reference.',
         '',
         '**Keys.** The lookup API takes an optional `key` query parameter: without one, requests run under the `anonymous` plan and are counted per client address; a key that is given but malformed, unknown or revoked is a 401. Every TAXII request needs a key: HTTP Basic with username `taxii2` and the key as password, or `?key=KEY&accept=...` for trying things out. ' +
           `A client address that presents ${config.auth.failuresPerMinute} malformed, unknown or revoked keys within a minute (\`auth.failuresPerMinute\`) gets a 429 with \`Retry-After\` for any key it presents until the minute ends.`,
@@ -706,7 +777,7 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
       ].join('\n'),
     },
     tags: [
-      { name: 'Lookup API', description: 'Threats, feeds and their linked indicators (docs/interface.md sections 4-6).' },
+      { name: 'Lookup API', description: 'Threats, feeds, their linked indicators, and one indicator by value (docs/interface.md sections 4-6).' },
       { name: 'TAXII 2.1', description: 'The read-only TAXII 2.1 gateway (docs/interface.md section 9). The checks run in this order: authentication (401), rate limits (429), plan (403), media type (406), resource (404), parameters (400). Every path also answers without its trailing slash.' },
       { name: 'Exports', description: 'Plain-text and CSV lists of a collection for firewalls and scripts (docs/interface.md section 11): the keys, plan gate and rate limits of TAXII, `ETag`/`If-None-Match`, gzip when asked.' },
       { name: 'Operations', description: 'Probes, metrics and this document: no key, no rate limits.' },

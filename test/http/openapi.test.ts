@@ -297,6 +297,28 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 503, 'the database down', () => get(`${template}?${byId}&key=${pro()}`, () => down));
   }
 
+  // The indicator lookup, and info.php standing for each lookup (issue 29).
+  for (const [template, found, missing] of [
+    ['/api/indicator.php', 'indicator=HOST3.example.net.', 'iid=999'],
+    ['/api/info.php', 'iid=3', 'tid=999'],
+  ] as const) {
+    add(template, 200, 'by value, anonymous', () => get(`${template}?indicator=198.51.100.1`));
+    add(template, 200, 'by iid, pretty, with a key', () => get(`${template}?iid=3&pretty=1&key=${pro()}`));
+    add(template, 400, 'no identifier', () => get(template));
+    add(template, 400, 'a value that is no indicator', () => get(`${template}?indicator=no%20such%20thing`));
+    add(template, 401, 'an unknown key', () => get(`${template}?${found}&key=${UNKNOWN_KEY}`));
+    add(template, 403, 'a key whose plan is no longer offered', () => get(`${template}?${found}&key=${ctx.keys.team}`, () => noTeam));
+    add(template, 404, 'an unknown record', () => get(`${template}?${missing}`));
+    add(template, 429, 'anonymous, over its limit', () => get(`${template}?${found}`, () => tight.app));
+    add(template, 429, failures, () => afterFailure(() => get(`${template}?${found}&key=${pro()}`, () => guessing)));
+    add(template, 500, 'a fault', () => get(`${template}?${found}`, () => broken));
+    add(template, 503, 'the database down', () => get(`${template}?${found}&key=${pro()}`, () => down));
+  }
+  add('/api/info.php', 200, 'a threat by name, with what clients always send', () => get('/api/info.php?tname=zbot&sanitize=1&schema=1&summary=1&splitrisk=1'));
+  add('/api/info.php', 200, 'a feed by name', () => get(`/api/info.php?feed=${encodeURIComponent('Botnet C&C (IPv4)')}&organization=${encodeURIComponent('Example Labs, Inc.')}`));
+  add('/api/info.php', 200, 'a feed\u2019s links, page 0 of several', () => get('/api/info.php?fid=1&get=links'));
+  add('/api/info.php', 403, 'a page beyond the plan\u2019s allowance', () => get('/api/info.php?tid=1&get=links&page=1'));
+
   // ---- TAXII: what every endpoint answers before it reaches its resource -------------------
   const endpoints: [template: string, path: () => string, method: Method][] = [
     ['/taxii2/', () => '/taxii2/', 'get'],
@@ -444,7 +466,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
 
   it('leaves no route of the app undocumented: a path the document lacks is a 404', async () => {
     const templates = Object.keys(checker.doc.paths);
-    for (const path of ['/api/', '/api/indicator.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
+    for (const path of ['/api/', '/api/search.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
       assert.ok(!templates.includes(path));
       const res = await request(ctx.app).get(path).set('Authorization', basicAuth(pro())).set('Accept', TAXII_TYPE);
       assert.equal(res.status, 404, path);
