@@ -10,6 +10,7 @@
 //   bare import '...' and import('...'). Cycles between files of one folder are the folder's own
 //   business, except in src/store, whose folders and files are checked too (below).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { describeCycle, folderCycles, folderGraph, folderOf, importEdges, relativeImports, type ImportEdge } from './folder-graph.js';
@@ -68,6 +69,25 @@ describe('src folders', () => {
 
   it('import one another without a cycle', () => {
     assert.deepEqual(folderCycles(graph).map((component) => describeCycle(graph, component)), []);
+  });
+
+  it('import what docs/architecture.md says each imports', () => {
+    const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('## Folders'), doc.indexOf('\n## ', doc.indexOf('## Folders') + 1));
+    const folders = new Set([...graph.keys(), ...[...graph.values()].flatMap((targets) => [...targets.keys()])]);
+    const documented = new Map<string, string[]>();
+    for (const line of table.split('\n')) {
+      const cells = line.split('|').map((cell) => cell.trim());
+      const name = /^`([a-z.]+)`$/.exec(cells[1] ?? '')?.[1];
+      if (name === undefined) continue;
+      // Backticked names of folders in the last column; anything else there (a package, a note) is prose.
+      const imports = [...(cells.at(-2) ?? '').matchAll(/`([a-z.]+)`/g)].map((m) => m[1]!).filter((f) => folders.has(f));
+      documented.set(name, imports.sort());
+    }
+    for (const [folder, targets] of graph) {
+      if (folder === '.') continue;
+      assert.deepEqual(documented.get(folder), [...targets.keys()].sort(), `docs/architecture.md, row ${folder}`);
+    }
   });
 });
 
