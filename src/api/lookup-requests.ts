@@ -40,6 +40,11 @@ function linksRequest(req: Request, owner: LinkOwner): LookupRequest {
  */
 export function threatRequest(req: Request, nameParam = 'threat'): LookupRequest {
   if (wantsLinks(req)) return linksRequest(req, { kind: 'threat', tid: idParam(req, 'tid') });
+  return threatRecordRequest(req, nameParam);
+}
+
+/** The threat itself, by `tid` or by name, whatever `get` says (info.php's summary, info-request.ts). */
+export function threatRecordRequest(req: Request, nameParam: string): LookupRequest {
   const pretty = prettyParam(req);
   if (singleParam(req, 'tid') !== undefined || singleParam(req, nameParam) === undefined) return { lookup: { kind: 'threat', tid: idParam(req, 'tid') }, pretty };
   return { lookup: { kind: 'threat-name', name: requiredParam(req, nameParam).trim() }, pretty };
@@ -48,6 +53,11 @@ export function threatRequest(req: Request, nameParam = 'threat'): LookupRequest
 /** feed.php: `fid`, `feed` with `organization`, or `fid` with `get=links[&page=P]`. `fid` wins when given. */
 export function feedRequest(req: Request): LookupRequest {
   if (wantsLinks(req)) return linksRequest(req, { kind: 'feed', fid: idParam(req, 'fid') });
+  return feedRecordRequest(req);
+}
+
+/** The feed itself, by `fid` or by name and organization, whatever `get` says (info.php's summary). */
+export function feedRecordRequest(req: Request): LookupRequest {
   const pretty = prettyParam(req);
   if (singleParam(req, 'fid') !== undefined) return { lookup: { kind: 'feed', fid: idParam(req, 'fid') }, pretty };
   const feed = requiredParam(req, 'feed').trim();

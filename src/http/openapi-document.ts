@@ -379,8 +379,9 @@ function parameterComponents(config: Config): Json {
       { example: 'example.com' },
     ),
     tname: query('tname', 'info.php: a threat\u2019s name or alias, as `threat` on threat.php.', { type: 'string', minLength: 1 }, { example: 'Zeus' }),
+    summary: query('summary', 'info.php: `1` with `get=links` (the pulsedive client\u2019s threat summary) answers the threat or feed itself, whose `summary` sums up its linked indicators, instead of a page of them; any other value changes nothing.', { type: 'string' }),
     ...Object.fromEntries(
-      ['summary', 'splitrisk', 'sanitize', 'schema'].map((name) => [name, query(name, 'info.php: sent by existing clients; accepted and ignored (the record carries its `summary` always).', { type: 'string' })]),
+      ['splitrisk', 'sanitize', 'schema'].map((name) => [name, query(name, 'info.php: sent by existing clients; accepted and ignored.', { type: 'string' })]),
     ),
     page: query(
       'page',
@@ -628,7 +629,7 @@ function paths(): Json {
     '/api/info.php': lookupGet(
       'getInfo',
       'The older single entry point: an indicator, a threat, a feed, or a page of linked indicators',
-      'Stands for another endpoint, by the first of its parameters given: `iid` or `indicator` for indicator.php, `tid` or `tname` (a name or alias) for threat.php, `fid`, or `feed` with `organization`, for feed.php; with `get=links`, `page` and `pretty` as there. Same bodies, errors and limits as that endpoint; a request naming none of them is a 400. `summary`, `splitrisk`, `sanitize` and `schema` are accepted and ignored.',
+      'Stands for another endpoint, by the first of its parameters given: `iid` or `indicator` for indicator.php, `tid` or `tname` (a name or alias) for threat.php, `fid`, or `feed` with `organization`, for feed.php; with `get=links`, `page` and `pretty` as there. Same bodies, errors and limits as that endpoint; a request naming none of them is a 400. `summary=1` with `get=links` answers the threat or feed, for its `summary`; `splitrisk`, `sanitize` and `schema` are accepted and ignored.',
       ['iid', 'indicator', 'tid', 'tname', 'fid', 'feed', 'organization', 'get', 'page', 'summary', 'splitrisk', 'sanitize', 'schema'],
       { oneOf: [ref('Indicator'), ref('Threat'), ref('Feed'), ref('LinksPage')] },
       '`Indicator not found.`, `Threat not found.` or `Feed not found.`',

@@ -27,7 +27,12 @@ const SAME_AS: [info: string, endpoint: string, query: string][] = [
   ['tid=2&pretty=1', 'threat.php', 'tid=2&pretty=1'],
   // What the pulsedive client and the analyzers always send is accepted and changes nothing.
   ['indicator=198.51.100.1&sanitize=1&schema=1', 'indicator.php', 'indicator=198.51.100.1'],
-  ['tid=1&get=links&summary=1&splitrisk=1', 'threat.php', 'tid=1&get=links'],
+  // `summary=1` with `get=links` (the pulsedive client's threat summary) asks for the record, whose
+  // `summary` sums up its links; `splitrisk` changes nothing, and another `summary` value is a page.
+  ['tid=1&get=links&summary=1&splitrisk=1', 'threat.php', 'tid=1'],
+  ['tname=zbot&get=links&summary=1', 'threat.php', 'threat=Zbot'],
+  ['fid=1&get=links&summary=1&splitrisk=0', 'feed.php', 'fid=1'],
+  ['tid=1&get=links&summary=0&splitrisk=1', 'threat.php', 'tid=1&get=links'],
   // A request naming several lookups is the first of iid/indicator, tid/tname, fid/feed.
   ['fid=1&tid=2&iid=3', 'indicator.php', 'iid=3'],
 ];
@@ -51,6 +56,9 @@ const ERRORS: [query: string, status: number, error: string][] = [
   ['tid=999', 404, 'Threat not found.'],
   ['tname=Nobody', 404, 'Threat not found.'],
   ['tid=999&get=links', 404, 'Threat not found.'],
+  ['tid=999&get=links&summary=1', 404, 'Threat not found.'],
+  ['iid=3&get=links&summary=1', 400, 'Parameter "get" is not taken by the indicator lookup.'],
+  ['tid=1&get=all&summary=1', 400, 'Parameter "get" must be "links".'],
   ['fid=999', 404, 'Feed not found.'],
   ['feed=Nothing&organization=Nobody', 404, 'Feed not found.'],
 ];
@@ -87,6 +95,13 @@ for (const backend of storeBackends()) {
           assert.deepEqual(res.body, { error });
         });
       }
+    });
+
+    it('answers the pulsedive client\u2019s threat.summary(1) query with the threat and its summary, not a page of links', async () => {
+      const res = await get('info.php?tid=1&get=links&summary=1&splitrisk=0&pretty=0&sanitize=1').expect(200);
+      assert.equal(res.body.tid, 1);
+      assert.equal(res.body.results, undefined);
+      assert.deepEqual(Object.keys(res.body.summary).sort(), ['attributes', 'feeds', 'properties', 'risk', 'updated_last_domain']);
     });
 
     it('holds a links page to the plan\u2019s allowance: page 1 without a key is a 403 naming the limit', async () => {
