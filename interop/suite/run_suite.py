@@ -1,4 +1,4 @@
-"""Interop suite runner: reference client, the README's example, Accept values, client replays, STIX validity, change import.
+"""Interop suite runner: reference client, the README's example, Accept values, the pulsedive client, client replays, STIX validity, change import.
 
 Run through interop/run-interop.mjs (it builds, loads the data, starts the gateway and sets TG_*).
 Prints one PASS/FAIL line per check and, last, `N passed, N failed`; exits 1 when anything failed.
@@ -12,6 +12,7 @@ import traceback
 import accept_values
 import change_import
 import client_e2e
+import pulsedive_client
 import readme_example
 import replays
 import stix_validity
@@ -37,6 +38,7 @@ def main() -> int:
         snapshots = phase('taxii2-client', lambda: client_e2e.run(checks, settings, on_reference=validation.add))
         phase('README example (default plans)', lambda: readme_example.run(checks, settings, snapshots))
         phase('Accept values', lambda: accept_values.run(checks, settings))
+        phase('pulsedive client (lookup API)', lambda: pulsedive_client.run(checks, settings))
         clients = replays.create(settings)
         phase('replays, first polls', lambda: replays.initial_polls(checks, clients, snapshots))
         phase('STIX validator (what was left after the above)', lambda: stix_validity.finish(checks, validation, snapshots))
