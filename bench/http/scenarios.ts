@@ -13,13 +13,19 @@ const DEEP_OBJECTS = 5000;
 /** The tail poll's `added_after` leaves this many objects after it, like a poller that is nearly up to date. */
 export const TAIL_OBJECTS = 30;
 
-export const SCENARIO_IDS = ['threat', 'feed', 'links-first', 'links-deep', 'taxii-discovery', 'taxii-collections', 'taxii-objects', 'taxii-objects-query', 'taxii-objects-deep', 'taxii-poll-tail'];
+export const SCENARIO_IDS = ['threat', 'indicator-value', 'indicator-iid', 'feed', 'links-first', 'links-deep', 'taxii-discovery', 'taxii-collections', 'taxii-objects', 'taxii-objects-query', 'taxii-objects-deep', 'taxii-poll-tail'];
 
 export interface Scenario {
   id: string;
   path: string;
   headers: Record<string, string>;
   note?: string;
+}
+
+interface LinkedIndicator {
+  iid: number;
+  indicator: string;
+  type: string;
 }
 
 interface Feed {
@@ -57,12 +63,20 @@ async function lookupScenarios(port: number, key: string): Promise<Scenario[]> {
   const first = feeds[0]!;
   const biggest = feeds.reduce((a, b) => (b.indicators.total > a.indicators.total ? b : a));
   const links = `/api/feed.php?fid=${biggest.fid}&get=links`;
-  const page0 = await getOk<{ results: unknown[]; page_next?: number }>(port, `${links}&page=0&key=${key}`);
+  const page0 = await getOk<{ results: LinkedIndicator[]; page_next?: number }>(port, `${links}&page=0&key=${key}`);
   const pages = page0.page_next === undefined ? 1 : Math.ceil(biggest.indicators.total / page0.results.length);
   const deep = Math.max(0, pages - 2);
   const linksNote = `fid ${biggest.fid}, the biggest feed: ${biggest.indicators.total.toLocaleString('en-US')} links, ${pages} page${pages === 1 ? '' : 's'} of ${page0.results.length}`;
+  // The indicator lookups read one indicator of that page; a domain is written as a person pastes it
+  // (upper case, trailing dot), so the value lookup pays for normalizing it.
+  const sample = page0.results[Math.floor(page0.results.length / 2)];
+  if (sample === undefined) throw new Error(`feed ${biggest.fid} has no linked indicators`);
+  const typed = sample.type === 'domain' ? `${sample.indicator.toUpperCase()}.` : sample.indicator;
+  const sampleNote = `${sample.type} ${sample.indicator} (iid ${sample.iid})${typed === sample.indicator ? '' : `, asked as ${typed}`}`;
   return [
     { id: 'threat', path: `/api/threat.php?tid=1&key=${key}`, headers: {} },
+    { id: 'indicator-value', path: `/api/indicator.php?indicator=${encodeURIComponent(typed)}&key=${key}`, headers: {}, note: sampleNote },
+    { id: 'indicator-iid', path: `/api/indicator.php?iid=${sample.iid}&key=${key}`, headers: {}, note: `iid ${sample.iid}` },
     { id: 'feed', path: `/api/feed.php?feed=${encodeURIComponent(first.feed)}&organization=${encodeURIComponent(first.organization)}&key=${key}`, headers: {} },
     { id: 'links-first', path: `${links}&page=0&key=${key}`, headers: {}, note: linksNote },
     { id: 'links-deep', path: `${links}&page=${deep}&key=${key}`, headers: {}, note: `page ${deep} of ${linksNote}` },
