@@ -58,11 +58,12 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
       case 'indicator':
         return { key: `indicator|${lookup.iid}`, notFound: INDICATOR_NOT_FOUND, build: async () => indicatorBody(await store.findIndicator(lookup.iid)) };
       case 'indicator-value':
-        // The value is normalized and its type follows from it: one key for every spelling of it.
+        // The value is normalized and its type follows from it; the spelling given counts only when
+        // it is not the normalized value (an import's unnormalized value, found as stored).
         return {
-          key: `indicator-value|${JSON.stringify([lookup.types, lookup.value])}`,
+          key: `indicator-value|${JSON.stringify([lookup.types, lookup.value, lookup.asGiven === lookup.value ? '' : lookup.asGiven])}`,
           notFound: INDICATOR_NOT_FOUND,
-          build: async () => indicatorBody(await store.findIndicatorByValue(lookup.value, lookup.types)),
+          build: async () => indicatorBody(await store.findIndicatorByValue(lookup.value, lookup.types, lookup.asGiven)),
         };
     }
   }

@@ -14,7 +14,7 @@ export type Lookup =
   | { kind: 'feed-name'; feed: string; organization: string }
   | { kind: 'links'; owner: LinkOwner; page: number }
   | { kind: 'indicator'; iid: number }
-  | { kind: 'indicator-value'; value: string; types: readonly string[] };
+  | { kind: 'indicator-value'; value: string; types: readonly string[]; asGiven: string };
 
 export interface LookupRequest {
   lookup: Lookup;
@@ -80,5 +80,6 @@ export function indicatorRequest(req: Request): LookupRequest {
     const shown = raw.length > 100 ? `${raw.slice(0, 100)}...` : raw;
     throw new BadRequestError(`Parameter "indicator": ${JSON.stringify(shown)} is no indicator (an IP address or CIDR block, domain, URL, email address, hash or AS number).`);
   }
-  return { lookup: { kind: 'indicator-value', ...value }, pretty };
+  // As given too (trimmed): a value an import stored unnormalized is found when written as stored.
+  return { lookup: { kind: 'indicator-value', ...value, asGiven: raw.trim() }, pretty };
 }

@@ -54,8 +54,11 @@ export interface Store {
   findFeedByName(feed: string, organization: string): Promise<FeedRecord | undefined>;
   findLinksPage(owner: LinkOwner, page: number, size: number): Promise<LinksPage>;
   findIndicator(iid: number): Promise<IndicatorRecord | undefined>;
-  /** The indicator of a normalized value stored under one of `types` (the lowest iid when several are). */
-  findIndicatorByValue(value: string, types: readonly string[]): Promise<IndicatorRecord | undefined>;
+  /**
+   * The indicator of a normalized value stored under one of `types` (the lowest iid when several
+   * are), else of the value `asGiven`, for a value an import stored unnormalized.
+   */
+  findIndicatorByValue(value: string, types: readonly string[], asGiven?: string): Promise<IndicatorRecord | undefined>;
 
   insertKey(row: NewKeyRow): Promise<void>;
   findKeyByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
@@ -130,7 +133,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findFeedByName: (feed, organization) => findFeedByName(db, feed, organization),
     findLinksPage: (owner, page, size) => findLinksPage(db, owner, page, size),
     findIndicator: (iid) => findIndicator(db, iid),
-    findIndicatorByValue: (value, types) => findIndicatorByValue(db, value, types),
+    findIndicatorByValue: (value, types, asGiven) => findIndicatorByValue(db, value, types, asGiven),
     insertKey: (row) => insertKey(db, row),
     findKeyByHash: (hash) => findKeyByHash(db, hash),
     listKeys: () => listKeys(db),

@@ -22,6 +22,8 @@ function dataset() {
     extra(102, '2001:db8::1', 'ipv6'),
     extra(103, 'http://evil.example.org/Path/To?Q=A', 'url'),
     extra(104, '203.0.113.9', 'ipv4'),
+    // An import stores what its record gives, normalized or not.
+    extra(105, 'Secure-Login.Example.net', 'domain'),
   );
   data.links.push({ iid: 101, fid: 2, stamp_linked: '2025-06-03 00:00:00' }, { iid: 101, fid: 1, stamp_linked: '2025-06-04 00:00:00' }, { iid: 101, tid: 2, stamp_linked: '2025-06-05 00:00:00' });
   return data;
@@ -48,6 +50,15 @@ for (const backend of storeBackends()) {
         assert.equal(bodies[0].iid, 101);
         assert.deepEqual(bodies[1], bodies[0]);
         assert.deepEqual(bodies[2], bodies[0]);
+      });
+
+      it('finds a value an import stored unnormalized when it is written as stored, and the normalized value first', async () => {
+        assert.equal((await lookup({ indicator: 'Secure-Login.Example.net' })).iid, 105);
+        assert.equal((await lookup({ indicator: ' Secure-Login.Example.net ' })).iid, 105);
+        // Other spellings normalize to a value no indicator holds.
+        assert.deepEqual(await lookup({ indicator: 'secure-login.example.net' }, 404), { error: 'Indicator not found.' });
+        // A spelling that differs from a stored normalized value still finds that one.
+        assert.equal((await lookup({ indicator: 'EXAMPLE.COM' })).iid, 101);
       });
 
       it('answers every field of DESIGN section 4, in its order, with the threats and feeds by id', async () => {

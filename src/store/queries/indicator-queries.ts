@@ -1,6 +1,6 @@
 // Read queries of the indicator lookup (DESIGN section 4): one indicator by iid or by value, with the
 // threats and feeds it is linked to, each read on an index.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Risk } from '../../domain.js';
 import type { IndicatorRecord, IndicatorRetiredReason } from '../contract/records.js';
 import type { Database, IndicatorTable } from '../db/schema.js';
@@ -11,17 +11,21 @@ export async function findIndicator(db: Kysely<Database>, iid: number): Promise<
 }
 
 /**
- * The indicator whose stored value is `value` under one of `types`: one seek per type on
+ * The indicator whose stored value is `value` under one of `types`: one seek per value and type on
  * indicators_value (value, type). A value stored under several of them (an import's `ipv4` beside
- * a pull's `ip`) is the lowest iid, the one a pull would take as that value's indicator.
+ * a pull's `ip`) is the lowest iid, the one a pull would take as that value's indicator. When none
+ * is, the value `asGiven` (an import may store a value unnormalized: `Secure-Login.Example.com`).
  */
-export async function findIndicatorByValue(db: Kysely<Database>, value: string, types: readonly string[]): Promise<IndicatorRecord | undefined> {
+export async function findIndicatorByValue(db: Kysely<Database>, value: string, types: readonly string[], asGiven = value): Promise<IndicatorRecord | undefined> {
   if (types.length === 0) return undefined;
+  const values = asGiven === value ? [value] : [value, asGiven];
   const row = await db
     .selectFrom('indicators')
     .selectAll()
-    .where('value', '=', value)
+    .where('value', 'in', values)
     .where('type', 'in', [...types])
+    // The normalized value first; the value as given only when no indicator has that.
+    .orderBy(sql`case when value = ${value} then 0 else 1 end`)
     .orderBy('iid')
     .limit(1)
     .executeTakeFirst();
