@@ -45,7 +45,6 @@ export interface WritePaths {
 }
 
 export interface Store {
-  readonly dialect: Dialect;
 
   findThreat(tid: number): Promise<ThreatRecord | undefined>;
   findThreatByName(name: string): Promise<ThreatRecord | undefined>;
@@ -125,7 +124,6 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
   const { schema } = options;
   const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom });
   return {
-    dialect,
     findThreat: (tid) => findThreat(db, tid),
     findThreatByName: (name) => findThreatByName(db, name),
     findRelatedThreats: (tids) => findRelatedThreats(db, tids),
