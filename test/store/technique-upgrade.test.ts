@@ -35,7 +35,9 @@ async function rewindToBeforeTechniques(store: Store): Promise<void> {
   await sql`delete from meta where key = 'threat_techniques_synced'`.execute(dbOf(store));
   // Later migrations go too, as a store of that age had none of them; they run again after 0011.
   await sql`alter table feed_sources drop column lease_since`.execute(dbOf(store));
-  await sql`delete from threatgate_migrations where name in ('0011-threat-techniques', '0012-lease-since')`.execute(dbOf(store));
+  await sql`alter table indicators drop column retired_reason`.execute(dbOf(store));
+  await sql`alter table indicators drop column stamp_retired`.execute(dbOf(store));
+  await sql`delete from threatgate_migrations where name in ('0011-threat-techniques', '0012-lease-since', '0013-indicator-retirement')`.execute(dbOf(store));
 }
 
 /** Each object's body without the times that only say when it was written. */
