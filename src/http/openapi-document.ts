@@ -499,29 +499,15 @@ const TAXII_SECURITY = [{ taxiiBasic: [] }, { apiKey: [] }];
 const TAXII_GATE_ERRORS = [400, 401, 403, 406, 429, 500, 503];
 const TAXII_RESOURCE_ERRORS = [400, 401, 403, 404, 406, 429, 500, 503];
 
+/** GET /api/threat.php and /api/feed.php: the record, or a page of its linked indicators with `get=links`. */
 function lookupOperation(operationId: string, summary: string, description: string, parameters: string[], record: string, notFound: string): Json {
-  return {
-    get: {
-      tags: ['Lookup API'],
-      operationId,
-      summary,
-      description,
-      security: LOOKUP_SECURITY,
-      parameters: [...parameters, 'get', 'page', 'pretty'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
-      responses: {
-        '200': {
-          description: `The ${record.toLowerCase()} (without \`get\`), or a page of its linked indicators (\`get=links\`).`,
-          headers: rateHeaders(true),
-          content: { [JSON_TYPE]: { schema: { oneOf: [ref(record), ref('LinksPage')] } } },
-        },
-        ...errors(JSON_TYPE, [400, 401, 403, 404, 429, 500, 503], { 404: `\`${notFound}\`, or no such path.` }),
-      },
-    },
-  };
+  return lookupGet(operationId, summary, description, [...parameters, 'get', 'page'], { oneOf: [ref(record), ref('LinksPage')] }, `\`${notFound}\``, {
+    ok: `The ${record.toLowerCase()} (without \`get\`), or a page of its linked indicators (\`get=links\`).`,
+  });
 }
 
-/** GET /api/indicator.php and /api/info.php: the lookup API's keys, limits and errors, with their own parameters and bodies. */
-function lookupGet(operationId: string, summary: string, description: string, parameters: string[], body: Json, notFound: string): Json {
+/** A GET of the lookup API: its keys, limits and errors, with its own parameters and body. */
+function lookupGet(operationId: string, summary: string, description: string, parameters: string[], body: Json, notFound: string, text: { ok?: string } = {}): Json {
   return {
     get: {
       tags: ['Lookup API'],
@@ -531,7 +517,7 @@ function lookupGet(operationId: string, summary: string, description: string, pa
       security: LOOKUP_SECURITY,
       parameters: [...parameters, 'pretty'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
       responses: {
-        '200': { description: summary, headers: rateHeaders(true), content: { [JSON_TYPE]: { schema: body } } },
+        '200': { description: text.ok ?? summary, headers: rateHeaders(true), content: { [JSON_TYPE]: { schema: body } } },
         ...errors(JSON_TYPE, [400, 401, 403, 404, 429, 500, 503], { 404: `${notFound}, or no such path.` }),
       },
     },
