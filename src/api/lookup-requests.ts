@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';
 import { prettyParam, singleParam } from '../http/query-params.js';
 import type { LinkOwner } from '../store/contract/records.js';
-import { indicatorValueOf } from './indicator-value.js';
+import { indicatorValueOf } from '../sources/indicator-value.js';
 import { idParam, pageParam, requiredParam } from './lookup-params.js';
 
 export type Lookup =

@@ -1,7 +1,7 @@
-// The `indicator` parameter as the store holds values: normalized as pulls normalize them (DESIGN
-// section 7), with the types such a value may be stored under.
+// A value asked about as the store holds values: normalized as pulls normalize them (DESIGN section
+// 7), with the types it may be stored under; for the lookup API's `indicator` and for `why`.
 import type { IndicatorType } from '../indicator-types.js';
-import { normalizeValue } from '../sources/normalize-value.js';
+import { normalizeValue } from './normalize-value.js';
 
 export interface IndicatorValue {
   value: string;
