@@ -7,6 +7,8 @@ import { normalizeValue, parseIpBlock, type IpBlock } from './normalize-value.js
 export interface Allowlist {
   /** Whether a normalized value (normalizeValue's output) is allowlisted, that is never stored. */
   allows(value: string, type: IndicatorType): boolean;
+  /** The entry that keeps a normalized value out, as the config writes it (for `why`); undefined when none does. */
+  entryFor(value: string, type: IndicatorType): string | undefined;
 }
 
 /**
@@ -39,60 +41,66 @@ export const DEFAULT_ALLOWLIST: readonly string[] = Object.freeze([
  * A bad entry throws a ConfigError naming it, so start-up stops rather than store what it meant to keep out.
  */
 export function createAllowlist(entries: readonly string[] | undefined): Allowlist {
-  const blocks: IpBlock[] = [];
-  const suffixes = new Set<string>();
-  const exact = new Set<string>();
+  // Each range, suffix and exact value keeps the entry it came from, so that one lookup answers both
+  // whether a value is kept out and which entry does it; the first entry that gives a key keeps it.
+  const blocks: { range: IpBlock; entry: string }[] = [];
+  const suffixes = new Map<string, string>();
+  const exact = new Map<string, string>();
+  const keep = (to: Map<string, string>, key: string, entry: string) => {
+    if (!to.has(key)) to.set(key, entry);
+  };
   for (const entry of entries ?? DEFAULT_ALLOWLIST) {
     const trimmed = entry.trim();
     const normalized = normalizeValue(trimmed.startsWith('.') ? trimmed.slice(1) : trimmed);
     if (!normalized.ok) {
       // A single-label name such as `localhost` or `corp` is a valid suffix though not a valid indicator.
-      if (/^[a-z0-9-]+$/i.test(trimmed)) suffixes.add(trimmed.toLowerCase());
+      if (/^[a-z0-9-]+$/i.test(trimmed)) keep(suffixes, trimmed.toLowerCase(), entry);
       else throw new ConfigError(`allowlist: entry "${entry}": ${normalized.reason}`);
     } else if (normalized.type === 'ip' || normalized.type === 'ipv6') {
-      blocks.push(parseIpBlock(normalized.value)!);
+      blocks.push({ range: parseIpBlock(normalized.value)!, entry });
     } else if (normalized.type === 'domain') {
-      suffixes.add(normalized.value);
+      keep(suffixes, normalized.value, entry);
     } else {
-      exact.add(normalized.value);
+      keep(exact, normalized.value, entry);
     }
   }
 
   // A block that overlaps an allowlisted range is kept out too, not only one inside it: a feed's
   // 0.0.0.0/0 or 192.168.0.0/15, exported to a firewall's block list, would block the private
   // networks the allowlist exists to protect.
-  const coversBlock = (block: IpBlock): boolean => blocks.some((range) => contains(range, block) || contains(block, range));
-  const coversDomain = (name: string): boolean => {
+  const blockEntry = (block: IpBlock): string | undefined => blocks.find(({ range }) => contains(range, block) || contains(block, range))?.entry;
+  const domainEntry = (name: string): string | undefined => {
     // Walk up the labels: a.b.example.com, b.example.com, example.com, com.
     for (let rest = name.toLowerCase(); rest !== ''; rest = rest.slice(rest.indexOf('.') + 1 || rest.length)) {
-      if (suffixes.has(rest)) return true;
+      const entry = suffixes.get(rest);
+      if (entry !== undefined) return entry;
     }
-    return false;
+    return undefined;
   };
-  const coversHost = (host: string): boolean => {
+  const hostEntry = (host: string): string | undefined => {
     const block = parseIpBlock(host.startsWith('[') ? host.slice(1, -1) : host);
-    return block === undefined ? coversDomain(host) : coversBlock(block);
+    return block === undefined ? domainEntry(host) : blockEntry(block);
   };
 
-  return {
-    allows(value, type) {
-      if (exact.has(value)) return true;
-      switch (type) {
-        case 'ip': case 'ipv4': case 'ipv6': case 'cidr': {
-          const block = parseIpBlock(value);
-          return block !== undefined && coversBlock(block);
-        }
-        case 'domain': case 'hostname':
-          return coversDomain(value);
-        case 'url': case 'uri':
-          return coversHost(urlHostname(value));
-        case 'email':
-          return coversDomain(value.slice(value.lastIndexOf('@') + 1));
-        default:
-          return false;
+  const entryFor = (value: string, type: IndicatorType): string | undefined => {
+    const entry = exact.get(value);
+    if (entry !== undefined) return entry;
+    switch (type) {
+      case 'ip': case 'ipv4': case 'ipv6': case 'cidr': {
+        const block = parseIpBlock(value);
+        return block === undefined ? undefined : blockEntry(block);
       }
-    },
+      case 'domain': case 'hostname':
+        return domainEntry(value);
+      case 'url': case 'uri':
+        return hostEntry(urlHostname(value));
+      case 'email':
+        return domainEntry(value.slice(value.lastIndexOf('@') + 1));
+      default:
+        return undefined;
+    }
   };
+  return { allows: (value, type) => entryFor(value, type) !== undefined, entryFor };
 }
 
 /**

@@ -110,6 +110,40 @@ describe('createAllowlist', () => {
     }
   });
 
+  describe('entryFor', () => {
+    const allowlist = createAllowlist(CONFIGURED);
+    const entries: [value: string, type: IndicatorType, entry: string | undefined, why: string][] = [
+      ['a.b.example.com', 'domain', 'example.com', 'a name under a suffix'],
+      ['www.corp.example', 'domain', '.corp.example', 'a suffix, as written with its leading dot'],
+      ['https://shop.example.com/cart', 'url', 'example.com', 'a URL by its host'],
+      ['x@mail.example.com', 'email', 'example.com', 'an email by its domain'],
+      ['203.0.112.0/23', 'ip', '203.0.113.0/24', 'a block overlapping a range'],
+      ['2001:db8:1:ff::1', 'ipv6', '2001:db8:1::/48', 'an IPv6 address in a range'],
+      ['198.51.100.7', 'ip', '198.51.100.7', 'an exact address'],
+      ['d41d8cd98f00b204e9800998ecf8427e', 'md5', 'D41D8CD98F00B204E9800998ECF8427E', 'an exact hash, as written (upper case)'],
+      ['wiki.intranet', 'domain', 'intranet', 'a single-label suffix'],
+      ['badexample.com', 'domain', undefined, 'no entry for a name outside every suffix'],
+      ['198.51.100.8', 'ip', undefined, 'no entry for an address outside every range'],
+    ];
+    for (const [value, type, entry, why] of entries) {
+      it(`names ${entry === undefined ? 'no entry' : JSON.stringify(entry)} for ${type} ${value}: ${why}`, () => {
+        assert.equal(allowlist.entryFor(value, type), entry);
+        assert.equal(allowlist.allows(value, type), entry !== undefined, 'allows agrees with entryFor');
+      });
+    }
+
+    it('names the most specific suffix, and the first of two entries for the same name', () => {
+      const nested = createAllowlist(['example.com', 'Shop.Example.com', 'shop.example.com.']);
+      assert.equal(nested.entryFor('a.shop.example.com', 'domain'), 'Shop.Example.com');
+      assert.equal(nested.entryFor('www.example.com', 'domain'), 'example.com');
+    });
+
+    it('names the default entry that keeps a private address out', () => {
+      assert.equal(createAllowlist(undefined).entryFor('192.168.1.20', 'ip'), '192.168.0.0/16');
+      assert.equal(createAllowlist(undefined).entryFor('http://a.localhost/x', 'url'), 'localhost');
+    });
+  });
+
   it('accepts every default entry as it is written', () => {
     assert.doesNotThrow(() => createAllowlist([...DEFAULT_ALLOWLIST]));
   });
