@@ -21,16 +21,27 @@ const STORED_UNDER: Readonly<Partial<Record<IndicatorType, readonly IndicatorTyp
   url: ['url', 'uri'],
 };
 
+/** A value read as an indicator: its type as detected and where to look it up, or why it is none. */
+export type IndicatorReading = { ok: true; type: IndicatorType; lookup: IndicatorValue } | { ok: false; reason: string };
+
 /**
- * The normalized value and its types, or undefined when `raw` is no indicator of any type. Values
- * are detected as a pull without a fixed type detects them (url, ip and CIDR, ipv6, hash, email,
- * domain); sha512 hashes and AS numbers, which a pull takes only from a source of that fixed type,
- * are tried after, so that they can be looked up too.
+ * `raw` read as an indicator. Values are detected as a pull without a fixed type detects them (url,
+ * ip and CIDR, ipv6, hash, email, domain); sha512 hashes and AS numbers, which a pull takes only
+ * from a source of that fixed type, are tried after, so that they can be looked up too. The reason
+ * for text that is none is detection's, the one such a pull gives.
  */
-export function indicatorValueOf(raw: string): IndicatorValue | undefined {
+export function readIndicatorValue(raw: string): IndicatorReading {
+  let reason: string | undefined;
   for (const type of [undefined, 'sha512', 'asn'] as const) {
     const normalized = normalizeValue(raw, type);
-    if (normalized.ok) return { value: normalized.value, types: STORED_UNDER[normalized.type] ?? [normalized.type] };
+    if (normalized.ok) return { ok: true, type: normalized.type, lookup: { value: normalized.value, types: STORED_UNDER[normalized.type] ?? [normalized.type] } };
+    reason ??= normalized.reason;
   }
-  return undefined;
+  return { ok: false, reason: reason ?? 'not an indicator' };
+}
+
+/** The normalized value and its types, or undefined when `raw` is no indicator of any type. */
+export function indicatorValueOf(raw: string): IndicatorValue | undefined {
+  const reading = readIndicatorValue(raw);
+  return reading.ok ? reading.lookup : undefined;
 }
