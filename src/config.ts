@@ -42,6 +42,9 @@ const collectionSchema = z.strictObject({
   filter: collectionFilterSchema,
 });
 
+/** Runs kept per feed when the config says nothing (DESIGN 11, `health.keepRuns`). */
+export const DEFAULT_KEEP_RUNS = 1000;
+
 const configSchema = z.strictObject({
   linksPageSize: positiveInt.max(10000),
   trustProxy: z.union([z.boolean(), z.number().int().nonnegative(), z.string()]),
@@ -103,6 +106,13 @@ const configSchema = z.strictObject({
     .default({ maxConnections: 10_000, headersTimeoutSeconds: 20, requestTimeoutSeconds: 30 }),
   /** Failed authentications (unknown, malformed or revoked keys) a client address may make per minute before 429 (issue 26). */
   auth: z.strictObject({ failuresPerMinute: z.number().int().min(1).max(1_000_000).default(60) }).default({ failuresPerMinute: 60 }),
+  /** Feed health (DESIGN 11): the runs kept per feed, and how long an unchanged upstream may stay so before it is `quiet-upstream`. */
+  health: z
+    .strictObject({
+      keepRuns: z.number().int().min(1).max(1_000_000).default(DEFAULT_KEEP_RUNS),
+      quietDays: z.number().positive().max(36_500).default(14),
+    })
+    .default({ keepRuns: DEFAULT_KEEP_RUNS, quietDays: 14 }),
   /** GET /metrics in the Prometheus text format (DESIGN 9); false: no route, nothing counted. */
   metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z

@@ -2,6 +2,7 @@
 import { indicatorTypeOf, type IndicatorType } from '../indicator-types.js';
 import type { Logger } from '../logger.js';
 import { RISK_RANKS, type PullPlan } from '../store/contract/commands.js';
+import { REJECTIONS_KEPT } from '../store/contract/runs.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
 import type { Allowlist } from './allowlist.js';
 import { withoutControlCharacters } from './control-characters.js';
@@ -78,6 +79,8 @@ export async function* pullBatches(
   // UPDATE that meets the same key twice, so a value listed twice within a batch is staged once.
   let staged = new Map<string, number>();
   const reasons: string[] = [];
+  // The run's first rejected values (DESIGN 11: `why` tells a value a pull rejected).
+  const rejections = plan.run.rejections;
   const skips: string[] = [];
   const flush = (): WriteBatch => {
     const batch: WriteBatch = {
@@ -106,10 +109,12 @@ export async function* pullBatches(
     if (!normalized.ok) {
       tally.rejected++;
       if (reasons.length < LOGGED_REJECTIONS) reasons.push(`${entry.position}: ${normalized.reason}`);
+      if (rejections.length < REJECTIONS_KEPT) rejections.push({ value: raw.trim(), reason: 'unparseable' });
       return undefined;
     }
     if (deps.allowlist.allows(normalized.value, normalized.type)) {
       tally.allowlisted++;
+      if (rejections.length < REJECTIONS_KEPT) rejections.push({ value: normalized.value, reason: 'allowlisted' });
       return undefined;
     }
     return normalized;
@@ -167,6 +172,7 @@ export async function* pullBatches(
   // Known once the source is read: where the next pull resumes, and the upstream feed's description.
   if (read.cursor !== undefined) plan.cursor = read.cursor();
   if (read.describe !== undefined) plan.describe = describedFeed(await read.describe());
+  plan.run.rejected = { unparseable: tally.rejected, allowlisted: tally.allowlisted };
   if (reasons.length > 0) deps.logger.info('pull rejected values', { fid, rejected: tally.rejected, first: reasons });
   if (skips.length > 0) deps.logger.info('pull skipped objects', { fid, skipped: tally.skipped, first: skips });
   yield { kind: 'end', records: rowsRead, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };

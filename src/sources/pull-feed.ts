@@ -3,6 +3,8 @@
 import { formatStamp, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PullCounts, PullPlan } from '../store/contract/commands.js';
+import type { RunReport, RunTrigger } from '../store/contract/runs.js';
+import { DEFAULT_KEEP_RUNS } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { Allowlist } from './allowlist.js';
 import { withoutControlCharacters } from './control-characters.js';
@@ -33,6 +35,10 @@ export interface PullDeps {
   resolveHost?: ResolveHost;
   /** Keeps a pull the sanity gate would refuse (`feeds pull --force`), this once. */
   force?: boolean;
+  /** What started the pull, for its run (DESIGN 11); default `command`. */
+  trigger?: RunTrigger;
+  /** Runs kept per feed (config `health.keepRuns`). */
+  keepRuns?: number;
 }
 
 export type PullOutcome = { fid: number; feed: string; seconds: number } & (
@@ -58,6 +64,11 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
   const at = formatStamp(started);
   const seconds = () => Math.round((clock.now() - started) / 100) / 10;
   const tally: RowTally = { rejected: 0, allowlisted: 0, skipped: 0 };
+  // The run's report (DESIGN 11): the transport's status and bytes land in it as the source is read.
+  const run: RunReport = {
+    trigger: deps.trigger ?? 'command', started, httpStatus: null, bytes: 0, rejected: { unparseable: 0, allowlisted: 0 }, rejections: [],
+  };
+  const keepRuns = deps.keepRuns ?? DEFAULT_KEEP_RUNS;
   let source: SourceDefinition | undefined;
   let secrets: string[] = [];
   let read: PullRead | undefined;
@@ -82,6 +93,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
         fetch: {
           displayUrl: redactedUrl(source.url),
           signal,
+          meter: run,
           ...(deps.fetchImpl ? { fetchImpl: deps.fetchImpl } : {}),
           ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
         },
@@ -103,6 +115,8 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       lastModified: read.lastModified,
       nextDue,
       ...(read.bodyHash === undefined ? {} : { bodyHash: read.bodyHash }),
+      run,
+      keepRuns,
     };
     const summary = await store.applyWrite({ kind: 'pull', plan }, pullBatches(plan, read, source, bounded, tally, fid), clock);
     const counts = summary.pulled;
@@ -125,7 +139,8 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     const failures = state.failures + 1;
     const now = clock.now();
     const nextDue = now + retryDelay(failures, scheduleOf(source, state.schedule), new Date(now));
-    await store.recordPullFailure(fid, { reason, at: formatStamp(now), nextDue });
+    run.rejected = { unparseable: tally.rejected, allowlisted: tally.allowlisted };
+    await store.recordPullFailure(fid, { reason, at: formatStamp(now), finished: now, nextDue, run, keepRuns });
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: false, reason };
     logger.warn('pull', { fid, feed: state.feed, outcome: 'failed', reason, failures, seconds: outcome.seconds });
     return outcome;

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
-import type { WriteCommand, WriteResult } from './contract/commands.js';
+import type { PullCounts, PullPlan, WriteCommand, WriteResult } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
@@ -12,6 +12,7 @@ import type { Database } from './db/schema.js';
 import { refreshLookupData } from './derive/derive.js';
 import { anyChange } from './ingest/change-set.js';
 import { endIngest, ingest } from './ingest/ingest.js';
+import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';
 
 /** Changes with every write that changed something: the key of every response cache. */
@@ -52,6 +53,24 @@ async function holdsNoData(trx: Transaction<Database>): Promise<boolean> {
   return true;
 }
 
+/** The run of a pull that is kept: ok, or not-modified for a source that answered 304 or gave the same body. */
+function writePullRun(trx: Transaction<Database>, plan: PullPlan, counts: PullCounts, clock: Clock): Promise<number> {
+  const { values, newIndicators, newLinks, unlisted, threats } = counts;
+  return writeRun(
+    trx,
+    {
+      fid: plan.fid,
+      report: plan.run,
+      finished: clock.now(),
+      outcome: plan.repeat ? 'not-modified' : 'ok',
+      counts: { values, newIndicators, newLinks, unlisted, threats },
+      etag: plan.etag,
+      lastModified: plan.lastModified,
+    },
+    plan.keepRuns,
+  );
+}
+
 export async function applyWrite<C extends WriteCommand>(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -72,6 +91,8 @@ export async function applyWrite<C extends WriteCommand>(
       options.onPhase?.('project');
       await setup.publish(trx, changes, clock, dialect);
       if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
+      // The pull's run, in its own transaction: kept with what it wrote, or gone with it.
+      const run = command.kind === 'pull' && 'pulled' in ingested.result ? { run: await writePullRun(trx, command.plan, ingested.result.pulled, clock) } : {};
       options.onPhase?.('commit');
       await endIngest(trx, ingested);
       return {
@@ -81,6 +102,7 @@ export async function applyWrite<C extends WriteCommand>(
         ...(aggregates === undefined ? {} : { aggregates }),
         // The command's own result: what ingest gave back for its kind (contract/commands.ts, WriteResults).
         ...ingested.result,
+        ...run,
       } as WriteResult<C>;
     }),
   );

@@ -19,6 +19,8 @@ import { type ExportQuery, type ExportRow } from './contract/records.js';
 import { dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease, releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds } from './queries/source-queries.js';
 import { type FeedSourceListing, type FeedSourceState, type PullLease } from './contract/records.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
+import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './contract/runs.js';
+import { feedHealthFacts, findValueFacts, listFeedRuns } from './queries/health-queries.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';
@@ -73,8 +75,19 @@ export interface Store {
   removeFeedSource(fid: number): Promise<boolean>;
   /** A feed's source and the state a pull starts from; undefined when the feed has no source. */
   findFeedSource(fid: number): Promise<FeedSourceState | undefined>;
-  /** Records a failed pull (DESIGN 7): the reason and time, one more failure, the retry time; nothing else changes. */
-  recordPullFailure(fid: number, failure: { reason: string; at: string; nextDue: number }): Promise<void>;
+  /** Records a failed pull (DESIGN 7): the reason and time, one more failure, the retry time, and its run (DESIGN 11); no data changes. */
+  recordPullFailure(fid: number, failure: PullFailure): Promise<void>;
+  /** The feed's latest runs (DESIGN 11), newest first. */
+  listFeedRuns(fid: number, limit: number): Promise<FeedRun[]>;
+  /** What each feed's health is computed from: one per feed with a source or runs, ascending fid. */
+  feedHealthFacts(): Promise<FeedHealthFacts[]>;
+  /**
+   * What the store knows of a value (DESIGN 11, provenance): its indicator under the normalized value
+   * and `types` (as findIndicatorByValue finds it), the feeds and threats linked to it and what
+   * linked them, the last rejection of the value (normalized or as given) by a pull, and the
+   * collections it is in. `types` empty: only the rejection.
+   */
+  findValueFacts(lookup: { value: string; types: readonly string[]; asGiven: string }): Promise<ValueFacts>;
   /** Sources due at `now` (ms since the epoch) that no instance holds a lease on. */
   dueFeedSources(now: number): Promise<number[]>;
   /** Takes a due feed's pull lease until `until` (ms); false when another instance holds it or it is no longer due. */
@@ -142,6 +155,9 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     removeFeedSource: (fid) => removeFeedSource(db, fid),
     findFeedSource: (fid) => findFeedSource(db, fid),
     recordPullFailure: (fid, failure) => recordPullFailure(db, fid, failure),
+    listFeedRuns: (fid, limit) => listFeedRuns(db, fid, limit),
+    feedHealthFacts: () => feedHealthFacts(db),
+    findValueFacts: (lookup) => findValueFacts(db, options.collections, lookup),
     dueFeedSources: (now) => dueFeedSources(db, now),
     takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
     claimPullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until, false),

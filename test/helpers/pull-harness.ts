@@ -134,14 +134,18 @@ async function tableNames(store: Store): Promise<string[]> {
   return rows.map((r) => r.name).sort();
 }
 
+/** The run history (DESIGN 11): every pull, failed ones too, adds its run there. */
+export const RUN_HISTORY_TABLES = ['feed_runs'] as const;
+
 /**
- * Every row of every table of the store, each row as JSON with its columns in name order, rows sorted;
- * feed_sources without the columns a failed pull is meant to write. Tables are found in the catalog, so
- * a table added later is compared too.
+ * Every row of every table of the store but the run history, each row as JSON with its columns in name
+ * order, rows sorted; feed_sources without the columns a failed pull is meant to write. Tables are found
+ * in the catalog, so a table added later is compared too.
  */
 export async function snapshotStore(store: Store): Promise<Record<string, string[]>> {
   const snapshot: Record<string, string[]> = {};
   for (const table of await tableNames(store)) {
+    if ((RUN_HISTORY_TABLES as readonly string[]).includes(table)) continue;
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(dbOf(store));
     snapshot[table] = rows
       .map((row) => {

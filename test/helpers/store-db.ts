@@ -1,7 +1,7 @@
 // The database under a test's store. Tests read and change rows directly (a value as stored, a fault
 // the store must survive) and force the store's write paths, which the application never does: the
 // Store the application sees has no database handle and no switches.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
@@ -25,3 +25,15 @@ function openedOf(store: Store): OpenDatabase {
 
 export const dbOf = (store: Store): Kysely<Database> => openedOf(store).db;
 export const dialectOf = (store: Store): Dialect => openedOf(store).dialect;
+
+/**
+ * Takes migration 0014 (feed health, issue 30) away from a current store, as a store written before it
+ * has none of it: its tables, the admin column and its record. Tests that rewind to an earlier
+ * migration call it first, as the migrator runs only pending migrations that come after every applied one.
+ */
+export async function rewindFeedHealth(store: Store): Promise<void> {
+  const db = dbOf(store);
+  for (const table of ['feed_runs', 'past_listings', 'threat_link_sources', 'pull_rejections']) await db.schema.dropTable(table).execute();
+  await db.schema.alterTable('api_keys').dropColumn('admin').execute();
+  await sql`delete from threatgate_migrations where name = '0014-feed-health'`.execute(db);
+}

@@ -50,7 +50,9 @@ for (const backend of storeBackends()) {
     });
 
     it('replaces a changed source and starts its pull state afresh', async () => {
-      await store.recordPullFailure(7, { reason: 'HTTP status 500', at: '2026-01-15 10:00:00', nextDue: Date.parse('2026-01-15T10:01:00Z') });
+      const at = Date.parse('2026-01-15T10:00:00Z');
+      const run = { trigger: 'command', started: at, httpStatus: 500, bytes: 0, rejected: { unparseable: 0, allowlisted: 0 }, rejections: [] } as const;
+      await store.recordPullFailure(7, { reason: 'HTTP status 500', at: '2026-01-15 10:00:00', finished: at, nextDue: at + 60_000, run: { ...run, rejections: [] }, keepRuns: 10 });
       const changed = { ...SOURCE, schedule: 'daily' };
       await importDataset(store, dataset([feedRecord(changed)]), fixedClock);
       const [listed] = await store.listFeedSources();

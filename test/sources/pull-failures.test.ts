@@ -140,6 +140,18 @@ for (const backend of storeBackends()) {
           assertSameStore(await snapshotStore(world.store), snapshot, failureCase.what);
         });
 
+        it('records a failed run with its reason and no counts (DESIGN 11)', async () => {
+          const [run] = await world.store.listFeedRuns(fid, 1);
+          assert.equal(run?.outcome, 'failed');
+          assert.equal(run?.error, (outcome as { reason: string }).reason);
+          assert.equal(run?.finished, at);
+          assert.deepEqual([run?.values, run?.new_indicators, run?.new_links, run?.unlisted, run?.threats], [null, null, null, null, null]);
+          // The upstream's status: the failing one, none when no request was made, else the 200 whose body failed.
+          const status = /HTTP status (\d+)$/.exec(run?.error ?? '')?.[1];
+          const requested = !failureCase.what.startsWith('an ${env:NAME}');
+          assert.equal(run?.http_status, status !== undefined ? Number(status) : requested ? 200 : null);
+        });
+
         it('records the reason and its time on the feed, keeps stamp_pulled, and retries in one minute', async () => {
           const reason = (outcome as { reason: string }).reason;
           assert.deepEqual(

@@ -10,7 +10,7 @@ import { createMigrator, migrateToLatest, migrationsCurrent } from '../../src/st
 import { importDataset } from '../../src/import/import-file.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, dialectOf } from '../helpers/store-db.js';
+import { dbOf, dialectOf, rewindFeedHealth } from '../helpers/store-db.js';
 
 /** The PostgreSQL schema a test store lives in (`?schema=` of its location), where its migrations are recorded; none for SQLite. */
 const schemaIn = (location: string) => (location.startsWith('postgres') ? (new URL(location).searchParams.get('schema') ?? undefined) : undefined);
@@ -97,6 +97,7 @@ for (const backend of storeBackends()) {
         },
         { now: () => Date.parse('2026-01-15T10:00:00Z') },
       );
+      await rewindFeedHealth(store);
       for (const column of ['retired_reason', 'stamp_retired']) await db.schema.alterTable('indicators').dropColumn(column).execute();
       await sql`delete from threatgate_migrations where name = '0013-indicator-retirement'`.execute(db);
       assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false);

@@ -9,7 +9,7 @@ import { importDataset } from '../../src/import/import-file.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
-import { dbOf, openTestStore } from '../helpers/store-db.js';
+import { dbOf, rewindFeedHealth, openTestStore } from '../helpers/store-db.js';
 
 const VIEWS: CollectionConfig[] = [
   { id: 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37', title: 'Everything', free: false, filter: {} },
@@ -28,6 +28,7 @@ async function techniqueObjects(store: Store): Promise<{ id: string; body: strin
 
 /** The store as a release before issue 20 left it: no technique table, objects, memberships or marker. */
 async function rewindToBeforeTechniques(store: Store): Promise<void> {
+  await rewindFeedHealth(store);
   const ids = (await techniqueObjects(store)).map((o) => o.id);
   await sql`delete from collection_objects where id in (${sql.join(ids)})`.execute(dbOf(store));
   await sql`delete from stix_objects where id in (${sql.join(ids)})`.execute(dbOf(store));

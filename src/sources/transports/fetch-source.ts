@@ -57,6 +57,14 @@ export interface FetchOptions {
   displayUrl?: string;
   /** Resolves host names (tests control DNS with it); default: the system resolver. */
   resolveHost?: ResolveHost;
+  /** Hears every response's status and counts the body bytes read, over all requests of a pull (its run, DESIGN 11). */
+  meter?: TransferMeter;
+}
+
+/** What a pull's requests did, for its run: the last response's status (null: none, or a file) and the body bytes read. */
+export interface TransferMeter {
+  httpStatus: number | null;
+  bytes: number;
 }
 
 /**
@@ -83,7 +91,7 @@ export async function fetchSource(
     return fail(`${what} (${errorCode(error)})`);
   };
   const tooLarge = () => fail(`body larger than maxMegabytes (${source.maxMegabytes})`);
-  const limited = (chunks: AsyncIterable<Uint8Array>, what?: string) => limitBody(chunks, limit, tooLarge, (error) => failure(error, what));
+  const limited = (chunks: AsyncIterable<Uint8Array>, what?: string) => limitBody(chunks, limit, tooLarge, (error) => failure(error, what), options.meter);
 
   let url = new URL(source.url);
   if (url.protocol === 'file:') {
@@ -110,6 +118,7 @@ export async function fetchSource(
     const response = await fetchImpl(url, init).catch((error: unknown) => {
       throw failure(error);
     });
+    if (options.meter) options.meter.httpStatus = response.status;
     if (response.status === 304) {
       await response.body?.cancel();
       return { kind: 'not-modified' };
@@ -163,11 +172,13 @@ async function* limitBody(
   limit: number,
   tooLarge: () => FetchError,
   failure: (error: unknown) => FetchError,
+  meter: TransferMeter | undefined,
 ): FeedBody {
   let total = 0;
   try {
     for await (const chunk of chunks) {
       total += chunk.byteLength;
+      if (meter) meter.bytes += chunk.byteLength;
       if (total > limit) throw tooLarge();
       yield chunk;
     }

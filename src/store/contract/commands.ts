@@ -2,6 +2,7 @@
 // lifecycle run's plans, and the typed result of each. This file imports
 // nothing else of the store: the application reads it, the store's writers implement it.
 import { ThreatgateError } from '../../errors.js';
+import type { RunReport } from './runs.js';
 
 /** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
 export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;
@@ -31,6 +32,10 @@ export interface PullPlan {
   cursor?: string | null;
   /** An upstream feed's descriptive fields (lookup-api): they fill the feed's empty ones. */
   describe?: { description: string; website: string; category: string; pricing: string };
+  /** The pull's run (DESIGN 11), filled as the source is read; the write records it with its counts. */
+  run: RunReport;
+  /** Runs kept per feed (config `health.keepRuns`). */
+  keepRuns: number;
 }
 
 /** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
@@ -46,6 +51,10 @@ export interface PullCounts {
   newLinks: number;
   /** Threats created for names no threat had. */
   newThreats: number;
+  /** Values the feed listed before this pull and no longer lists (dropped or withdrawn). */
+  unlisted: number;
+  /** Threats the pull named, found or created. */
+  threats: number;
 }
 
 /** A pull that must change nothing: the transaction is rolled back, the feed records the reason. */
@@ -138,7 +147,8 @@ export const RECORDS: WriteCommand = { kind: 'records' };
 /** What each kind of write gives back. */
 export interface WriteResults {
   records: WriteSummary;
-  pull: WriteSummary & { pulled: PullCounts };
+  /** `run`: the id of the run the pull recorded (DESIGN 11). */
+  pull: WriteSummary & { pulled: PullCounts; run: number };
   lifecycle: WriteSummary & { lifecycle: LifecycleCounts };
   'threat-state': WriteSummary & { threatStateChanged: boolean };
 }

@@ -81,7 +81,10 @@ export interface LinksPage {
 
 export interface ApiKeyRecord {
   id: string;
+  /** '' for an admin key. */
   plan: string;
+  /** A key of no plan that opens only the admin API and the console (DESIGN 11). */
+  admin: boolean;
   label: string | null;
   created_at: string;
   revoked_at: string | null;

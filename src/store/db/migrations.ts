@@ -5,6 +5,7 @@ import { lifecycle } from './lifecycle-migration.js';
 import { ownerValueCounts } from './value-counts-migration.js';
 import { threatTechniques } from './technique-migration.js';
 import { indicatorRetirement } from './retirement-migration.js';
+import { feedHealth } from './health-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -271,6 +272,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0011-threat-techniques': threatTechniques(dialect),
     '0012-lease-since': leaseSince,
     '0013-indicator-retirement': indicatorRetirement,
+    '0014-feed-health': feedHealth(dialect),
   };
 }
 

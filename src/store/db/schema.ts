@@ -105,6 +105,8 @@ export interface ApiKeyTable {
   label: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** 1: a key of no plan, for the admin API and the console only (health-migration.ts). */
+  admin: Generated<number>;
 }
 
 export interface StixObjectTable {
@@ -211,6 +213,52 @@ export interface LeaseTable {
   until: number;
 }
 
+/** One pull of a feed (health-migration.ts); counts null for a failed run. */
+export interface FeedRunTable {
+  run: Generated<number>;
+  fid: number;
+  started_ms: number;
+  finished_ms: number;
+  run_trigger: string;
+  outcome: string;
+  http_status: number | null;
+  bytes: number | null;
+  value_count: number | null;
+  new_indicators: number | null;
+  new_links: number | null;
+  unlisted: number | null;
+  rejected_unparseable: number;
+  rejected_allowlisted: number;
+  threats: number | null;
+  error: string | null;
+  etag: string | null;
+  last_modified: string | null;
+}
+
+/** A value a feed listed and no longer lists: the last pull that listed it and the risk it gave (a rank). */
+export interface PastListingTable {
+  fid: number;
+  iid: number;
+  last_listed: string;
+  risk: number;
+}
+
+/** The feed whose pull made a threat link. */
+export interface ThreatLinkSourceTable {
+  iid: number;
+  tid: number;
+  fid: number;
+}
+
+/** A value a pull rejected (as written, or normalized when allowlisted), the latest time per feed. */
+export interface PullRejectionTable {
+  value: string;
+  fid: number;
+  reason: string;
+  at: string;
+  run: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -231,6 +279,10 @@ export interface Database {
   leases: LeaseTable;
   owner_value_counts: OwnerValueCountTable;
   threat_techniques: ThreatTechniqueTable;
+  feed_runs: FeedRunTable;
+  past_listings: PastListingTable;
+  threat_link_sources: ThreatLinkSourceTable;
+  pull_rejections: PullRejectionTable;
   meta: MetaTable;
 }
 

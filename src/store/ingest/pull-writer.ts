@@ -148,7 +148,7 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   await markSeen(trx, plan.at, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
   await finishFeed(trx, plan, false, tids);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
-  return { values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, retiredSeen: await retiredNames(trx, tids) };
+  return { values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, unlisted: 0, threats: tids.length, retiredSeen: await retiredNames(trx, tids) };
 }
 
 /**
@@ -252,6 +252,7 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await sql`insert into pull_dropped (iid) select w.iid from pull_withdrawn_iids w
     where exists (select 1 from source_listings l where l.fid = ${fid} and l.iid = w.iid)
       and not exists (select 1 from pull_dropped d where d.iid = w.iid)`.execute(trx);
+  await keepPastListings(trx, fid, at);
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
@@ -270,6 +271,21 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
     returning indicators.iid`.execute(trx);
   await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
   return rows.length;
+}
+
+/**
+ * Provenance (DESIGN 11): each value the feed stops listing keeps the last pull that listed it (the
+ * feed's latest good pull before this one) and the risk it gave; one it lists again leaves that
+ * history, as it is in source_listings once more. Both touch only the values that moved.
+ */
+async function keepPastListings(trx: Transaction<Database>, fid: number, at: string): Promise<void> {
+  await sql`delete from past_listings where fid = ${fid} and iid in (select iid from pull_listed where relisted = 1)`.execute(trx);
+  const feed = await trx.selectFrom('feeds').select('stamp_pulled').where('fid', '=', fid).executeTakeFirst();
+  const lastListed = feed?.stamp_pulled ?? at;
+  await sql`insert into past_listings (fid, iid, last_listed, risk)
+    select l.fid, l.iid, ${lastListed}, l.risk from source_listings l
+    where l.fid = ${fid} and l.iid in (select iid from pull_dropped)
+    on conflict (iid, fid) do update set last_listed = excluded.last_listed, risk = excluded.risk`.execute(trx);
 }
 
 /**
@@ -322,6 +338,10 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
     from (${threatLinks} ${sourceLinks}) as x
     where not exists (select 1 from threat_links l where l.tid = x.tid and l.iid = x.iid)
     group by x.tid, x.iid`.execute(trx);
+  // Provenance: which feed's pull made each new threat link (an import's links have no row here).
+  await sql`insert into threat_link_sources (iid, tid, fid)
+    select iid, owner, ${fid} from import_links where kind = ${LINK_KIND.threat} order by iid, owner
+    on conflict (iid, tid) do nothing`.execute(trx);
 }
 
 /**
@@ -350,9 +370,13 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   await stageNewLinks(trx, plan);
   const newLinks = await count(trx, sql`select 1 from import_links`);
   const seenThreats = (await staged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
+  const unlisted = await count(trx, sql`select 1 from pull_dropped`);
   await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
-  const listingChanged = (await count(trx, sql`select 1 from pull_dropped`)) > 0;
+  const listingChanged = unlisted > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
   await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + retired + newLinks > 0 || listingChanged, seenThreats);
-  return { values, withdrawn, newIndicators, newLinks, newThreats: newThreats.length, retiredSeen: await retiredNames(trx, seenThreats) };
+  return {
+    values, withdrawn, newIndicators, newLinks, newThreats: newThreats.length, unlisted, threats: new Set(seenThreats).size,
+    retiredSeen: await retiredNames(trx, seenThreats),
+  };
 }

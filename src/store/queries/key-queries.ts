@@ -11,18 +11,25 @@ export interface NewKeyRow {
   plan: string;
   label: string | null;
   created_at: string;
+  /** A key of no plan (plan ''), for the admin API and the console only. */
+  admin?: boolean;
 }
 
 export async function insertKey(db: Kysely<Database>, row: NewKeyRow): Promise<void> {
-  await db.insertInto('api_keys').values({ ...row, revoked_at: null }).execute();
+  const { admin, ...rest } = row;
+  await db.insertInto('api_keys').values({ ...rest, admin: admin === true ? 1 : 0, revoked_at: null }).execute();
 }
 
+const withAdmin = <R extends { admin: number }>(row: R): Omit<R, 'admin'> & { admin: boolean } => ({ ...row, admin: Number(row.admin) === 1 });
+
 export async function findKeyByHash(db: Kysely<Database>, hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+  const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+  return row && withAdmin(row);
 }
 
 export async function listKeys(db: Kysely<Database>): Promise<ApiKeyRecord[]> {
-  return db.selectFrom('api_keys').select(['id', 'plan', 'label', 'created_at', 'revoked_at']).orderBy('created_at').orderBy('id').execute();
+  const rows = await db.selectFrom('api_keys').select(['id', 'plan', 'label', 'created_at', 'revoked_at', 'admin']).orderBy('created_at').orderBy('id').execute();
+  return rows.map(withAdmin);
 }
 
 /** Changes whenever a key is revoked: servers that cache key records compare it. */

@@ -2,6 +2,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { FeedSourceListing, FeedSourceState, PullLease } from '../contract/records.js';
+import type { PullFailure } from '../contract/runs.js';
+import { writeRun } from '../ingest/run-writes.js';
 
 
 /** The fid after the highest in the store (1 in an empty one). */
@@ -62,12 +64,16 @@ export async function findFeedSource(db: Kysely<Database>, fid: number): Promise
  * A failed pull: its reason and time, one more consecutive failure, and when to retry. Nothing
  * else of the feed changes (stamp_pulled stays, DESIGN 7).
  */
-export async function recordPullFailure(db: Kysely<Database>, fid: number, failure: { reason: string; at: string; nextDue: number }): Promise<void> {
-  await db
-    .updateTable('feed_sources')
-    .set((eb) => ({ last_error: failure.reason, last_error_at: failure.at, failures: eb('failures', '+', 1), next_due: failure.nextDue }))
-    .where('fid', '=', fid)
-    .execute();
+export async function recordPullFailure(db: Kysely<Database>, fid: number, failure: PullFailure): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('feed_sources')
+      .set((eb) => ({ last_error: failure.reason, last_error_at: failure.at, failures: eb('failures', '+', 1), next_due: failure.nextDue }))
+      .where('fid', '=', fid)
+      .execute();
+    // The values a failed pull rejected are not kept: it kept nothing.
+    await writeRun(trx, { fid, report: { ...failure.run, rejections: [] }, finished: failure.finished, outcome: 'failed', error: failure.reason, etag: null, lastModified: null }, failure.keepRuns);
+  });
 }
 
 /** The fids of the sources due at `now` (ms since the epoch) whose lease is free, earliest due first. */
