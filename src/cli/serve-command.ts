@@ -68,6 +68,7 @@ function startPulls(options: ServeOptions, metrics: Metrics | undefined): Backgr
     concurrency: config.pull.concurrency,
     allowPrivateNetworks: config.sources.allowPrivateNetworks,
     lifecycle: config.lifecycle,
+    health: config.health,
     store: options.store,
     clock: systemClock,
     logger: options.logger,

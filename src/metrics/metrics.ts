@@ -11,9 +11,16 @@ export type PullOutcomeLabel = 'ok' | 'not_modified' | 'failed';
 /** What an import was for (Store.applyWrite in the serving process): a feed pull or a lifecycle run. */
 export type ImportKind = 'pull' | 'lifecycle';
 
+/** A feed's health (DESIGN 11, decided by sources/feed-health.ts): the `state` label of threatgate_feed_state. */
+export type FeedStateLabel = 'ok' | 'failing' | 'stale' | 'quiet-upstream' | 'never-pulled' | 'paused';
+
+/** Why a pull left a value out: the `reason` label of threatgate_feed_rejected_values_total. */
+export type RejectedReasonLabel = 'unparseable' | 'allowlisted';
+
 /** One feed as the store knows it, for the feed gauges. */
 export interface FeedState {
   fid: number;
+  state: FeedStateLabel;
   /** The last successful pull, in seconds since the epoch (null: never pulled). */
   lastSuccess: number | null;
   /** The nominal time between two pulls of its schedule, in seconds (null: unknown). */
@@ -25,7 +32,7 @@ export interface FeedState {
  * to the thread that owns the registry: the process's main thread, or a cluster's primary.
  */
 export type BackgroundEvent =
-  | { kind: 'pull'; fid: number; outcome: PullOutcomeLabel; seconds: number; at: number }
+  | { kind: 'pull'; fid: number; outcome: PullOutcomeLabel; seconds: number; at: number; rejected: Record<RejectedReasonLabel, number> }
   | { kind: 'feeds'; feeds: FeedState[] }
   | { kind: 'retired'; threats: number; indicators: number }
   | { kind: 'import'; of: ImportKind; seconds: number };
@@ -67,6 +74,8 @@ export interface MetricsOptions {
 const RATE_WINDOW_NAMES = ['second', 'day', 'month'] as const;
 const CACHE_NAMES = ['lookup', 'taxii'] as const;
 const OUTCOMES: readonly PullOutcomeLabel[] = ['ok', 'not_modified', 'failed'];
+const FEED_STATES: readonly FeedStateLabel[] = ['ok', 'failing', 'stale', 'quiet-upstream', 'never-pulled', 'paused'];
+const REJECTED_REASONS: readonly RejectedReasonLabel[] = ['unparseable', 'allowlisted'];
 
 /** Cached lookups take well under a millisecond; a TAXII page of 1,000 objects a good part of a second. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -139,6 +148,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['fid', 'outcome'] as const,
     registers,
   });
+  const rejectedValues = new Counter({
+    name: 'threatgate_feed_rejected_values_total',
+    help: 'Values background pulls left out, by feed id and reason (unparseable: no indicator of any type; allowlisted: kept out by the allowlist).',
+    labelNames: ['fid', 'reason'] as const,
+    registers,
+  });
   const pullDurations = new Histogram({
     name: 'threatgate_feed_pull_duration_seconds',
     help: 'Time a background pull took, fetch and import together, whatever its outcome.',
@@ -157,6 +172,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: 'threatgate_feed_schedule_seconds',
     help: 'The time between two scheduled pulls of each feed, in seconds (for cron schedules, the next gap).',
     labelNames: ['fid'] as const,
+    aggregator: 'max',
+    registers,
+  });
+  const feedStates = new Gauge({
+    name: 'threatgate_feed_state',
+    help: 'Each feed\'s health state (DESIGN 11): 1 for the state it is in, 0 for the others (ok, failing, stale, quiet-upstream, never-pulled, paused).',
+    labelNames: ['fid', 'state'] as const,
     aggregator: 'max',
     registers,
   });
@@ -215,18 +237,22 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
           const fid = String(event.fid);
           pulls.inc({ fid, outcome: event.outcome });
           pullDurations.observe(event.seconds);
+          for (const reason of REJECTED_REASONS) rejectedValues.inc({ fid, reason }, event.rejected[reason]);
           if (event.outcome !== 'failed') lastSuccess.set({ fid }, event.at);
           break;
         }
         case 'feeds':
-          // The store's list replaces the gauges: a removed feed's series go.
+          // The store's list replaces the gauges: the series of a feed it no longer reports go.
           lastSuccess.reset();
           scheduleSeconds.reset();
+          feedStates.reset();
           for (const feed of event.feeds) {
             const fid = String(feed.fid);
             if (feed.lastSuccess !== null) lastSuccess.set({ fid }, feed.lastSuccess);
             if (feed.scheduleSeconds !== null) scheduleSeconds.set({ fid }, feed.scheduleSeconds);
+            for (const state of FEED_STATES) feedStates.set({ fid, state }, state === feed.state ? 1 : 0);
             for (const outcome of OUTCOMES) pulls.inc({ fid, outcome }, 0);
+            for (const reason of REJECTED_REASONS) rejectedValues.inc({ fid, reason }, 0);
           }
           break;
         case 'retired':

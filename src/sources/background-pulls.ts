@@ -9,6 +9,7 @@ import { createAllowlist } from './allowlist.js';
 import { startPullScheduler } from './pull-scheduler.js';
 import type { LifecycleSettings } from '../lifecycle/run-lifecycle.js';
 import type { BackgroundEvent } from '../metrics/metrics.js';
+import type { FeedHealthSettings } from './feed-health.js';
 import type { ReportMetric } from './pull-metrics.js';
 
 /** What the pull thread is started with (structured-cloned: plain data only). */
@@ -21,6 +22,8 @@ export interface PullThreadData {
   /** Config `pull.concurrency` (default 2) and `sources.allowPrivateNetworks` (default false). */
   concurrency?: number;
   allowPrivateNetworks?: boolean;
+  /** Config `health` (quietDays), for the feed state gauge. */
+  health?: FeedHealthSettings;
   logLevel: LogLevel;
   lifecycle: LifecycleSettings;
   /** Post the metrics' events (DESIGN 9) to this thread's parent, which owns the registry. */
@@ -62,13 +65,13 @@ export function startBackgroundPulls(options: BackgroundPullOptions): Background
   if (IN_MEMORY.has(options.db)) {
     const scheduler = startPullScheduler({
       store: options.store, clock: options.clock, env: options.env, allowlist: createAllowlist(options.allowlist), logger, checkMs: options.checkMs,
-      concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, report: options.report,
+      concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, health: options.health, report: options.report,
     });
     return { stop: () => scheduler.stop() };
   }
   const data: PullThreadData = {
     db: options.db, setting: options.setting, collections: options.collections, allowlist: options.allowlist, checkMs: options.checkMs, logLevel: options.logLevel,
-    concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, metrics: options.report !== undefined,
+    concurrency: options.concurrency, allowPrivateNetworks: options.allowPrivateNetworks, lifecycle: options.lifecycle, health: options.health, metrics: options.report !== undefined,
     env: options.env,
   };
   const worker = startModuleWorker(import.meta.url, 'pull-worker', { workerData: data });

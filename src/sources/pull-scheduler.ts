@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { runLifecycle, type LifecycleSettings } from '../lifecycle/run-lifecycle.js';
 import { pullFeed, type PullDeps, type PullOutcome } from './pull-feed.js';
 import { LEASE_MS, RENEW_MS, underPullLease } from './pull-lease.js';
+import { DEFAULT_QUIET_DAYS, type FeedHealthSettings } from './feed-health.js';
 import { readFeedStates, timingImports, type ReportMetric } from './pull-metrics.js';
 
 export { LEASE_MS } from './pull-lease.js';
@@ -28,11 +29,14 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
   leaseMs?: number;
   renewMs?: number;
   /**
-   * Hears what the metrics count (DESIGN 9): each pull's outcome, the lifecycle's retirements, the
-   * imports' durations, and every feed's last good pull and schedule, read from the store at the
-   * first check, after checks that pulled and at least hourly. Absent, none of it is gathered.
+   * Hears what the metrics count (DESIGN 9): each pull's outcome and rejected values, the lifecycle's
+   * retirements, the imports' durations, and every feed's state, last good pull and schedule, read
+   * from the store at the first check, after checks that pulled and at least hourly. Absent, none of
+   * it is gathered.
    */
   report?: ReportMetric;
+  /** Config `health` (quietDays: DEFAULT_QUIET_DAYS unless given), for the feed state gauge. */
+  health?: FeedHealthSettings;
 }
 
 export interface PullScheduler {
@@ -65,7 +69,7 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     try {
       const leased = await underPullLease(fid, { store, clock, owner, take: 'due', leaseMs, renewMs }, async () => {
         taken = true;
-        return pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), signal: abort.signal });
+        return pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), trigger: 'schedule', signal: abort.signal });
       });
       if (leased.taken) outcome = leased.result;
       return leased.taken;
@@ -78,6 +82,8 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
           outcome: outcome?.ok ? (outcome.notModified ? 'not_modified' : 'ok') : 'failed',
           seconds: (performance.now() - started) / 1000,
           at: Math.floor(now / 1000),
+          // A failed pull's rows are not counted: it changed nothing, and its next try reads them again.
+          rejected: outcome?.ok ? { unparseable: outcome.rejected, allowlisted: outcome.allowlisted } : { unparseable: 0, allowlisted: 0 },
         });
       }
     }
@@ -124,7 +130,7 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
   /** The feed gauges from the store (another instance's pulls included), for the metrics. */
   async function reportFeedStates(reportTo: ReportMetric): Promise<void> {
     const now = clock.now();
-    reportTo({ kind: 'feeds', feeds: await readFeedStates(store, now) });
+    reportTo({ kind: 'feeds', feeds: await readFeedStates(store, options.health ?? { quietDays: DEFAULT_QUIET_DAYS }, now) });
     lastFeedStates = now;
   }
 

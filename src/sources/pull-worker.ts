@@ -18,7 +18,7 @@ try {
   const store = await openStore(data.db, { setting: data.setting, collections: data.collections });
   const scheduler = startPullScheduler({
     store, clock: systemClock, env: data.env, allowlist: createAllowlist(data.allowlist), logger, checkMs: data.checkMs, lifecycle: data.lifecycle,
-    concurrency: data.concurrency, allowPrivateNetworks: data.allowPrivateNetworks,
+    concurrency: data.concurrency, allowPrivateNetworks: data.allowPrivateNetworks, health: data.health,
     // The registry is the parent's: the thread's events travel as messages, like its log lines.
     ...(data.metrics ? { report: (event: BackgroundEvent) => send({ kind: 'metric', event }) } : {}),
   });

@@ -10,8 +10,8 @@ import { createMetrics, type BackgroundEvent } from '../../src/metrics/metrics.j
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { startBackgroundPulls } from '../../src/sources/background-pulls.js';
 import { startPullScheduler } from '../../src/sources/pull-scheduler.js';
+import { scheduleSeconds, stampSeconds } from '../../src/sources/feed-health.js';
 import { parseSchedule } from '../../src/sources/schedule.js';
-import { scheduleSeconds, stampSeconds } from '../../src/sources/pull-metrics.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { parsePrometheusText, sampleValue, type Exposition } from '../helpers/prometheus-text.js';
 import { DEFAULT_COLLECTIONS, storeBackends } from '../helpers/store-backends.js';

@@ -70,7 +70,7 @@ describe('cluster metrics', () => {
     scrapes[0]!.metrics.request('/api/threat.php', 'GET', 404, 0.001);
     scrapes[1]!.metrics.request('/api/threat.php', 'GET', 200, 0.003);
     scrapes[1]!.metrics.rateLimited('free', 'second');
-    primary.background({ kind: 'pull', fid: 7, outcome: 'ok', seconds: 1.5, at: 1_700_000_000 });
+    primary.background({ kind: 'pull', fid: 7, outcome: 'ok', seconds: 1.5, at: 1_700_000_000, rejected: { unparseable: 0, allowlisted: 0 } });
 
     for (const { scrape } of scrapes) {
       const text = parsePrometheusText(await scrape());
@@ -90,7 +90,7 @@ describe('cluster metrics', () => {
     servePrimaryMetrics(cluster, primary.registry);
     const w = spawn();
     const scrape = joinClusterMetrics(w.channel, createMetrics({ defaultMetrics: false }).registry);
-    primary.background({ kind: 'feeds', feeds: [{ fid: 3, lastSuccess: 1_700_000_100, scheduleSeconds: 3600 }] });
+    primary.background({ kind: 'feeds', feeds: [{ fid: 3, state: 'ok', lastSuccess: 1_700_000_100, scheduleSeconds: 3600 }] });
     const text = parsePrometheusText(await scrape());
     assert.equal(sampleValue(text, 'threatgate_feed_schedule_seconds', { fid: '3' }), 3600);
     assert.equal(sampleValue(text, 'threatgate_feed_last_success_timestamp_seconds', { fid: '3' }), 1_700_000_100);
