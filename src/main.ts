@@ -12,6 +12,7 @@ import { createAllowlist } from './sources/allowlist.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
+import { whyCommand } from './cli/health-commands.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { exportCommand } from './cli/export-command.js';
@@ -44,6 +45,12 @@ Commands:
                                      a feed pulled elsewhere is waited for, or with --no-wait
                                      reported and skipped (exit 75)
   feeds remove FID                   stop pulling a feed (its data stays)
+  feeds status [--json]              one line per feed: its health state, last good pull, last run
+  feeds history FID [--limit N] [--json]
+                                     the feed's latest runs (pulls), newest first (default 20)
+  why VALUE [--json]                 why a value is (or is not) on the lists: its feeds, threats, risk,
+                                     retirement, allowlist entry, rejections, collections and exports;
+                                     exit 1 when nothing knows the value
   threats retire TID                 retire a threat by hand
   threats reactivate TID             make a retired threat active again
   lifecycle                          retire the threats no source has observed for lifecycle.threatRetireDays
@@ -99,6 +106,8 @@ function parseCommandLine(argv: string[]) {
       format: { type: 'string' },
       style: { type: 'string' },
       output: { type: 'string' },
+      json: { type: 'boolean' },
+      limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -126,7 +135,7 @@ function progressPrinter(): ((count: number) => void) | undefined {
 }
 
 /** Checked before the store is opened: a mistyped command is named as such, not as a missing store. */
-const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export'];
+const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export', 'why'];
 
 /**
  * Whether the command may create its SQLite store (issue 27): the ones that fill or serve one. Any
@@ -161,8 +170,16 @@ async function runCommand(command: string, positionals: string[], values: Return
         return;
       case 'feeds': {
         const allowlist = createAllowlist(config.allowlist);
-        const deps = { store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err };
+        const deps = {
+          store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err, health: config.health,
+          terminal: process.stdout.isTTY === true,
+        };
         const code = await feedsCommand(positionals, values, deps);
+        if (code !== 0) process.exitCode = code;
+        return;
+      }
+      case 'why': {
+        const code = await whyCommand(positionals, values, { store, allowlist: createAllowlist(config.allowlist), collections: config.collections, out });
         if (code !== 0) process.exitCode = code;
         return;
       }

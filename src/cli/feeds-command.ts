@@ -1,9 +1,13 @@
-// `threatgate feeds add|list|pull|remove`: feeds' source definitions and their pulls (DESIGN section 7).
+// `threatgate feeds add|list|pull|remove|status|history`: feeds' source definitions, their pulls (DESIGN
+// section 7) and their health (section 11, health-commands.ts).
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { addFeedSource } from './add-feed-source.js';
+import { feedsHistory, feedsStatus } from './health-commands.js';
+import { cell } from './table-output.js';
 import type { Allowlist } from '../sources/allowlist.js';
+import type { FeedHealthSettings } from '../sources/feed-health.js';
 import type { Logger } from '../logger.js';
 import { hostname } from 'node:os';
 import { formatStamp } from '../clock.js';
@@ -38,9 +42,6 @@ function readSource(value: string): unknown {
     throw new UsageError(`--source: ${text === value ? 'the value' : value} is not valid JSON`);
   }
 }
-
-/** A field on one tab-separated line: tabs and line breaks in names or errors become spaces, a missing value `-`. */
-const cell = (value: string | number | null | undefined): string => (value === null || value === undefined || value === '' ? '-' : String(value).replace(/[\t\r\n]+/g, ' '));
 
 /** `OWNER since T until T (N s left)` for a live lease; a lapsed one is no lease. */
 function leaseText(lease: PullLease | undefined, now: number): string | null {
@@ -105,7 +106,7 @@ async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): P
     const progress = pullProgress(fid, state.feed);
     for (let told = false; ; ) {
       const pulled = await underPullLease(fid, { store: deps.store, clock: deps.clock, owner, take: 'any' }, () =>
-        pullFeed(fid, { ...deps, ...(flags.force ? { force: true } : {}), ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) }),
+        pullFeed(fid, { ...deps, trigger: 'command', ...(flags.force ? { force: true } : {}), ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) }),
       );
       if (pulled.taken) {
         progress.done();
@@ -147,11 +148,18 @@ export interface FeedsDeps {
   err?: (line: string) => void;
   /** Waits between tries for a lease (tests pass their own). */
   sleep?: (ms: number) => Promise<void>;
+  /** Config `health` (quietDays), for `feeds status`. */
+  health?: FeedHealthSettings;
+  /** stdout is a terminal: `feeds status` and `history` print aligned columns instead of tab-separated ones. */
+  terminal?: boolean;
 }
 
 export async function feedsCommand(
   args: string[],
-  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined; all?: boolean | undefined } & { force?: boolean | undefined; 'no-wait'?: boolean | undefined },
+  flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined; all?: boolean | undefined } & { force?: boolean | undefined; 'no-wait'?: boolean | undefined } & {
+    json?: boolean | undefined;
+    limit?: string | undefined;
+  },
   deps: FeedsDeps,
 ): Promise<number> {
   const [action, target, ...rest] = args;
@@ -190,7 +198,15 @@ export async function feedsCommand(
       deps.out(`removed ${fid}`);
       return 0;
     }
+    case 'status':
+      if (target !== undefined) throw new UsageError(`feeds status: unexpected argument "${target}"`);
+      return feedsStatus(flags, deps);
+    case 'history':
+      if (rest.length > 0) throw new UsageError('feeds history: give one FID');
+      return feedsHistory(parseFid(target, 'history'), flags, deps);
     default:
-      throw new UsageError('feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list", "pull FID... | --all" or "remove FID"');
+      throw new UsageError(
+        'feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list", "pull FID... | --all", "remove FID", "status" or "history FID [--limit N]"',
+      );
   }
 }
