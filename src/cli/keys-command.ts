@@ -18,19 +18,34 @@ export async function createKey(store: Store, config: Config, clock: Clock, plan
   return { id, key };
 }
 
+/**
+ * Creates an admin key (DESIGN 11): no plan, so the lookup API, TAXII and the exports refuse it, and
+ * only it opens /admin/api/ and the console. Returns the secret (shown once, never stored).
+ */
+export async function createAdminKey(store: Store, clock: Clock, label?: string): Promise<{ id: string; key: string }> {
+  const key = generateKey();
+  const id = generateKeyId();
+  await store.insertKey({ id, hash: hashKey(key), plan: '', admin: true, label: label ?? null, created_at: formatStamp(clock.now()) });
+  return { id, key };
+}
+
 const KEY_ID = /^k_[0-9a-f]{12}$/;
 
 export async function keysCommand(
   args: string[],
-  flags: { plan?: string | undefined; label?: string | undefined },
+  flags: { plan?: string | undefined; label?: string | undefined; admin?: boolean | undefined },
   deps: { store: Store; config: Config; clock: Clock; out: (line: string) => void },
 ): Promise<void> {
   const [action, target, ...rest] = args;
   switch (action) {
     case 'create': {
-      if (!flags.plan) throw new UsageError('keys create: --plan PLAN is required');
+      // An admin key has no plan: both at once would ask for a key that is neither.
+      if (flags.admin === true && flags.plan !== undefined) throw new UsageError('keys create: give --plan PLAN or --admin, not both (an admin key has no plan)');
+      if (flags.admin !== true && !flags.plan) throw new UsageError('keys create: --plan PLAN (or --admin) is required');
       if (target !== undefined) throw new UsageError(`keys create: unexpected argument "${target}"`);
-      const { key } = await createKey(deps.store, deps.config, deps.clock, flags.plan, flags.label);
+      const { key } = flags.admin === true
+        ? await createAdminKey(deps.store, deps.clock, flags.label)
+        : await createKey(deps.store, deps.config, deps.clock, flags.plan!, flags.label);
       deps.out(key);
       return;
     }
@@ -39,7 +54,7 @@ export async function keysCommand(
       if (keys.length === 0) deps.out('no keys');
       for (const k of keys) {
         const state = k.revoked_at ? `revoked ${k.revoked_at}` : 'active';
-        deps.out(`${k.id}\t${k.plan}\t${state}\tcreated ${k.created_at}\t${k.label ?? ''}`.trimEnd());
+        deps.out(`${k.id}\t${k.admin ? '(admin)' : k.plan}\t${state}\tcreated ${k.created_at}\t${k.label ?? ''}`.trimEnd());
       }
       return;
     }
@@ -51,6 +66,6 @@ export async function keysCommand(
       return;
     }
     default:
-      throw new UsageError('keys: expected "create --plan PLAN [--label TEXT]", "list" or "revoke KEY_OR_ID"');
+      throw new UsageError('keys: expected "create --plan PLAN [--label TEXT]", "create --admin [--label TEXT]", "list" or "revoke KEY_OR_ID"');
   }
 }
