@@ -1,8 +1,10 @@
 // createApp: the HTTP application, built from its collaborators with no I/O of its own.
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
+import { createAdminRouter } from './admin/admin-router.js';
+import { findAdminKey } from './admin/admin-auth.js';
 import { createApiRouter } from './api/api-router.js';
-import { createKeyAuthenticator } from './auth/authenticate-key.js';
+import { createKeyAuthenticators } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { createExportRouter } from './export/export-router.js';
 import { systemClock, type Clock } from './clock.js';
@@ -29,6 +31,11 @@ export interface AppDeps {
   nextTokenSecret?: string;
   /** Counts requests, 429s, cache hits and store errors, and serves GET /metrics (absent: neither). */
   metrics?: Metrics;
+  /**
+   * The environment the sources' `${env:NAME}` secrets are read from when the operator API pulls a
+   * feed (the composition root's process.env; none when absent, so such a source's pull fails).
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
@@ -75,8 +82,9 @@ function parseQueryOnce(app: Express): void {
 
 /**
  * Every surface, always: the lookup API at /api, the TAXII 2.1 gateway at /taxii2 and the exports
- * at /export, sharing one key authenticator and one set of rate limits, with the health probes
- * beside them.
+ * at /export, sharing one key authenticator and one set of rate limits, and the operator API at
+ * /admin/api for admin keys (the same key cache and count of failed authentications, no plan's
+ * limits), with the health probes beside them.
  */
 export function createApp(config: Config, deps: AppDeps): Express {
   const { store } = deps;
@@ -84,17 +92,18 @@ export function createApp(config: Config, deps: AppDeps): Express {
   const logger = deps.logger ?? silentLogger;
   const { metrics } = deps;
   const rateLimit = createRateLimiter(deps.rateLimitStores, metrics?.rateLimited);
-  const authenticate = createKeyAuthenticator(store, config, clock, {
+  const authenticators = createKeyAuthenticators(store, config, clock, {
     counters: deps.rateLimitStores,
     ...(metrics ? { onFailure: metrics.authFailed, onRefused: metrics.authRefused } : {}),
   });
+  const authenticate = authenticators.forPlans;
 
   const app = express();
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');
   parseQueryOnce(app);
-  app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? null, metrics), securityHeaders, hstsOverHttps());
+  app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? findAdminKey(res)?.keyId ?? null, metrics), securityHeaders, hstsOverHttps());
 
   app.use(createHealthRoutes(store));
   if (metrics) addMetricsRoute(app, metrics, logger);
@@ -102,6 +111,7 @@ export function createApp(config: Config, deps: AppDeps): Express {
   app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate, metrics }));
   app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics }));
   app.use('/export', createExportRouter({ store, config, logger, rateLimit, authenticate }));
+  app.use('/admin', createAdminRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));

@@ -8,6 +8,7 @@ type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'not_acceptable'
+  | 'conflict'
   | 'rate_limited'
   | 'internal'
   | 'unavailable';
@@ -73,6 +74,13 @@ export class MethodNotAllowedError extends AppError {
 export class NotAcceptableError extends AppError {
   constructor(message: string) {
     super(406, 'not_acceptable', message);
+  }
+}
+
+/** The resource is busy with something that must not run twice (a feed's pull, under its lease). */
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, 'conflict', message);
   }
 }
 

@@ -1,0 +1,102 @@
+// The operator API's route table (DESIGN 11, /admin/api/): feeds' health and runs, a pull now, a value's provenance and the allowlist, for admin keys only.
+import { Router, type RequestHandler, type Response } from 'express';
+import { createApiErrorRenderer, notFoundRoute } from '../api/api-errors.js';
+import type { AdminAuthenticator } from '../auth/authenticate-key.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import { methodNotAllowed } from '../http/method-guard.js';
+import { sendJson } from '../http/send-json.js';
+import type { Logger } from '../logger.js';
+import { createAllowlist, DEFAULT_ALLOWLIST } from '../sources/allowlist.js';
+import { feedStatuses } from '../sources/feed-health.js';
+import { provenanceOf } from '../sources/value-provenance.js';
+import type { Store } from '../store/store.js';
+import { createAdminKeyAuthenticator, getAdminKey } from './admin-auth.js';
+import { fidParam, runsLimitParam, valueParam } from './admin-params.js';
+import { pullFromConsole } from './console-pull.js';
+
+export interface AdminDeps {
+  store: Store;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  /** Shares the key cache and the count of failed authentications with the other surfaces. */
+  authenticate: AdminAuthenticator;
+  /** The environment the sources' `${env:NAME}` secrets are read from when the console pulls a feed. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** An allowlist entry as the API shows it; `origin` says where it comes from (run-time entries will carry who added them, when and why). */
+interface AllowlistEntry {
+  entry: string;
+  origin: 'config';
+}
+
+/**
+ * Nothing the admin API answers may be kept by a browser or a proxy: it is the operator's view of
+ * the sources, and every answer is current only as it is sent (RFC 9111 section 5.2.2.5).
+ */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/**
+ * A browser that holds the Basic credentials sends them with any request to this origin, a form
+ * another site posts among them. Requests that change something are refused when the browser says
+ * they come from another site (Fetch Metadata, `Sec-Fetch-Site`); scripts send no such header.
+ */
+const sameSiteChanges: RequestHandler = (req, _res, next) => {
+  const site = req.headers['sec-fetch-site'];
+  if (req.method !== 'GET' && req.method !== 'HEAD' && (site === 'cross-site' || site === 'same-site')) {
+    throw new ForbiddenError('Requests from another site may not change anything here.');
+  }
+  next();
+};
+
+/**
+ * Mounted at /admin, its routes spelled /api/..., so that the metrics count each under its full
+ * template (`/admin/api/feeds`): the request log labels a route by its router's first path segment.
+ * Checked in order: a `key` parameter (400), the admin key (401, 429, 403), the route (404, 405),
+ * the parameters (400). No plan's rate limits apply: an admin key has no plan.
+ */
+export function createAdminRouter(deps: AdminDeps): Router {
+  const { store, config, clock, logger } = deps;
+  const allowlist = createAllowlist(config.allowlist);
+  const configEntries: AllowlistEntry[] = (config.allowlist ?? DEFAULT_ALLOWLIST).map((entry) => ({ entry, origin: 'config' }));
+  const pullDeps = { store, clock, logger, allowlist, env: deps.env, allowPrivateNetworks: config.sources.allowPrivateNetworks };
+  const send = (res: Response, body: unknown) => sendJson(res, body, false);
+
+  const getFeeds: RequestHandler = async (_req, res) => {
+    send(res, { feeds: feedStatuses(await store.feedHealthFacts(), { quietDays: config.health.quietDays }, clock.now()) });
+  };
+  const getRuns: RequestHandler = async (req, res) => {
+    const fid = fidParam(req);
+    const limit = runsLimitParam(req);
+    if ((await store.findFeed(fid)) === undefined) throw new NotFoundError('Feed not found.');
+    send(res, { runs: await store.listFeedRuns(fid, limit) });
+  };
+  const pullNow: RequestHandler = async (req, res) => {
+    send(res, await pullFromConsole(fidParam(req), getAdminKey(res).keyId, pullDeps));
+  };
+  const getWhy: RequestHandler = async (req, res) => {
+    send(res, await provenanceOf(valueParam(req), { store, allowlist, collections: config.collections }));
+  };
+  const getAllowlist: RequestHandler = (_req, res) => send(res, { entries: configEntries });
+
+  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
+  const onlyPost = methodNotAllowed(['POST']);
+  const router = Router();
+  router.use(noStore, createAdminKeyAuthenticator(deps.authenticate), sameSiteChanges);
+
+  router.route('/api/feeds').get(getFeeds).all(onlyGet); // each feed's state and last run
+  router.route('/api/feeds/:fid/runs').get(getRuns).all(onlyGet); // ?limit=, newest first
+  router.route('/api/feeds/:fid/pull').post(pullNow).all(onlyPost); // the run it recorded
+  router.route('/api/why').get(getWhy).all(onlyGet); // ?value=, its provenance
+  router.route('/api/allowlist').get(getAllowlist).all(onlyGet);
+
+  router.use(notFoundRoute);
+  router.use(createApiErrorRenderer(logger));
+  return router;
+}
