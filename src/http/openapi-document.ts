@@ -5,29 +5,14 @@
 import type { Config } from '../config.js';
 import { RISK_LEVELS } from '../domain.js';
 import { INDICATOR_TYPES } from '../indicator-types.js';
-
-type Json = Record<string, unknown>;
+import { ADMIN_HEADERS, ADMIN_PARAMETERS, ADMIN_SECURITY_SCHEMES, adminPaths, adminResponses, adminSchemas } from './openapi-admin.js';
+import { closed, headerRef, integer, JSON_TYPE, nullable, ref, string, type Json } from './openapi-json.js';
 
 /** Written out here: src/http may not import src/taxii (one-way folders), and this is the contract anyway. */
 const TAXII = 'application/taxii+json;version=2.1';
 const STIX = 'application/stix+json;version=2.1';
-const JSON_TYPE = 'application/json';
 /** STIX identifiers as this server writes and accepts them: `type--UUID`, lower case. */
 const STIX_ID_PATTERN = '^[a-z0-9][a-z0-9-]+[a-z0-9]--[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-
-const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
-const nullable = (schema: Json): Json => ({ anyOf: [schema, { type: 'null' }] });
-/** An object whose properties are all required and which has no others. */
-const closed = (properties: Record<string, Json>, extra: Json = {}): Json => ({
-  type: 'object',
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-  ...extra,
-});
-const integer = (description?: string): Json => ({ type: 'integer', ...(description ? { description } : {}) });
-const string = (description?: string): Json => ({ type: 'string', ...(description ? { description } : {}) });
 
 // ---- Headers ---------------------------------------------------------------------------------
 
@@ -455,7 +440,7 @@ function parameterComponents(config: Config): Json {
 const ERROR_MEANINGS: Record<number, string> = {
   400: 'A parameter is missing, malformed or repeated; the message names it.',
   401: 'The key is missing (TAXII), malformed, unknown or revoked. Not counted against the rate limits; a key given but malformed, unknown or revoked counts as a failed authentication of the client address (see 429).',
-  403: 'Refused by the plan: a links page beyond its allowance, TAXII beyond the free test collection, or a key whose plan this server no longer offers.',
+  403: 'Refused by the plan: a links page beyond its allowance, TAXII beyond the free test collection, or a key whose plan this server no longer offers. Or an admin key, which opens only the operator API (`/admin/api/`).',
   404: 'No such record, collection, object or path.',
   406: `The request does not accept \`${TAXII}\` (Accept header, or the \`accept\` parameter with query-string authentication).`,
   429: 'A rate limit is used up, or the client address made `auth.failuresPerMinute` failed authentications this minute (then every key it presents is refused until the minute ends, before it is checked); the message says which, and `Retry-After` how long to wait.',
@@ -570,7 +555,7 @@ function exportOperation(format: 'txt' | 'csv', description: string): Json {
         ...errors(JSON_TYPE, [400]),
         '401': { ...errorResponse(401, JSON_TYPE, 'No key, or a malformed, unknown or revoked one (HTTP Basic `taxii2:KEY` or `?key=`). Not counted against the rate limits.'), headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate') } },
         ...errors(JSON_TYPE, [403, 404, 429, 500, 503], {
-          403: 'The plan does not include TAXII (or only the free test collection), or the key\u2019s plan is no longer offered: as TAXII answers.',
+          403: 'The plan does not include TAXII (or only the free test collection), the key\u2019s plan is no longer offered, or the key is an admin key: as TAXII answers.',
           404: 'No collection with this id or alias.',
         }),
       },
@@ -755,7 +740,7 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
       description: [
         'The lookup API (`/api/threat.php`, `/api/feed.php`, `/api/indicator.php`, and `/api/info.php`, which stands for any of them) answers JSON (`application/json; charset=utf-8`); the TAXII 2.1 gateway (`/taxii2/`) answers exactly `application/taxii+json;version=2.1`, errors included. Everything is read with GET (HEAD gives the headers alone); other methods on a known path are 405 with `Allow`. A parameter the service reads may be given once; a repeated one is a 400 (a repeated TAXII `key` is a 401). docs/interface.md is the full reference.',
         '',
-        '**Keys.** The lookup API takes an optional `key` query parameter: without one, requests run under the `anonymous` plan and are counted per client address; a key that is given but malformed, unknown or revoked is a 401. Every TAXII request needs a key: HTTP Basic with username `taxii2` and the key as password, or `?key=KEY&accept=...` for trying things out. ' +
+        '**Keys.** The lookup API takes an optional `key` query parameter: without one, requests run under the `anonymous` plan and are counted per client address; a key that is given but malformed, unknown or revoked is a 401. Every TAXII request needs a key: HTTP Basic with username `taxii2` and the key as password, or `?key=KEY&accept=...` for trying things out. An admin key (no plan) opens only the operator API (`/admin/api/`), and the other surfaces refuse it with 403. ' +
           `A client address that presents ${config.auth.failuresPerMinute} malformed, unknown or revoked keys within a minute (\`auth.failuresPerMinute\`) gets a 429 with \`Retry-After\` for any key it presents until the minute ends.`,
         '',
         '**Rate limits.** Each plan has three fixed windows; a request must fit in all three, and the lookup API and the TAXII gateway share one budget per key. Counted responses carry `RateLimit`, `RateLimit-Policy` and `X-Requests-Remaining-Second|Day|Month`; a request over a limit is a 429 with `Retry-After`. The limits of this server:',
@@ -768,17 +753,19 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
       { name: 'TAXII 2.1', description: 'The read-only TAXII 2.1 gateway (docs/interface.md section 9). The checks run in this order: authentication (401), rate limits (429), plan (403), media type (406), resource (404), parameters (400). Every path also answers without its trailing slash.' },
       { name: 'Exports', description: 'Plain-text and CSV lists of a collection for firewalls and scripts (docs/interface.md section 11): the keys, plan gate and rate limits of TAXII, `ETag`/`If-None-Match`, gzip when asked.' },
       { name: 'Operations', description: 'Probes, metrics and this document: no key, no rate limits.' },
+      { name: 'Operator API', description: 'Feed health, runs, pulls, provenance and the allowlist (docs/interface.md, Operator API): admin keys only, sent as HTTP Basic `admin:KEY` or `Authorization: Bearer KEY`, never in the query; no plan\u2019s rate limits, failed authentications counted as everywhere.' },
     ],
-    paths: paths(),
+    paths: { ...paths(), ...adminPaths() },
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'query', name: 'key', description: 'An API key (43 characters, base64url). Optional on the lookup API; on TAXII, with the `accept` parameter, for trying things out (the key then shows in URLs and logs).' },
         taxiiBasic: { type: 'http', scheme: 'basic', description: 'TAXII: username `taxii2`, password the API key. Wins over `?key=` when both are sent.' },
+        ...ADMIN_SECURITY_SCHEMES,
       },
-      schemas: schemaComponents(config),
-      parameters: parameterComponents(config),
-      headers: headerComponents(),
-      responses: errorResponseComponents(),
+      schemas: { ...schemaComponents(config), ...adminSchemas() },
+      parameters: { ...parameterComponents(config), ...ADMIN_PARAMETERS },
+      headers: { ...headerComponents(), ...ADMIN_HEADERS },
+      responses: { ...errorResponseComponents(), ...adminResponses() },
     },
   };
 }

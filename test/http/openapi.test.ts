@@ -10,9 +10,12 @@ import addFormatsModule from 'ajv-formats';
 import type { Express } from 'express';
 import request, { type Response, type Test } from 'supertest';
 import { createApp } from '../../src/app.js';
+import { addFeedSource } from '../../src/cli/add-feed-source.js';
+import { createAdminKey } from '../../src/cli/keys-command.js';
 import type { Config } from '../../src/config.js';
 import type { Store } from '../../src/store/store.js';
-import { createTestContext, GENEROUS_PLANS, TEST_NEXT_SECRET, type TestContext } from '../helpers/test-app.js';
+import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
+import { createTestContext, fixedClock, GENEROUS_PLANS, TEST_NEXT_SECRET, type TestContext } from '../helpers/test-app.js';
 import { basicAuth, collectionPath, INDICATORS_COLLECTION, TAXII_TYPE, TEST_COLLECTION } from '../taxii/taxii-request.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
@@ -215,6 +218,12 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   let down: Express;
   let noTeam: Express;
   let guessing: Express;
+  /** The operator API's world: its own store (pulls change data the other cases read), an admin key, and feeds of a local server. */
+  let admin: TestContext;
+  let feedServer: FeedServer;
+  let adminKey: string;
+  let pulledFid: number;
+  let failingFid: number;
 
   before(async () => {
     ctx = await createTestContext({ overrides: GENEROUS_PLANS });
@@ -233,10 +242,22 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     // Use up the tight budgets: anonymous, and the Pro key.
     await request(tight.app).get('/api/threat.php?tid=1').expect(200);
     await request(tight.app).get('/taxii2/').set('Authorization', basicAuth(tight.keys.pro!)).set('Accept', TAXII_TYPE).expect(200);
+
+    admin = await createTestContext({ overrides: { ...GENEROUS_PLANS, sources: { allowPrivateNetworks: true } } });
+    adminKey = (await createAdminKey(admin.store, fixedClock, 'openapi')).key;
+    feedServer = await startFeedServer();
+    feedServer.publishFixture('blocklist-de.txt');
+    feedServer.publish('/down.txt', '192.0.2.1\n');
+    feedServer.fail('/down.txt', { kind: 'status', status: 500 });
+    const source = (path: string) => ({ url: `${feedServer.base}${path}`, format: 'text', schedule: 'daily' });
+    pulledFid = await addFeedSource(admin.store, { feed: 'OpenAPI list', organization: 'OpenAPI', source: source('/blocklist-de.txt') }, fixedClock, {});
+    failingFid = await addFeedSource(admin.store, { feed: 'OpenAPI down', organization: 'OpenAPI', source: source('/down.txt') }, fixedClock, {});
   });
   after(async () => {
     await ctx?.close();
     await tight?.close();
+    await admin?.close();
+    await feedServer?.close();
   });
 
   /** A request and the status it must get; `app` is the main one unless named. */
@@ -427,6 +448,58 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 500, 'a fault', () => basic(path(INDICATORS_COLLECTION), pro, () => broken));
     add(template, 503, 'the database down', () => basic(path(INDICATORS_COLLECTION), pro, () => down));
   }
+
+  // ---- Operator API ------------------------------------------------------------------------
+  const bearer = (key: string) => `Bearer ${key}`;
+  const adminCall = (method: Method, path: string, authorization: string | null = bearer(adminKey), app?: () => Express) => {
+    const req = request((app ?? (() => admin.app))())[method](path);
+    return authorization === null ? req : req.set('Authorization', authorization);
+  };
+  const adminRoutes: [template: string, path: () => string, method: Method][] = [
+    ['/admin/api/feeds', () => '/admin/api/feeds', 'get'],
+    ['/admin/api/feeds/{fid}/runs', () => `/admin/api/feeds/${pulledFid}/runs`, 'get'],
+    ['/admin/api/feeds/{fid}/pull', () => `/admin/api/feeds/${failingFid}/pull`, 'post'],
+    ['/admin/api/why', () => '/admin/api/why?value=192.0.2.10', 'get'],
+    ['/admin/api/allowlist', () => '/admin/api/allowlist', 'get'],
+  ];
+  for (const [template, path, method] of adminRoutes) {
+    const withQuery = (extra: string) => `${path()}${path().includes('?') ? '&' : '?'}${extra}`;
+    add(template, 400, 'the key in the query', () => adminCall(method, withQuery(`key=${adminKey}`), null), method);
+    add(template, 401, 'no credentials', () => adminCall(method, path(), null), method);
+    add(template, 401, 'Basic with user taxii2', () => adminCall(method, path(), basicAuth(adminKey)), method);
+    add(template, 403, 'a key of a plan', () => adminCall(method, path(), `Basic ${Buffer.from(`admin:${admin.keys.pro}`).toString('base64')}`), method);
+    add(template, 429, 'an address past its failed authentications', () => afterFailure(() => adminCall(method, path(), bearer(adminKey), () => guessing)), method);
+    add(template, 500, 'a fault', () => adminCall(method, path(), bearer(UNKNOWN_KEY), () => broken), method);
+    add(template, 503, 'the database down', () => adminCall(method, path(), bearer(UNKNOWN_KEY), () => down), method);
+  }
+  add('/admin/api/feeds/{fid}/pull', 200, 'a pull of the fixture list', () => adminCall('post', `/admin/api/feeds/${pulledFid}/pull`), 'post');
+  add('/admin/api/feeds/{fid}/pull', 200, 'a pull that fails upstream', () => adminCall('post', `/admin/api/feeds/${failingFid}/pull`), 'post');
+  add('/admin/api/feeds/{fid}/pull', 404, 'an unknown feed', () => adminCall('post', '/admin/api/feeds/999/pull'), 'post');
+  add('/admin/api/feeds/{fid}/pull', 409, 'a feed another holder is pulling', async () => {
+    const owner = 'feeds pull elsewhere';
+    await admin.store.claimPullLease(pulledFid, owner, fixedClock.now(), fixedClock.now() + 60_000);
+    try {
+      return await adminCall('post', `/admin/api/feeds/${pulledFid}/pull`);
+    } finally {
+      await admin.store.releasePullLease(pulledFid, owner);
+    }
+  }, 'post');
+  add('/admin/api/feeds', 200, 'every feed, pulled or not', () => adminCall('get', '/admin/api/feeds'));
+  add('/admin/api/feeds/{fid}/runs', 200, 'the runs, Basic admin', () => adminCall('get', `/admin/api/feeds/${pulledFid}/runs?limit=5`, `Basic ${Buffer.from(`admin:${adminKey}`).toString('base64')}`));
+  add('/admin/api/feeds/{fid}/runs', 200, 'the runs of a failing feed', () => adminCall('get', `/admin/api/feeds/${failingFid}/runs`));
+  add('/admin/api/feeds/{fid}/runs', 400, 'limit=0', () => adminCall('get', `/admin/api/feeds/${pulledFid}/runs?limit=0`));
+  add('/admin/api/feeds/{fid}/runs', 404, 'an unknown feed', () => adminCall('get', '/admin/api/feeds/999/runs'));
+  add('/admin/api/why', 200, 'a pulled value', async () => {
+    await adminCall('post', `/admin/api/feeds/${pulledFid}/pull`);
+    return adminCall('get', '/admin/api/why?value=198.51.100.7');
+  });
+  add('/admin/api/why', 200, 'an allowlisted value', () => adminCall('get', '/admin/api/why?value=10.0.0.1'));
+  add('/admin/api/why', 200, 'a value that is no indicator', () => adminCall('get', '/admin/api/why?value=no%20such%20thing'));
+  add('/admin/api/allowlist', 200, 'the effective allowlist', () => adminCall('get', '/admin/api/allowlist'));
+  // An admin key elsewhere: refused as the document says each surface refuses a key.
+  add('/api/threat.php', 403, 'an admin key', () => request(admin.app).get(`/api/threat.php?tid=1&key=${adminKey}`));
+  add('/taxii2/', 403, 'an admin key', () => request(admin.app).get('/taxii2/').set('Authorization', basicAuth(adminKey)).set('Accept', TAXII_TYPE));
+  add('/export/{collection_id}.txt', 403, 'an admin key', () => request(admin.app).get(`/export/${INDICATORS_COLLECTION}.txt`).set('Authorization', basicAuth(adminKey)));
 
   // ---- Operations --------------------------------------------------------------------------
   add('/healthz', 200, 'up', () => get('/healthz'));

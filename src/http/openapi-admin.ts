@@ -1,0 +1,193 @@
+// The operator API in the OpenAPI document (DESIGN 11, /admin/api/): its security schemes, schemas, responses and paths, merged by openapi-document.ts.
+import { INDICATOR_TYPES } from '../indicator-types.js';
+import { closed, headerRef, integer, JSON_TYPE, nullable, ref, string, type Json } from './openapi-json.js';
+
+const ADMIN_TAG = 'Operator API';
+const ADMIN_SECURITY = [{ adminBasic: [] }, { adminBearer: [] }];
+const count = (description?: string): Json => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) });
+
+export const ADMIN_SECURITY_SCHEMES: Json = {
+  adminBasic: { type: 'http', scheme: 'basic', description: 'Operator API: username `admin`, password an admin key (`threatgate keys create --admin`).' },
+  adminBearer: { type: 'http', scheme: 'bearer', description: 'Operator API: `Authorization: Bearer <admin key>`.' },
+};
+
+export const ADMIN_HEADERS: Json = {
+  'WWW-Authenticate-Admin': { description: 'Always `Basic realm="threatgate admin"`.', required: true, schema: { type: 'string', const: 'Basic realm="threatgate admin"' } },
+  'Cache-Control-No-Store': { description: 'Always `no-store`: no answer of the operator API is kept by a browser or a proxy.', required: true, schema: { type: 'string', const: 'no-store' } },
+};
+
+/** Written out as the contract (src/http imports neither src/sources nor the store's runs for its enums); the OpenAPI test holds them true to the responses. */
+export function adminSchemas(): Json {
+  const timestamp = ref('Timestamp');
+  return {
+    FeedRun: closed(
+      {
+        run: { type: 'integer', minimum: 1, description: 'The run\u2019s id, increasing across the store.' },
+        fid: { type: 'integer', minimum: 1 },
+        started: timestamp,
+        finished: timestamp,
+        seconds: { type: 'number', minimum: 0, description: 'finished - started, to a tenth of a second.' },
+        trigger: { type: 'string', enum: ['schedule', 'command', 'console'], description: 'What started the pull: the background schedule, `threatgate feeds pull`, or the operator API.' },
+        outcome: { type: 'string', enum: ['ok', 'not-modified', 'failed'] },
+        http_status: nullable(integer('The status of the upstream\u2019s last response; null when there was none.')),
+        bytes: nullable(count('Body bytes read, after decompression.')),
+        values: nullable(count('Distinct values listed; null for a failed run.')),
+        new_indicators: nullable(count()),
+        new_links: nullable(count()),
+        unlisted: nullable(count('Values the feed listed before and no longer lists.')),
+        rejected: closed({ unparseable: count(), allowlisted: count() }, { description: 'Values left out, by reason.' }),
+        threats: nullable(count('Threats the pull named.')),
+        error: nullable(string('Why it failed, with every secret masked; null unless failed.')),
+        etag: nullable(string('The upstream\u2019s ETag.')),
+        last_modified: nullable(string('The upstream\u2019s Last-Modified.')),
+      },
+      { description: 'One pull of a feed (DESIGN 11), as `threatgate feeds history --json` prints it.' },
+    ),
+    FeedStatus: closed(
+      {
+        fid: { type: 'integer', minimum: 1 },
+        feed: string(),
+        organization: string(),
+        state: {
+          type: 'string',
+          enum: ['paused', 'never-pulled', 'failing', 'stale', 'quiet-upstream', 'ok'],
+          description: 'The first that holds: `paused` (no source), `never-pulled`, `failing` (the last run failed), `stale` (no good pull for two schedule periods), `quiet-upstream` (good pulls, but nothing changed for `health.quietDays`), else `ok`.',
+        },
+        schedule: string('The schedule its pulls follow.'),
+        last_good_pull: nullable(timestamp),
+        last_good_pull_age_seconds: nullable(count()),
+        last_run: nullable(ref('FeedRun')),
+        values: count('Values the feed lists now.'),
+        new_in_last_run: nullable(count('New indicators of the last run.')),
+        last_error: nullable(string('Why the last run failed; null unless it did.')),
+        stamp_modified: nullable(timestamp),
+      },
+      { description: 'A feed\u2019s health (DESIGN 11), as `threatgate feeds status --json` prints it.' },
+    ),
+    FeedStatuses: closed({ feeds: { type: 'array', items: ref('FeedStatus'), description: 'Every feed with a source or runs, by ascending `fid`.' } }),
+    FeedRuns: closed({ runs: { type: 'array', items: ref('FeedRun'), description: 'Newest first.' } }),
+    Provenance: closed(
+      {
+        value: string('The value as asked.'),
+        normalized: nullable(closed({ value: string(), type: { type: 'string', enum: [...INDICATOR_TYPES] } }, { description: 'The value as pulls normalize it, and its detected type; null when it is no indicator of any type.' })),
+        unparseable: nullable(string('Why it is no indicator; null when it is one.')),
+        indicator: nullable(
+          closed({
+            iid: { type: 'integer', minimum: 1 },
+            type: string(),
+            value: string(),
+            risk: ref('Risk'),
+            retired: { type: 'boolean' },
+            retired_reason: nullable({ type: 'string', enum: ['aged-out', 'allowlisted', 'upstream'] }),
+            stamp_retired: nullable(timestamp),
+            stamp_added: nullable(timestamp),
+            stamp_seen: nullable(timestamp),
+          }),
+        ),
+        feeds: {
+          type: 'array',
+          description: 'Each feed that lists it now or listed it.',
+          items: closed({
+            fid: { type: 'integer', minimum: 1 },
+            feed: string(),
+            organization: string(),
+            listed_now: { type: 'boolean' },
+            first_listed: timestamp,
+            last_listed: nullable(timestamp),
+            risk: nullable(ref('Risk')),
+            linked_by: { type: 'string', enum: ['pull', 'import'] },
+          }),
+        },
+        threats: {
+          type: 'array',
+          description: 'Each threat it is linked to, and the feed whose pull linked it (null: an import file).',
+          items: closed({
+            tid: { type: 'integer', minimum: 1 },
+            name: string(),
+            retired: { type: 'boolean' },
+            stamp_linked: timestamp,
+            linked_by: nullable(closed({ fid: { type: 'integer', minimum: 1 }, feed: string() })),
+          }),
+        },
+        risk_from: { type: 'array', description: 'The feeds listing it now that give it the indicator\u2019s risk.', items: closed({ fid: { type: 'integer', minimum: 1 }, feed: string() }) },
+        allowlist: nullable(closed({ entry: string() }, { description: 'The allowlist entry that keeps it out of every pull.' })),
+        rejection: nullable(closed({ fid: { type: 'integer', minimum: 1 }, feed: string(), at: timestamp, reason: { type: 'string', enum: ['unparseable', 'allowlisted'] } }, { description: 'The last time a pull rejected it.' })),
+        collections: { type: 'array', items: closed({ id: string(), title: string(), alias: nullable(string()) }) },
+        exports: { type: 'array', description: 'The exports that list it: its collections while it is not retired.', items: closed({ collection: string(), url: string() }) },
+      },
+      { description: 'Why a value is (or is not) on the lists (DESIGN 11), as `threatgate why --json` prints it.' },
+    ),
+    Allowlist: closed({
+      entries: {
+        type: 'array',
+        description: 'The effective allowlist: the config\u2019s `allowlist`, or the built-in default when the config gives none.',
+        items: closed({ entry: string('An address or CIDR block, a domain (it and every name under it), or an exact value.'), origin: { type: 'string', enum: ['config'], description: 'Where the entry comes from.' } }),
+      },
+    }),
+  };
+}
+
+const MEANINGS: Record<number, string> = {
+  400: 'A parameter or path segment is malformed, or the admin key was sent as `?key=` (refused, never read: a URL ends up in logs and browser history); the message names it.',
+  401: 'No credentials, another Basic username than `admin`, or a malformed, unknown or revoked key. A wrong key counts as a failed authentication of the client address (see 429).',
+  403: 'A key with a plan: the operator API opens only with an admin key. Or a change requested by a browser from another site (`Sec-Fetch-Site`).',
+  404: 'No such feed, or no such path.',
+  409: 'The feed is being pulled by another holder (the scheduler, `threatgate feeds pull`, another console); the message names it. Nothing is recorded on the feed.',
+  429: 'The client address made `auth.failuresPerMinute` failed authentications this minute: every key it presents is refused until the minute ends. No plan\u2019s rate limits apply here.',
+  500: 'An unexpected fault (the body never carries internal details).',
+  503: 'The database cannot be reached.',
+};
+
+export function adminResponses(): Json {
+  const responses: Json = {};
+  for (const [status, description] of Object.entries(MEANINGS)) {
+    const headers: Json = { 'Cache-Control': headerRef('Cache-Control-No-Store') };
+    if (status === '401') headers['WWW-Authenticate'] = headerRef('WWW-Authenticate-Admin');
+    if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
+    responses[`AdminError${status}`] = { description, headers, content: { [JSON_TYPE]: { schema: ref('Error') } } };
+  }
+  return responses;
+}
+
+export const ADMIN_PARAMETERS: Json = {
+  'admin-fid': { name: 'fid', in: 'path', required: true, description: 'The feed\u2019s identifier.', schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, example: 1 },
+  'runs-limit': { name: 'limit', in: 'query', required: false, description: 'How many runs, newest first: 1 to 1000, 20 when left out. Another value is a 400.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+  'why-value': { name: 'value', in: 'query', required: true, description: 'The value, in any spelling: it is normalized as pulls normalize it.', schema: { type: 'string', minLength: 1 }, example: 'example.com' },
+};
+
+function operation(method: 'get' | 'post', operationId: string, summary: string, description: string, parameters: string[], body: string, statuses: number[]): Json {
+  const errors = Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/AdminError${status}` }]));
+  return {
+    [method]: {
+      tags: [ADMIN_TAG],
+      operationId,
+      summary,
+      description: `${description} Admin keys only; not cached (\`Cache-Control: no-store\`).`,
+      security: ADMIN_SECURITY,
+      parameters: parameters.map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      responses: {
+        '200': { description: summary, headers: { 'Cache-Control': headerRef('Cache-Control-No-Store') }, content: { [JSON_TYPE]: { schema: ref(body) } } },
+        ...errors,
+      },
+    },
+  };
+}
+
+export function adminPaths(): Json {
+  const gate = [400, 401, 403, 429, 500, 503];
+  return {
+    '/admin/api/feeds': operation('get', 'getAdminFeeds', 'Every feed\u2019s health and last run', 'One entry per feed with a source or runs: its state, last good pull and last run.', [], 'FeedStatuses', gate),
+    '/admin/api/feeds/{fid}/runs': operation('get', 'getAdminFeedRuns', 'A feed\u2019s runs, newest first', 'Its latest runs (pulls), kept per feed for `health.keepRuns` runs. An unknown feed is a 404; a feed never pulled has none.', ['admin-fid', 'runs-limit'], 'FeedRuns', [...gate, 404]),
+    '/admin/api/feeds/{fid}/pull': operation(
+      'post',
+      'pullAdminFeed',
+      'Pull a feed now',
+      'Pulls the feed in the serving process, under its lease as the scheduler and `threatgate feeds pull` take it, and answers the run it recorded (trigger `console`): a failed pull is a 200 whose run says `failed` and why. A feed with no source is a 404; a feed being pulled elsewhere a 409. Any request body is ignored.',
+      ['admin-fid'],
+      'FeedRun',
+      [...gate, 404, 409],
+    ),
+    '/admin/api/why': operation('get', 'getAdminWhy', 'Why a value is (or is not) on the lists', 'Its indicator, the feeds that list or listed it, its threats and what linked them, the allowlist entry that keeps it out, the last rejection by a pull, its collections and exports.', ['why-value'], 'Provenance', gate),
+    '/admin/api/allowlist': operation('get', 'getAdminAllowlist', 'The allowlist', 'The entries pulls keep out, each with where it comes from.', [], 'Allowlist', gate),
+  };
+}
