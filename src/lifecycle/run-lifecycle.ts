@@ -4,7 +4,7 @@ import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { LifecycleCounts } from '../store/contract/commands.js';
 import type { Store } from '../store/store.js';
-import type { WriteBatch } from '../store/contract/write-batch.js';
+import { noBatches } from '../store/contract/write-batch.js';
 
 const DAY_MS = 86_400_000;
 
@@ -14,7 +14,6 @@ export type LifecycleSettings = Config['lifecycle'];
 const before = (now: number, days: number) => formatStamp(now - Math.round(days * DAY_MS));
 
 /** A lifecycle command writes no rows of its own: its plan is the whole of it. */
-async function* noBatches(): AsyncGenerator<WriteBatch> {}
 
 /**
  * Retires the threats not observed for `threatRetireDays` and ages out the indicators no source has

@@ -15,6 +15,7 @@ import { failureReason } from './pull-failure.js';
 import { nextRun, parseSchedule, retryDelay, scheduleFromFeed, type Schedule } from './schedule.js';
 import { envReferences, parseSource, redactedUrl, resolveEnv, SourceDefinitionError, type SourceDefinition } from './source-definition.js';
 import { RateLimitWaits } from './transports/rate-limit-waits.js';
+import { currentAllowlist } from './runtime-allowlist.js';
 
 export type { RowTally } from './pull-batches.js';
 
@@ -83,7 +84,8 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     // The whole pull is bounded (issue 26), not only each request: a source that pages forever fails.
     deadline = AbortSignal.timeout(source.maxSeconds * 1000);
     const signal = deps.signal ? AbortSignal.any([deps.signal, deadline]) : deadline;
-    const bounded: PullDeps = { ...deps, signal };
+    // The config's allowlist and the store's run-time entries as they are now (DESIGN 12).
+    const bounded: PullDeps = { ...deps, signal, allowlist: await currentAllowlist(deps.allowlist, store) };
     // Measured as the deadline's timer is, not by the injected clock, which tests may move at will.
     const deadlineAt = performance.now() + source.maxSeconds * 1000;
     read = await openSource(

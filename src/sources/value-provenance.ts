@@ -7,6 +7,7 @@ import { isRetired } from '../stix/is-retired.js';
 import type { ProvenanceFeed, ProvenanceRejection, ProvenanceThreat, ValueFacts } from '../store/contract/runs.js';
 import type { Store } from '../store/store.js';
 import type { Allowlist } from './allowlist.js';
+import { currentAllowlist } from './runtime-allowlist.js';
 import { readIndicatorValue } from './indicator-value.js';
 
 /** The provenance of one value, as `why --json` and GET /admin/api/why give it (DESIGN 11: a contract). */
@@ -44,7 +45,9 @@ export async function provenanceOf(raw: string, deps: ProvenanceDeps): Promise<P
   // No indicator, but a pull may still have rejected exactly this text: with no type the store answers only that.
   const facts = await deps.store.findValueFacts(reading.ok ? { ...reading.lookup, asGiven } : { value: asGiven, types: [], asGiven });
   const normalized = reading.ok ? { value: reading.lookup.value, type: reading.type } : null;
-  const entry = normalized === null ? undefined : deps.allowlist.entryFor(normalized.value, normalized.type);
+  // The config's entries and the run-time ones (DESIGN 12), as a pull would use them now.
+  const allowlist = normalized === null ? deps.allowlist : await currentAllowlist(deps.allowlist, deps.store);
+  const entry = normalized === null ? undefined : allowlist.entryFor(normalized.value, normalized.type);
 
   const indicator = facts.indicator;
   const retired = indicator !== null && isRetired(indicator);

@@ -21,6 +21,9 @@ import { type FeedSourceListing, type FeedSourceState, type PullLease } from './
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
 import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './contract/runs.js';
 import { feedHealthFacts, findValueFacts, listFeedRuns } from './queries/health-queries.js';
+import { listAllowlistEntries, previewAllowlistEntry, removeAllowlistEntry } from './queries/allowlist-queries.js';
+import type { AllowlistEntry, AllowlistPreview } from './contract/records.js';
+import type { IndicatorCover } from './contract/commands.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';
@@ -88,6 +91,13 @@ export interface Store {
    * collections it is in. `types` empty: only the rejection.
    */
   findValueFacts(lookup: { value: string; types: readonly string[]; asGiven: string }): Promise<ValueFacts>;
+
+  /** The allowlist entries added at run time (DESIGN 12), oldest first; adding one is a write (`allowlist` command). */
+  listAllowlistEntries(): Promise<AllowlistEntry[]>;
+  /** Removes a run-time entry; false when there was none. */
+  removeAllowlistEntry(entry: string): Promise<boolean>;
+  /** The dry run of adding an entry: how many stored indicators it would retire now, and the first `sampleSize`. */
+  previewAllowlistEntry(cover: IndicatorCover, sampleSize: number): Promise<AllowlistPreview>;
   /** Sources due at `now` (ms since the epoch) that no instance holds a lease on. */
   dueFeedSources(now: number): Promise<number[]>;
   /** Takes a due feed's pull lease until `until` (ms); false when another instance holds it or it is no longer due. */
@@ -158,6 +168,9 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     listFeedRuns: (fid, limit) => listFeedRuns(db, fid, limit),
     feedHealthFacts: () => feedHealthFacts(db),
     findValueFacts: (lookup) => findValueFacts(db, options.collections, lookup),
+    listAllowlistEntries: () => listAllowlistEntries(db),
+    removeAllowlistEntry: (entry) => removeAllowlistEntry(db, entry),
+    previewAllowlistEntry: (cover, sampleSize) => previewAllowlistEntry(db, cover, sampleSize),
     dueFeedSources: (now) => dueFeedSources(db, now),
     takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
     claimPullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until, false),

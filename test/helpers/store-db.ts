@@ -27,13 +27,14 @@ export const dbOf = (store: Store): Kysely<Database> => openedOf(store).db;
 export const dialectOf = (store: Store): Dialect => openedOf(store).dialect;
 
 /**
- * Takes migration 0014 (feed health, issue 30) away from a current store, as a store written before it
- * has none of it: its tables, the admin column and its record. Tests that rewind to an earlier
+ * Takes migrations 0014 (feed health, issue 30) and 0015 (the run-time allowlist) away from a current
+ * store, as a store written before them has none of them: their tables, the admin column, their records. Tests that rewind to an earlier
  * migration call it first, as the migrator runs only pending migrations that come after every applied one.
  */
 export async function rewindFeedHealth(store: Store): Promise<void> {
   const db = dbOf(store);
-  for (const table of ['feed_runs', 'past_listings', 'threat_link_sources', 'pull_rejections']) await db.schema.dropTable(table).execute();
+  for (const table of ['feed_runs', 'past_listings', 'threat_link_sources', 'pull_rejections', 'allowlist_entries']) await db.schema.dropTable(table).execute();
   await db.schema.alterTable('api_keys').dropColumn('admin').execute();
-  await sql`delete from threatgate_migrations where name = '0014-feed-health'`.execute(db);
+  // 0015 (the run-time allowlist) comes after, and goes with it.
+  await sql`delete from threatgate_migrations where name in ('0014-feed-health', '0015-runtime-allowlist')`.execute(db);
 }

@@ -135,11 +135,41 @@ export interface WriteSummary {
  * retiring or reactivating a threat. Records and pulls come with their batches (write-batch.ts);
  * the lifecycle's commands need none.
  */
+/**
+ * Which stored indicators an allowlist entry covers (sources/allowlist.ts makes it): the store scans
+ * the indicators of `types` that are not retired and tests each; an exact entry is one seek instead.
+ */
+export interface IndicatorCover {
+  /** The one value an exact entry (a URL, an email, a hash) covers. */
+  exact?: string;
+  /** The stored types worth testing. */
+  types: readonly string[];
+  covers(value: string, type: string): boolean;
+}
+
+/** An allowlist entry added at run time (DESIGN 12): kept in the store, and the stored indicators it covers retired. */
+export interface AllowlistPlan {
+  at: string;
+  entry: string;
+  reason: string;
+  /** Who added it: `command line`, or the admin key's id. */
+  addedBy: string;
+  cover: IndicatorCover;
+}
+
+/** What adding an entry did: false when the store already had it (nothing changed). */
+export interface AllowlistCounts {
+  added: boolean;
+  /** Indicators it retired (risk `retired`, reason `allowlisted`). */
+  retired: number;
+}
+
 export type WriteCommand =
   | { kind: 'records' }
   | { kind: 'pull'; plan: PullPlan }
   | { kind: 'lifecycle'; plan: LifecyclePlan }
-  | { kind: 'threat-state'; plan: ThreatStatePlan };
+  | { kind: 'threat-state'; plan: ThreatStatePlan }
+  | { kind: 'allowlist'; plan: AllowlistPlan };
 
 /** The write of a file's or a data set's records. */
 export const RECORDS: WriteCommand = { kind: 'records' };
@@ -151,6 +181,7 @@ export interface WriteResults {
   pull: WriteSummary & { pulled: PullCounts; run: number };
   lifecycle: WriteSummary & { lifecycle: LifecycleCounts };
   'threat-state': WriteSummary & { threatStateChanged: boolean };
+  allowlist: WriteSummary & { allowlisted: AllowlistCounts };
 }
 
 export type WriteResult<C extends WriteCommand> = WriteResults[C['kind']];

@@ -200,7 +200,21 @@ export interface ExportQuery {
   pageSize?: number;
 }
 
-/** Why an indicator retired: the lifecycle aged it out, or the source that listed it withdrew it. `allowlisted` is reserved: nothing retires by the allowlist yet. */
+/** An allowlist entry added at run time (DESIGN 12). */
+export interface AllowlistEntry {
+  entry: string;
+  reason: string;
+  added_by: string;
+  added_at: Stamp;
+}
+
+/** What an allowlist entry would retire now: how many stored indicators it covers that are not retired, and the first of them. */
+export interface AllowlistPreview {
+  count: number;
+  sample: Array<{ iid: number; value: string; type: string }>;
+}
+
+/** Why an indicator retired: the lifecycle aged it out, the source that listed it withdrew it, or an allowlist entry added at run time covers it. */
 export type IndicatorRetiredReason = 'aged-out' | 'allowlisted' | 'upstream';
 
 /** A threat an indicator is linked to, and when the link was made. */

@@ -64,3 +64,6 @@ export function conflictReason(kind: number, id: number, earlierPosition: string
   const [record, key] = KEY_NAMES[kind] ?? ['record', 'id'];
   return `${record} ${key} ${id} conflicts with ${earlierPosition}: the same ${key} with other content`;
 }
+
+/** The batches of a write that reads no records (a lifecycle run, a threat's state, an allowlist entry): none; its plan is all. */
+export async function* noBatches(): AsyncGenerator<WriteBatch> {}

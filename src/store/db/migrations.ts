@@ -6,6 +6,7 @@ import { ownerValueCounts } from './value-counts-migration.js';
 import { threatTechniques } from './technique-migration.js';
 import { indicatorRetirement } from './retirement-migration.js';
 import { feedHealth } from './health-migration.js';
+import { runtimeAllowlist } from './allowlist-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -273,6 +274,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0012-lease-since': leaseSince,
     '0013-indicator-retirement': indicatorRetirement,
     '0014-feed-health': feedHealth(dialect),
+    '0015-runtime-allowlist': runtimeAllowlist(dialect),
   };
 }
 

@@ -259,6 +259,14 @@ export interface PullRejectionTable {
   run: number;
 }
 
+/** An allowlist entry added at run time (allowlist-migration.ts). */
+export interface AllowlistEntryTable {
+  entry: string;
+  reason: string;
+  added_by: string;
+  added_at: string;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -283,6 +291,7 @@ export interface Database {
   past_listings: PastListingTable;
   threat_link_sources: ThreatLinkSourceTable;
   pull_rejections: PullRejectionTable;
+  allowlist_entries: AllowlistEntryTable;
   meta: MetaTable;
 }
 
