@@ -13,6 +13,7 @@ import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
 import { whyCommand } from './cli/health-commands.js';
+import { allowlistCommand } from './cli/allowlist-command.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { exportCommand } from './cli/export-command.js';
@@ -33,6 +34,7 @@ Commands:
                                      --no-pull: do not pull source feeds in the background
   import FILE                        load a JSON document or NDJSON file into the store
   keys create --plan PLAN [--label TEXT]
+  keys create --admin [--label TEXT]  a key of no plan that opens only /admin/api/ and the console
   keys list
   keys revoke KEY_OR_ID
   feeds add --feed NAME --organization ORG --source FILE_OR_JSON
@@ -51,6 +53,11 @@ Commands:
   why VALUE [--json]                 why a value is (or is not) on the lists: its feeds, threats, risk,
                                      retirement, allowlist entry, rejections, collections and exports;
                                      exit 1 when nothing knows the value
+  allowlist list                     the allowlist: the config's entries and those added at run time
+  allowlist add ENTRY [--reason TEXT] [--dry-run]
+                                     keep a value, block or domain out of every later pull and retire
+                                     the stored indicators it covers; --dry-run counts them, changes nothing
+  allowlist remove ENTRY             drop a run-time entry: the next pulls may list what it kept out
   threats retire TID                 retire a threat by hand
   threats reactivate TID             make a retired threat active again
   lifecycle                          retire the threats no source has observed for lifecycle.threatRetireDays
@@ -108,6 +115,9 @@ function parseCommandLine(argv: string[]) {
       output: { type: 'string' },
       json: { type: 'boolean' },
       limit: { type: 'string' },
+      admin: { type: 'boolean' },
+      reason: { type: 'string' },
+      'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -135,7 +145,7 @@ function progressPrinter(): ((count: number) => void) | undefined {
 }
 
 /** Checked before the store is opened: a mistyped command is named as such, not as a missing store. */
-const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export', 'why'];
+const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export', 'why', 'allowlist'];
 
 /**
  * Whether the command may create its SQLite store (issue 27): the ones that fill or serve one. Any
@@ -171,7 +181,7 @@ async function runCommand(command: string, positionals: string[], values: Return
       case 'feeds': {
         const allowlist = createAllowlist(config.allowlist);
         const deps = {
-          store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err, health: config.health,
+          store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err, health: config.health, keepRuns: config.health.keepRuns,
           terminal: process.stdout.isTTY === true,
         };
         const code = await feedsCommand(positionals, values, deps);
@@ -183,6 +193,9 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (code !== 0) process.exitCode = code;
         return;
       }
+      case 'allowlist':
+        await allowlistCommand(positionals, values, { store, config, clock: systemClock, out });
+        return;
       case 'lifecycle':
         await lifecycleCommand(positionals, { store, config, clock: systemClock, out });
         return;
@@ -202,7 +215,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
-        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createApp(config, { store, logger, rateLimitStores, metrics });
+        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createApp(config, { store, logger, rateLimitStores, metrics, env: process.env });
         const pull = config.pull.enabled && values['no-pull'] !== true;
         await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write, env: process.env });
         return;

@@ -65,7 +65,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
   const { store, config, clock, logger } = deps;
   const allowlist = createAllowlist(config.allowlist);
   const configEntries: AllowlistEntry[] = (config.allowlist ?? DEFAULT_ALLOWLIST).map((entry) => ({ entry, origin: 'config' }));
-  const pullDeps = { store, clock, logger, allowlist, env: deps.env, allowPrivateNetworks: config.sources.allowPrivateNetworks };
+  const pullDeps = { store, clock, logger, allowlist, env: deps.env, allowPrivateNetworks: config.sources.allowPrivateNetworks, keepRuns: config.health.keepRuns };
   const send = (res: Response, body: unknown) => sendJson(res, body, false);
 
   const getFeeds: RequestHandler = async (_req, res) => {

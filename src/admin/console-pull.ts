@@ -19,6 +19,8 @@ export interface ConsolePullDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** Config `sources.allowPrivateNetworks`. */
   allowPrivateNetworks: boolean;
+  /** Config `health.keepRuns`. */
+  keepRuns: number;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function pullFromConsole(fid: number, keyId: string, deps: ConsoleP
       allowlist: deps.allowlist,
       logger: deps.logger,
       allowPrivateNetworks: deps.allowPrivateNetworks,
+      keepRuns: deps.keepRuns,
       trigger: 'console',
     }),
   );

@@ -139,6 +139,8 @@ export interface FeedsDeps {
   store: Store;
   clock: Clock;
   env: Readonly<Record<string, string | undefined>>;
+  /** Config `health.keepRuns`: the runs each pull keeps of its feed. */
+  keepRuns?: number;
   allowlist: Allowlist;
   /** Config `sources.allowPrivateNetworks` (network-policy.ts). */
   allowPrivateNetworks?: boolean;

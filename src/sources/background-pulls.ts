@@ -22,8 +22,8 @@ export interface PullThreadData {
   /** Config `pull.concurrency` (default 2) and `sources.allowPrivateNetworks` (default false). */
   concurrency?: number;
   allowPrivateNetworks?: boolean;
-  /** Config `health` (quietDays), for the feed state gauge. */
-  health?: FeedHealthSettings;
+  /** Config `health`: quietDays for the feed state gauge, keepRuns for each pull's runs. */
+  health?: FeedHealthSettings & { keepRuns?: number };
   logLevel: LogLevel;
   lifecycle: LifecycleSettings;
   /** Post the metrics' events (DESIGN 9) to this thread's parent, which owns the registry. */

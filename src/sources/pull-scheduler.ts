@@ -35,8 +35,8 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
    * it is gathered.
    */
   report?: ReportMetric;
-  /** Config `health` (quietDays: DEFAULT_QUIET_DAYS unless given), for the feed state gauge. */
-  health?: FeedHealthSettings;
+  /** Config `health`: quietDays (DEFAULT_QUIET_DAYS unless given) for the feed state gauge, keepRuns for each pull's runs. */
+  health?: FeedHealthSettings & { keepRuns?: number };
 }
 
 export interface PullScheduler {
@@ -69,7 +69,7 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     try {
       const leased = await underPullLease(fid, { store, clock, owner, take: 'due', leaseMs, renewMs }, async () => {
         taken = true;
-        return pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), trigger: 'schedule', signal: abort.signal });
+        return pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), trigger: 'schedule', ...(options.health?.keepRuns === undefined ? {} : { keepRuns: options.health.keepRuns }), signal: abort.signal });
       });
       if (leased.taken) outcome = leased.result;
       return leased.taken;
