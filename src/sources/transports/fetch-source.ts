@@ -124,7 +124,9 @@ export async function fetchSource(
       return { kind: 'not-modified' };
     }
     if (response.status >= 200 && response.status < 300) {
-      const body = response.body ? limited(response.body) : emptyBody();
+      // Node's web streams are async iterable; the DOM library's typing of them (which JSX types
+      // bring into the program) does not say so.
+      const body = response.body ? limited(response.body as unknown as AsyncIterable<Uint8Array>) : emptyBody();
       return { kind: 'body', body, etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified'), headers: response.headers };
     }
     await response.body?.cancel();
