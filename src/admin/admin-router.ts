@@ -1,4 +1,4 @@
-// The operator API's route table (DESIGN 11, /admin/api/): feeds' health and runs, a pull now, a value's provenance and the allowlist, for admin keys only.
+// The operator API's route table (DESIGN 11, 12; /admin/api/): feeds' health and runs, a pull now, a value's provenance and the allowlist, for admin keys only.
 import { Router, type RequestHandler, type Response } from 'express';
 import { createApiErrorRenderer, notFoundRoute } from '../api/api-errors.js';
 import type { AdminAuthenticator } from '../auth/authenticate-key.js';
@@ -8,13 +8,15 @@ import { ForbiddenError, NotFoundError } from '../errors.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { sendJson } from '../http/send-json.js';
 import type { Logger } from '../logger.js';
-import { createAllowlist, DEFAULT_ALLOWLIST } from '../sources/allowlist.js';
+import { createAllowlist } from '../sources/allowlist.js';
 import { feedStatuses } from '../sources/feed-health.js';
 import { provenanceOf } from '../sources/value-provenance.js';
 import type { Store } from '../store/store.js';
+import { createAllowlistHandlers, jsonBody } from './admin-allowlist.js';
 import { createAdminKeyAuthenticator, getAdminKey } from './admin-auth.js';
 import { fidParam, runsLimitParam, valueParam } from './admin-params.js';
 import { pullFromConsole } from './console-pull.js';
+import { createOperatorAllowlist } from './operator-allowlist.js';
 
 export interface AdminDeps {
   store: Store;
@@ -25,12 +27,6 @@ export interface AdminDeps {
   authenticate: AdminAuthenticator;
   /** The environment the sources' `${env:NAME}` secrets are read from when the console pulls a feed. */
   env: Readonly<Record<string, string | undefined>>;
-}
-
-/** An allowlist entry as the API shows it; `origin` says where it comes from (run-time entries will carry who added them, when and why). */
-interface AllowlistEntry {
-  entry: string;
-  origin: 'config';
 }
 
 /**
@@ -59,12 +55,13 @@ const sameSiteChanges: RequestHandler = (req, _res, next) => {
  * Mounted at /admin, its routes spelled /api/..., so that the metrics count each under its full
  * template (`/admin/api/feeds`): the request log labels a route by its router's first path segment.
  * Checked in order: a `key` parameter (400), the admin key (401, 429, 403), the route (404, 405),
- * the parameters (400). No plan's rate limits apply: an admin key has no plan.
+ * the parameters or body (400, 413, 415), then what they name (404, 409). No plan's rate limits
+ * apply: an admin key has no plan.
  */
 export function createAdminRouter(deps: AdminDeps): Router {
   const { store, config, clock, logger } = deps;
   const allowlist = createAllowlist(config.allowlist);
-  const configEntries: AllowlistEntry[] = (config.allowlist ?? DEFAULT_ALLOWLIST).map((entry) => ({ entry, origin: 'config' }));
+  const allowlistEntries = createAllowlistHandlers(createOperatorAllowlist({ store, clock, configured: config.allowlist }));
   const pullDeps = { store, clock, logger, allowlist, env: deps.env, allowPrivateNetworks: config.sources.allowPrivateNetworks, keepRuns: config.health.keepRuns };
   const send = (res: Response, body: unknown) => sendJson(res, body, false);
 
@@ -83,10 +80,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
   const getWhy: RequestHandler = async (req, res) => {
     send(res, await provenanceOf(valueParam(req), { store, allowlist, collections: config.collections }));
   };
-  const getAllowlist: RequestHandler = (_req, res) => send(res, { entries: configEntries });
 
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const onlyPost = methodNotAllowed(['POST']);
+  const onlyDelete = methodNotAllowed(['DELETE']);
   const router = Router();
   router.use(noStore, createAdminKeyAuthenticator(deps.authenticate), sameSiteChanges);
 
@@ -94,7 +91,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
   router.route('/api/feeds/:fid/runs').get(getRuns).all(onlyGet); // ?limit=, newest first
   router.route('/api/feeds/:fid/pull').post(pullNow).all(onlyPost); // the run it recorded
   router.route('/api/why').get(getWhy).all(onlyGet); // ?value=, its provenance
-  router.route('/api/allowlist').get(getAllowlist).all(onlyGet);
+  router.route('/api/allowlist').get(allowlistEntries.list).post(jsonBody, allowlistEntries.add).all(methodNotAllowed(['GET', 'HEAD', 'POST'])); // POST: {entry, reason, dryRun}
+  router.route('/api/allowlist/*entry').delete(allowlistEntries.remove).all(onlyDelete); // a run-time entry, URL-encoded
 
   router.use(notFoundRoute);
   router.use(createApiErrorRenderer(logger));

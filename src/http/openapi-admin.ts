@@ -4,6 +4,7 @@ import { closed, headerRef, integer, JSON_TYPE, nullable, ref, string, type Json
 
 const ADMIN_TAG = 'Operator API';
 const ADMIN_SECURITY = [{ adminBasic: [] }, { adminBearer: [] }];
+const ENTRY = 'An address or CIDR block, a domain (it and every name under it), or an exact value.';
 const count = (description?: string): Json => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) });
 
 export const ADMIN_SECURITY_SCHEMES: Json = {
@@ -120,10 +121,46 @@ export function adminSchemas(): Json {
     Allowlist: closed({
       entries: {
         type: 'array',
-        description: 'The effective allowlist: the config\u2019s `allowlist`, or the built-in default when the config gives none.',
-        items: closed({ entry: string('An address or CIDR block, a domain (it and every name under it), or an exact value.'), origin: { type: 'string', enum: ['config'], description: 'Where the entry comes from.' } }),
+        description: 'The effective allowlist: the config\u2019s `allowlist` (or the built-in default when the config gives none), then the entries added at run time, oldest first.',
+        items: {
+          oneOf: [
+            closed({ entry: string(ENTRY), origin: { type: 'string', const: 'config', description: 'From the config\u2019s `allowlist`: changed there, never here.' } }),
+            closed({
+              entry: string(ENTRY),
+              origin: { type: 'string', const: 'runtime', description: 'Added at run time (`threatgate allowlist add`, the console or POST /admin/api/allowlist).' },
+              added_by: string('Who added it: the admin key\u2019s id, or `command line`.'),
+              added_at: timestamp,
+              reason: nullable(string('Why, as its author wrote it; null when none was given.')),
+            }),
+          ],
+        },
       },
     }),
+    AllowlistAddition: closed(
+      {
+        entry: { type: 'string', minLength: 1, maxLength: 2048, description: `${ENTRY} Leading and trailing blanks are dropped.` },
+        reason: { type: 'string', maxLength: 500, description: 'Why, for the next operator; control characters become spaces. Empty when left out.' },
+        dryRun: { type: 'boolean', default: false, description: 'true: only count and name what adding it would retire, and change nothing.' },
+      },
+      { required: ['entry'] },
+    ),
+    AllowlistPreview: closed(
+      {
+        entry: string('The entry as it would be kept.'),
+        dryRun: { type: 'boolean', const: true },
+        count: count('Stored indicators, not retired yet, that adding it would retire: exactly what applying it retires now.'),
+        sample: { type: 'array', maxItems: 20, description: 'The first of them.', items: closed({ iid: { type: 'integer', minimum: 1 }, value: string(), type: string() }) },
+      },
+      { description: 'The dry run of an allowlist entry: nothing was changed.' },
+    ),
+    AllowlistAdded: closed(
+      {
+        entry: string('The entry as it is kept.'),
+        added: { type: 'boolean', const: true },
+        retired: count('Stored indicators it retired (risk `retired`, reason `allowlisted`, their STIX indicators expired).'),
+      },
+      { description: 'An allowlist entry added at run time.' },
+    ),
   };
 }
 
@@ -131,8 +168,10 @@ const MEANINGS: Record<number, string> = {
   400: 'A parameter or path segment is malformed, or the admin key was sent as `?key=` (refused, never read: a URL ends up in logs and browser history); the message names it.',
   401: 'No credentials, another Basic username than `admin`, or a malformed, unknown or revoked key. A wrong key counts as a failed authentication of the client address (see 429).',
   403: 'A key with a plan: the operator API opens only with an admin key. Or a change requested by a browser from another site (`Sec-Fetch-Site`).',
-  404: 'No such feed, or no such path.',
-  409: 'The feed is being pulled by another holder (the scheduler, `threatgate feeds pull`, another console); the message names it. Nothing is recorded on the feed.',
+  404: 'No such feed, no such run-time allowlist entry, or no such path.',
+  409: 'The feed is being pulled by another holder (the scheduler, `threatgate feeds pull`, another console); the message names it. Nothing is recorded on the feed. Or the allowlist entry is there already (at run time or in the config), or is the config\u2019s, which only the config changes.',
+  413: 'The request body is larger than 16384 bytes.',
+  415: 'The request body is not JSON (`Content-Type: application/json`, UTF-8).',
   429: 'The client address made `auth.failuresPerMinute` failed authentications this minute: every key it presents is refused until the minute ends. No plan\u2019s rate limits apply here.',
   500: 'An unexpected fault (the body never carries internal details).',
   503: 'The database cannot be reached.',
@@ -152,11 +191,30 @@ export function adminResponses(): Json {
 export const ADMIN_PARAMETERS: Json = {
   'admin-fid': { name: 'fid', in: 'path', required: true, description: 'The feed\u2019s identifier.', schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, example: 1 },
   'runs-limit': { name: 'limit', in: 'query', required: false, description: 'How many runs, newest first: 1 to 1000, 20 when left out. Another value is a 400.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+  'allowlist-entry': {
+    name: 'entry',
+    in: 'path',
+    required: true,
+    description: 'The run-time entry as listed, URL-encoded: a CIDR block\u2019s `/` as `%2F` (a plain `/` is taken too).',
+    schema: { type: 'string', minLength: 1 },
+    example: '198.51.100.0/24',
+  },
   'why-value': { name: 'value', in: 'query', required: true, description: 'The value, in any spelling: it is normalized as pulls normalize it.', schema: { type: 'string', minLength: 1 }, example: 'example.com' },
 };
 
-function operation(method: 'get' | 'post', operationId: string, summary: string, description: string, parameters: string[], body: string, statuses: number[]): Json {
+/** One operation of the operator API: `success` names the 200 body's schema, or gives the success responses. */
+function operation(
+  method: 'get' | 'post' | 'delete',
+  operationId: string,
+  summary: string,
+  description: string,
+  parameters: string[],
+  success: string | Json,
+  statuses: number[],
+  extra: Json = {},
+): Json {
   const errors = Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/AdminError${status}` }]));
+  const noStore = { 'Cache-Control': headerRef('Cache-Control-No-Store') };
   return {
     [method]: {
       tags: [ADMIN_TAG],
@@ -165,11 +223,47 @@ function operation(method: 'get' | 'post', operationId: string, summary: string,
       description: `${description} Admin keys only; not cached (\`Cache-Control: no-store\`).`,
       security: ADMIN_SECURITY,
       parameters: parameters.map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      ...extra,
       responses: {
-        '200': { description: summary, headers: { 'Cache-Control': headerRef('Cache-Control-No-Store') }, content: { [JSON_TYPE]: { schema: ref(body) } } },
+        ...(typeof success === 'string' ? { '200': { description: summary, headers: noStore, content: { [JSON_TYPE]: { schema: ref(success) } } } } : success),
         ...errors,
       },
     },
+  };
+}
+
+/** GET, POST (add or dry run) and DELETE of the allowlist (DESIGN 12). */
+function allowlistPaths(gate: number[]): Json {
+  const noStore = { 'Cache-Control': headerRef('Cache-Control-No-Store') };
+  const add = operation(
+    'post',
+    'addAdminAllowlistEntry',
+    'Add an allowlist entry, or dry-run it',
+    'Adds a run-time entry, which retires the stored indicators it covers in one write (risk `retired`, reason `allowlisted`, STIX `valid_until`) and keeps them out of every later pull; with `dryRun` true, counts and names them and changes nothing. The entry is checked as the config\u2019s are: a bad one is a 400 naming it, one already there (at run time or in the config) a 409.',
+    [],
+    {
+      '200': { description: 'The dry run: what adding the entry would retire now.', headers: noStore, content: { [JSON_TYPE]: { schema: ref('AllowlistPreview') } } },
+      '201': {
+        description: 'Added: the indicators it retired.',
+        headers: { ...noStore, Location: { description: 'The entry\u2019s path, for DELETE.', required: true, schema: { type: 'string', pattern: '^/admin/api/allowlist/' } } },
+        content: { [JSON_TYPE]: { schema: ref('AllowlistAdded') } },
+      },
+    },
+    [...gate, 409, 413, 415],
+    { requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref('AllowlistAddition') } } } },
+  );
+  const remove = operation(
+    'delete',
+    'removeAdminAllowlistEntry',
+    'Remove a run-time allowlist entry',
+    'The next pulls may store again what it kept out; what it retired stays retired until a pull lists it again. An entry of the config is a 409 (only the config changes it); one on neither list a 404.',
+    ['allowlist-entry'],
+    { '204': { description: 'Removed.', headers: noStore } },
+    [...gate, 404, 409],
+  );
+  return {
+    '/admin/api/allowlist': { ...operation('get', 'getAdminAllowlist', 'The allowlist', 'The entries pulls keep out: the config\u2019s, then those added at run time with who added them, when and why.', [], 'Allowlist', gate), ...add },
+    '/admin/api/allowlist/{entry}': remove,
   };
 }
 
@@ -188,6 +282,6 @@ export function adminPaths(): Json {
       [...gate, 404, 409],
     ),
     '/admin/api/why': operation('get', 'getAdminWhy', 'Why a value is (or is not) on the lists', 'Its indicator, the feeds that list or listed it, its threats and what linked them, the allowlist entry that keeps it out, the last rejection by a pull, its collections and exports.', ['why-value'], 'Provenance', gate),
-    '/admin/api/allowlist': operation('get', 'getAdminAllowlist', 'The allowlist', 'The entries pulls keep out, each with where it comes from.', [], 'Allowlist', gate),
+    ...allowlistPaths(gate),
   };
 }

@@ -461,6 +461,8 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     ['/admin/api/feeds/{fid}/pull', () => `/admin/api/feeds/${failingFid}/pull`, 'post'],
     ['/admin/api/why', () => '/admin/api/why?value=192.0.2.10', 'get'],
     ['/admin/api/allowlist', () => '/admin/api/allowlist', 'get'],
+    ['/admin/api/allowlist', () => '/admin/api/allowlist', 'post'],
+    ['/admin/api/allowlist/{entry}', () => '/admin/api/allowlist/192.0.2.0%2F24', 'delete'],
   ];
   for (const [template, path, method] of adminRoutes) {
     const withQuery = (extra: string) => `${path()}${path().includes('?') ? '&' : '?'}${extra}`;
@@ -496,6 +498,16 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   add('/admin/api/why', 200, 'an allowlisted value', () => adminCall('get', '/admin/api/why?value=10.0.0.1'));
   add('/admin/api/why', 200, 'a value that is no indicator', () => adminCall('get', '/admin/api/why?value=no%20such%20thing'));
   add('/admin/api/allowlist', 200, 'the effective allowlist', () => adminCall('get', '/admin/api/allowlist'));
+  const addEntry = (body: unknown) => adminCall('post', '/admin/api/allowlist').send(body as object);
+  add('/admin/api/allowlist', 200, 'a dry run', () => addEntry({ entry: '192.0.2.0/24', dryRun: true }), 'post');
+  add('/admin/api/allowlist', 201, 'an entry added', () => addEntry({ entry: '192.0.2.0/24', reason: 'the documentation range' }), 'post');
+  add('/admin/api/allowlist', 200, 'config and run-time entries', () => adminCall('get', '/admin/api/allowlist'));
+  add('/admin/api/allowlist', 409, 'an entry of the config', () => addEntry({ entry: '10.0.0.0/8' }), 'post');
+  add('/admin/api/allowlist', 413, 'a body over the limit', () => addEntry({ entry: '192.0.2.1', reason: 'x'.repeat(20_000) }), 'post');
+  add('/admin/api/allowlist', 415, 'a form body', () => adminCall('post', '/admin/api/allowlist').type('form').send('entry=192.0.2.1'), 'post');
+  add('/admin/api/allowlist/{entry}', 204, 'a run-time entry removed', () => adminCall('delete', '/admin/api/allowlist/192.0.2.0%2F24'), 'delete');
+  add('/admin/api/allowlist/{entry}', 404, 'an entry on neither list', () => adminCall('delete', '/admin/api/allowlist/nothing.example'), 'delete');
+  add('/admin/api/allowlist/{entry}', 409, 'an entry of the config', () => adminCall('delete', '/admin/api/allowlist/10.0.0.0%2F8'), 'delete');
   // An admin key elsewhere: refused as the document says each surface refuses a key.
   add('/api/threat.php', 403, 'an admin key', () => request(admin.app).get(`/api/threat.php?tid=1&key=${adminKey}`));
   add('/taxii2/', 403, 'an admin key', () => request(admin.app).get('/taxii2/').set('Authorization', basicAuth(adminKey)).set('Accept', TAXII_TYPE));
