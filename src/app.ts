@@ -6,6 +6,7 @@ import { findAdminKey } from './admin/admin-auth.js';
 import { createApiRouter } from './api/api-router.js';
 import { createKeyAuthenticators } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
+import { createConsoleRouter } from './console/console-router.js';
 import { createExportRouter } from './export/export-router.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -112,6 +113,8 @@ export function createApp(config: Config, deps: AppDeps): Express {
   app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics }));
   app.use('/export', createExportRouter({ store, config, logger, rateLimit, authenticate }));
   app.use('/admin', createAdminRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
+  // The operator console's HTML pages (DESIGN 12), under /console only: no other route parses its forms or reads its sessions.
+  if (config.console.enabled) app.use('/console', createConsoleRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));

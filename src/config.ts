@@ -113,6 +113,13 @@ const configSchema = z.strictObject({
       quietDays: z.number().positive().max(36_500).default(14),
     })
     .default({ keepRuns: DEFAULT_KEEP_RUNS, quietDays: 14 }),
+  /** The operator console (DESIGN 12) at /console/; false: no such route at all. Its sessions last `sessionHours`. */
+  console: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      sessionHours: z.number().positive().max(24 * 366).default(12),
+    })
+    .default({ enabled: true, sessionHours: 12 }),
   /** GET /metrics in the Prometheus text format (DESIGN 9); false: no route, nothing counted. */
   metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z

@@ -24,11 +24,13 @@ import { feedHealthFacts, findValueFacts, listFeedRuns } from './queries/health-
 import { listAllowlistEntries, previewAllowlistEntry, removeAllowlistEntry } from './queries/allowlist-queries.js';
 import type { AllowlistEntry, AllowlistPreview } from './contract/records.js';
 import type { IndicatorCover } from './contract/commands.js';
+import { CONSOLE_SECRET_KEY, createConsoleSession, deleteConsoleSession, deleteExpiredConsoleSessions, findConsoleSession, type ConsoleSession, type NewConsoleSession } from './queries/session-queries.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import type { CollectionConfig } from '../config.js';
 
 export type { WritePhase, WriteOptions } from './apply.js';
+export type { ConsoleSession, NewConsoleSession } from './queries/session-queries.js';
 
 export interface StoreOptions {
   /** The configured TAXII collections: every import keeps their STIX objects and memberships in step. */
@@ -118,6 +120,16 @@ export interface Store {
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
   /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
   nextTokenSecret(): Promise<string>;
+  /** The secret that signs console session cookies and CSRF tokens (DESIGN 12), created once and shared by every instance. */
+  consoleSecret(): Promise<string>;
+  /** Opens a console session (login): its id's hash, its admin key's hash, when it ends. */
+  createConsoleSession(session: NewConsoleSession): Promise<void>;
+  /** The session under `sidHash` if it is live at `now` (ms) and its key is still an active admin key. */
+  findConsoleSession(sidHash: string, now: number): Promise<ConsoleSession | undefined>;
+  /** Ends a session (logout); false when there was none. */
+  deleteConsoleSession(sidHash: string): Promise<boolean>;
+  /** Removes the sessions ended by `now` (ms); the count removed. */
+  deleteExpiredConsoleSessions(now: number): Promise<number>;
   /** A collection's active indicators in ascending iid, a page at a time (the plain-text and CSV exports). */
   exportIndicators(query: ExportQuery): AsyncIterable<ExportRow[]>;
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
@@ -183,6 +195,11 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
+    consoleSecret: () => readOrCreateMeta(db, CONSOLE_SECRET_KEY, newSecret),
+    createConsoleSession: (session) => createConsoleSession(db, session),
+    findConsoleSession: (sidHash, now) => findConsoleSession(db, sidHash, now),
+    deleteConsoleSession: (sidHash) => deleteConsoleSession(db, sidHash),
+    deleteExpiredConsoleSessions: (now) => deleteExpiredConsoleSessions(db, now),
     exportIndicators: (query) => exportIndicatorPages(db, query),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
     applyWrite: (command, batches, clock, writeOptions = {}) =>

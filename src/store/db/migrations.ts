@@ -7,6 +7,7 @@ import { threatTechniques } from './technique-migration.js';
 import { indicatorRetirement } from './retirement-migration.js';
 import { feedHealth } from './health-migration.js';
 import { runtimeAllowlist } from './allowlist-migration.js';
+import { consoleSessions } from './console-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -275,6 +276,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0013-indicator-retirement': indicatorRetirement,
     '0014-feed-health': feedHealth(dialect),
     '0015-runtime-allowlist': runtimeAllowlist(dialect),
+    '0016-console-sessions': consoleSessions(dialect),
   };
 }
 

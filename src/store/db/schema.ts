@@ -267,6 +267,14 @@ export interface AllowlistEntryTable {
   added_at: string;
 }
 
+/** A signed-in console session (console-migration.ts): the hash of its id, its admin key's hash, when it ends (ms since the epoch). */
+export interface ConsoleSessionTable {
+  sid_hash: string;
+  key_hash: string;
+  created_at: string;
+  expires_ms: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -292,6 +300,7 @@ export interface Database {
   threat_link_sources: ThreatLinkSourceTable;
   pull_rejections: PullRejectionTable;
   allowlist_entries: AllowlistEntryTable;
+  console_sessions: ConsoleSessionTable;
   meta: MetaTable;
 }
 

@@ -1,0 +1,49 @@
+// What every page of the operator console (DESIGN 12) is built from, and what the session gives each signed-in request.
+import type { Response } from 'express';
+import type { AdminAuthenticator } from '../auth/authenticate-key.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
+
+export interface ConsoleDeps {
+  store: Store;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  /** The admin surface's authenticator (createApp's `forAdmin`): the same key cache and count of failed authentications. */
+  authenticate: AdminAuthenticator;
+  /** The environment the sources' `${env:NAME}` secrets are read from when the console pulls a feed. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a page of a signed-in request needs: the session's CSRF token for its forms, the admin key's id, the path asked for. */
+export interface PageContext {
+  /** The value of the hidden `_csrf` field every form posts (CsrfField in layout.tsx). */
+  csrf: string;
+  /** The public id of the admin key the session was opened with (never the key). */
+  keyId: string;
+  /** The path of the request (`/console/feeds/3`), for the navigation's current page. */
+  path: string;
+}
+
+/** The console's own paths: the navigation links to them, and the session keeps only these as a login's `next`. */
+export const CONSOLE_ROOT = '/console';
+export const CONSOLE_PATHS = {
+  feeds: '/console/',
+  feed: (fid: number) => `/console/feeds/${fid}`,
+  pull: (fid: number) => `/console/feeds/${fid}/pull`,
+  value: '/console/value',
+  allowlist: '/console/allowlist',
+  exports: '/console/exports',
+  login: '/console/login',
+  logout: '/console/logout',
+  assets: '/console/assets',
+} as const;
+
+/** The page context the session middleware set; reading it on a route the session does not guard is a mistake in the route table. */
+export function pageContext(res: Response): PageContext {
+  const page = res.locals.page as PageContext | undefined;
+  if (page === undefined) throw new Error('the console page context was read before the session middleware set it');
+  return page;
+}
