@@ -76,6 +76,12 @@ run() {
 }
 
 run threat "/api/threat.php?tid=1&key=$BUSINESS"
+# The indicator lookups (issue 29): by iid, and by the same indicator's value in another spelling
+# (a domain in upper case with a trailing dot; other types as stored), which the lookup normalizes.
+VALUE=$(curl -s "http://127.0.0.1:${ports[0]}/api/indicator.php?iid=1&key=$BUSINESS" |
+  node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{const i=JSON.parse(s);console.log(encodeURIComponent(i.type==="domain"?`${i.indicator.toUpperCase()}.`:i.indicator))})')
+run ind-iid "/api/indicator.php?iid=1&key=$BUSINESS"
+run ind-value "/api/indicator.php?indicator=$VALUE&key=$BUSINESS"
 run links "/api/feed.php?fid=1&get=links&page=0&key=$BUSINESS"
 run discovery "/taxii2/" -H "$AUTH" -H "$ACCEPT"
 run objects "/taxii2/api/collections/$COLLECTION/objects/?limit=100" -H "$AUTH" -H "$ACCEPT"

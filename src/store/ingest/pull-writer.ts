@@ -333,12 +333,14 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
     plan.sourceThreat === null
       ? sql``
       : sql`union select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.toLowerCase()}`;
-  await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
+  const threatLinksMade = await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
     select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
     from (${threatLinks} ${sourceLinks}) as x
     where not exists (select 1 from threat_links l where l.tid = x.tid and l.iid = x.iid)
     group by x.tid, x.iid`.execute(trx);
-  // Provenance: which feed's pull made each new threat link (an import's links have no row here).
+  // Provenance: which feed's pull made each new threat link (an import's links have no row here);
+  // a pull that linked no threat does not read its staged feed links for them.
+  if (Number(threatLinksMade.numAffectedRows ?? 0n) === 0) return;
   await sql`insert into threat_link_sources (iid, tid, fid)
     select iid, owner, ${fid} from import_links where kind = ${LINK_KIND.threat} order by iid, owner
     on conflict (iid, tid) do nothing`.execute(trx);
