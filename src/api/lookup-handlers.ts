@@ -61,7 +61,9 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
         // The value is normalized and its type follows from it; the spelling given counts only when
         // it is not the normalized value (an import's unnormalized value, found as stored).
         return {
-          key: `indicator-value|${JSON.stringify([lookup.types, lookup.value, lookup.asGiven === lookup.value ? '' : lookup.asGiven])}`,
+          // The detected type names every type looked under; the value's length ends it unambiguously
+          // whatever it holds, and what follows is the spelling given, when it counts.
+          key: `indicator-value|${lookup.types[0]}|${lookup.value.length}|${lookup.value}|${lookup.asGiven === lookup.value ? '' : lookup.asGiven}`,
           notFound: INDICATOR_NOT_FOUND,
           build: async () => indicatorBody(await store.findIndicatorByValue(lookup.value, lookup.types, lookup.asGiven)),
         };

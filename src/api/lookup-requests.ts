@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';
 import { prettyParam, singleParam } from '../http/query-params.js';
 import type { LinkOwner } from '../store/contract/records.js';
-import { indicatorValueOf } from '../sources/indicator-value.js';
+import { indicatorValueOf, type IndicatorValue } from '../sources/indicator-value.js';
 import { idParam, pageParam, requiredParam } from './lookup-params.js';
 
 export type Lookup =
@@ -65,6 +65,19 @@ export function feedRecordRequest(req: Request): LookupRequest {
   return { lookup: { kind: 'feed-name', feed, organization }, pretty };
 }
 
+/** Values read lately: normalizing is a pure function of the text, and a cached lookup asks for the same text again. */
+const readValues = new Map<string, IndicatorValue | undefined>();
+/** The most texts remembered: past it the memory starts afresh, so a stream of distinct values costs no more than this. */
+const READ_VALUES_KEPT = 4096;
+
+function valueOf(raw: string): IndicatorValue | undefined {
+  if (readValues.has(raw)) return readValues.get(raw);
+  const value = indicatorValueOf(raw);
+  if (readValues.size >= READ_VALUES_KEPT) readValues.clear();
+  readValues.set(raw, value);
+  return value;
+}
+
 /**
  * indicator.php: `iid`, or the value (`indicator`), which must be an indicator of some type. `iid`
  * wins when both are given. An indicator has no linked indicators here, so `get` is refused rather
@@ -75,7 +88,7 @@ export function indicatorRequest(req: Request): LookupRequest {
   const pretty = prettyParam(req);
   if (singleParam(req, 'iid') !== undefined) return { lookup: { kind: 'indicator', iid: idParam(req, 'iid') }, pretty };
   const raw = requiredParam(req, 'indicator');
-  const value = indicatorValueOf(raw);
+  const value = valueOf(raw);
   if (value === undefined) {
     const shown = raw.length > 100 ? `${raw.slice(0, 100)}...` : raw;
     throw new BadRequestError(`Parameter "indicator": ${JSON.stringify(shown)} is no indicator (an IP address or CIDR block, domain, URL, email address, hash or AS number).`);
