@@ -9,6 +9,7 @@ import { parseSize } from './generate-data.js';
 import { benchSize, type SizeResult } from './http/bench-size.js';
 import { log, ROOT, sizeLabel, type Options } from './http/common.js';
 import { coreLayout, hasCommand, killAll } from './http/processes.js';
+import { sideBySide } from './http/side-by-side.js';
 import { profileSize } from './http/profile.js';
 import { formatScaling, formatSizeTable, runFacts } from './http/report.js';
 import { SCENARIO_IDS } from './http/scenarios.js';
@@ -24,6 +25,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --no-express-floor      skip the Express floor (the same replies through a bare Express 5 app)
   --no-response-cache     serve with cache.maxEntries 0: no response is served from threatgate's cache
   --cpu-prof              instead of comparing, profile threatgate under wrk, one server run per scenario
+  --side-by-side          instead of comparing with the other servers, measure the scenarios against one another
+                          on threatgate, every scenario once per round (e.g. --scenarios threat,indicator-value)
   --reimport              import again into bench/out/db-SIZE.sqlite even when it is there (after import changes)
   --no-build              do not run npm run build first
 `;
@@ -45,6 +48,7 @@ function parseOptions(argv: string[]): Options | null {
       'no-build': { type: 'boolean', default: false },
       'no-response-cache': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      'side-by-side': { type: 'boolean', default: false },
       reimport: { type: 'boolean', default: false },
       'out-dir': { type: 'string', default: join(ROOT, 'bench', 'out') },
       help: { type: 'boolean', short: 'h' },
@@ -69,6 +73,7 @@ function parseOptions(argv: string[]): Options | null {
     build: !values['no-build'],
     responseCache: !values['no-response-cache'],
     cpuProf: values['cpu-prof'],
+    sideBySide: values['side-by-side'],
     reimport: values.reimport,
     outDir: resolve(values['out-dir']),
   };
@@ -103,6 +108,10 @@ async function main(argv: string[]): Promise<void> {
   log(`pinning: ${layout.note}; wrk -t1 -c${options.connections}; ${options.workers} worker(s)`);
   if (options.cpuProf) {
     for (const size of options.sizes) await profileSize(size, options, layout, load);
+    return;
+  }
+  if (options.sideBySide) {
+    for (const size of options.sizes) process.stdout.write(`\n${await sideBySide(size, options, layout, load)}\n`);
     return;
   }
   const facts = runFacts(options, layout);

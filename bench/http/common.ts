@@ -19,6 +19,8 @@ export interface Options {
   build: boolean;
   responseCache: boolean;
   cpuProf: boolean;
+  /** Measure the scenarios against one another on threatgate alone (side-by-side.ts). */
+  sideBySide: boolean;
   reimport: boolean;
   outDir: string;
 }

@@ -3,7 +3,8 @@ import type { Options } from './common.js';
 import { quiesce, type Server } from './processes.js';
 import { runWrk, type LoadSettings, type WrkRun } from './wrk.js';
 
-export type TargetName = 'threatgate' | 'bare' | 'express' | 'medallion';
+/** `threatgate`, `bare`, `express`, `medallion`; a scenario's id when scenarios are measured side by side. */
+export type TargetName = string;
 
 export interface Target {
   name: TargetName;
