@@ -63,10 +63,12 @@ Commands:
   lifecycle                          retire the threats no source has observed for lifecycle.threatRetireDays
                                      and age out the indicators no source lists any more; prints what it did
   demo                               fill an empty store with the demo data set, print one key per plan
-  export COLLECTION [--type T,...] [--format txt|csv] [--style panos] [--output FILE]
+  export COLLECTION [--type T,...] [--format txt|csv] [--style panos] [--max N] [--output FILE]
                                      a collection's active indicators (id or alias), as GET /export/
                                      serves them: one value per line (txt, the default) or CSV;
-                                     --output writes a temporary file and renames it into place
+                                     --max keeps the N highest-risk, latest-seen lines and says on
+                                     stderr how many it left out; --output writes a temporary file
+                                     and renames it into place
 
 Options for every command:
   --db PATH_OR_URL     SQLite file (default ${DEFAULT_DB_PATH}) or postgres:// URL; env DATABASE_URL
@@ -112,6 +114,7 @@ function parseCommandLine(argv: string[]) {
       type: { type: 'string' },
       format: { type: 'string' },
       style: { type: 'string' },
+      max: { type: 'string' },
       output: { type: 'string' },
       json: { type: 'boolean' },
       limit: { type: 'string' },
@@ -203,7 +206,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         await threatsCommand(positionals, { store, config, clock: systemClock, out });
         return;
       case 'export':
-        await exportCommand(positionals, values, { store, config, stdout: process.stdout });
+        await exportCommand(positionals, values, { store, config, stdout: process.stdout, err });
         return;
       case 'demo': {
         const result = await loadDemo(store, config, systemClock);

@@ -8,14 +8,15 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { CollectionConfig, Config } from '../config.js';
 import { collectionByName } from '../export/collection-by-name.js';
-import { exportChunks } from '../export/export-chunks.js';
-import { ExportOptionError, parseFormat, parseStyle, parseTypes, type ExportOptions } from '../export/export-format.js';
+import { exportChunks, exportCounts } from '../export/export-chunks.js';
+import { ExportOptionError, parseFormat, parseMax, parseStyle, parseTypes, type ExportOptions } from '../export/export-format.js';
 import type { Store } from '../store/store.js';
 
 export interface ExportFlags {
   type?: string | undefined;
   format?: string | undefined;
   style?: string | undefined;
+  max?: string | undefined;
   output?: string | undefined;
 }
 
@@ -24,6 +25,8 @@ interface ExportDeps {
   config: Config;
   /** Where the list goes without --output. */
   stdout: Writable;
+  /** A line on stderr: what --max left out. */
+  err: (line: string) => void;
 }
 
 /** A collection by its id, as the URL names it, or by its alias. */
@@ -44,7 +47,12 @@ function exportOptions(flags: ExportFlags): ExportOptions {
       throw error;
     }
   };
-  return { format: parse('format', flags.format, parseFormat) ?? 'txt', types: parse('type', flags.type, parseTypes), style: parse('style', flags.style, parseStyle) };
+  return {
+    format: parse('format', flags.format, parseFormat) ?? 'txt',
+    types: parse('type', flags.type, parseTypes),
+    style: parse('style', flags.style, parseStyle),
+    max: parse('max', flags.max, parseMax),
+  };
 }
 
 /** Writes every chunk, waiting whenever the stream's buffer is full. */
@@ -83,7 +91,13 @@ export async function exportCommand(args: string[], flags: ExportFlags, deps: Ex
   const [name, extra] = args;
   if (extra !== undefined) throw new UsageError(`export: unexpected argument "${extra}"`);
   const collection = findCollection(deps.config, name);
-  const chunks = exportChunks(deps.store, collection, exportOptions(flags));
+  const options = exportOptions(flags);
+  // Said before the list is written, on stderr: stdout (or the file) stays a pure list, as the HTTP body does.
+  if (options.max !== undefined) {
+    const { total, kept, omitted } = await exportCounts(deps.store, collection, options);
+    deps.err(`export: --max ${options.max} kept ${kept} of ${total} lines, left out ${omitted}`);
+  }
+  const chunks = exportChunks(deps.store, collection, options);
   if (flags.output === undefined) return writeChunks(chunks, deps.stdout);
   try {
     await writeFileAtomically(chunks, flags.output);

@@ -14,7 +14,15 @@ export interface ExportOptions {
   /** Stored type names; undefined: every type. */
   types?: readonly string[] | undefined;
   style?: ExportStyle | undefined;
+  /** At most this many lines, chosen by risk, then stamp_seen, then value (DESIGN 10); undefined: every line. */
+  max?: number | undefined;
 }
+
+/**
+ * The largest `max`: above every device limit named in device-limits.ts. The lines `max` keeps are
+ * chosen before the first is sent, their ids held while they are, so the ceiling bounds that memory.
+ */
+export const MAX_LINES = 1_000_000;
 
 /** The row fields a format reads (a store's ExportRow has them). */
 export interface ExportLine {
@@ -63,6 +71,13 @@ export function parseTypes(list: string): string[] {
 export function parseStyle(style: string): ExportStyle {
   if (!(EXPORT_STYLES as readonly string[]).includes(style)) throw new ExportOptionError(`"${style.slice(0, 40)}" is not a style; the one style is ${EXPORT_STYLES.join(', ')}`);
   return style as ExportStyle;
+}
+
+/** A whole number of lines from 1 to MAX_LINES, in decimal digits alone (no sign, point or exponent). */
+export function parseMax(text: string): number {
+  const max = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(max >= 1 && max <= MAX_LINES)) throw new ExportOptionError(`"${text.slice(0, 40)}" is not a whole number of lines from 1 to ${MAX_LINES}`);
+  return max;
 }
 
 export function parseFormat(format: string): ExportFormat {

@@ -13,10 +13,10 @@ export interface ExportValidators {
 /**
  * `dataVersion` is the store's (Store.dataVersion: `<ms>-<random>` after an import, `empty` before
  * any). The ETag also covers the collection's filter and the list's options: a changed
- * configuration, or another filter, is another list.
+ * configuration, or another filter, is another list; so is another `max`.
  */
 export function exportValidators(dataVersion: string, collection: CollectionConfig, options: ExportOptions): ExportValidators {
-  const identity = JSON.stringify([dataVersion, collection.id, collection.filter, options.format, options.types ?? null, options.style ?? null]);
+  const identity = JSON.stringify([dataVersion, collection.id, collection.filter, options.format, options.types ?? null, options.style ?? null, options.max ?? null]);
   const etag = `W/"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`;
   const ms = /^(\d{1,15})-/.exec(dataVersion)?.[1];
   return { etag, lastModified: ms === undefined ? undefined : new Date(Number(ms)).toUTCString() };

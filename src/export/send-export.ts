@@ -9,8 +9,8 @@ import type { Logger } from '../logger.js';
 import { singleParam } from '../http/query-params.js';
 import type { Store } from '../store/store.js';
 import { getCollection } from '../taxii/collection-resolver.js';
-import { exportChunks } from './export-chunks.js';
-import { ExportOptionError, parseStyle, parseTypes, type ExportFormat, type ExportOptions } from './export-format.js';
+import { exportChunks, exportCounts } from './export-chunks.js';
+import { ExportOptionError, parseMax, parseStyle, parseTypes, type ExportFormat, type ExportOptions } from './export-format.js';
 import { exportValidators } from './export-validators.js';
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -19,7 +19,7 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8; header=present',
 };
 
-/** `type` and `style`, each given at most once; a bad value is a 400 naming its parameter. */
+/** `type`, `style` and `max`, each given at most once; a bad value is a 400 naming its parameter. */
 function exportOptions(req: Request, format: ExportFormat): ExportOptions {
   const parse = <T>(name: string, read: (value: string) => T): T | undefined => {
     const value = singleParam(req, name);
@@ -30,7 +30,7 @@ function exportOptions(req: Request, format: ExportFormat): ExportOptions {
       throw error;
     }
   };
-  return { format, types: parse('type', parseTypes), style: parse('style', parseStyle) };
+  return { format, types: parse('type', parseTypes), style: parse('style', parseStyle), max: parse('max', parseMax) };
 }
 
 /**
@@ -62,6 +62,11 @@ export function createExportSender(deps: { store: Store; logger: Logger }, forma
       return;
     }
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
+    // What the list has and what `max` left out, in headers: the body stays a pure list (DESIGN 10).
+    // A 304 has neither: the client holds the list, and the count would cost what the validators save.
+    const counts = await exportCounts(deps.store, collection, options);
+    res.setHeader('X-Export-Total', String(counts.total));
+    res.setHeader('X-Export-Omitted', String(counts.omitted));
     if (req.method === 'HEAD') {
       res.end();
       return;

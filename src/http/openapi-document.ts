@@ -63,6 +63,16 @@ function headerComponents(): Json {
     description: 'When the import that made the current data ended (HTTP-date); absent while nothing was ever imported.',
     schema: { type: 'string', pattern: '^[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$' },
   };
+  headers['X-Export-Total'] = {
+    description: 'The lines the list has without `max` (a `.txt` list has none for a value holding a line break). Not on a 304.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  };
+  headers['X-Export-Omitted'] = {
+    description: 'The lines `max` left out: `X-Export-Total` less the lines sent; 0 without `max`. Not on a 304.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  };
   headers['X-TAXII-Date-Added-First'] = {
     description: 'The `date_added` of the first object of the page (RFC 3339, six fractional digits). Only on a page that lists objects.',
     schema: { type: 'string', format: 'date-time' },
@@ -429,6 +439,13 @@ function parameterComponents(config: Config): Json {
       ),
     },
     'export-style': query('style', '`panos` writes URLs without their scheme (`https://`), as PAN-OS URL lists take them. Another value is a 400.', { type: 'string', enum: ['panos'] }),
+    // MAX_LINES of export/export-format.ts, which http cannot import (export imports http); test/export/export-max.test.ts holds the two equal.
+    'export-max': query(
+      'max',
+      `A device limit: at most this many lines, chosen by risk (critical, high, medium, low, none, unknown), then \`stamp_seen\` (latest first, never seen last), then value, and listed in that order. \`X-Export-Total\` and \`X-Export-Omitted\` say what it left out. A whole number from 1 to ${EXPORT_MAX_LINES}; another value, or \`max\` given twice, is a 400.`,
+      { type: 'integer', minimum: 1, maximum: EXPORT_MAX_LINES },
+      { example: 50000 },
+    ),
     object_id: { name: 'object_id', in: 'path', required: true, description: 'A STIX object id.', schema: { type: 'string' }, example: 'indicator--593efada-1b4e-543f-a440-dc78d2ed3018' },
     status_id: { name: 'status_id', in: 'path', required: true, description: 'A status id. None exists: this server accepts no writes.', schema: { type: 'string' } },
   };
@@ -537,6 +554,8 @@ function refusedWrite(operationId: string, summary: string, parameters: string[]
 }
 
 const EXPORT_TYPES: Record<string, string> = { txt: 'text/plain', csv: 'text/csv' };
+/** The largest `max` of an export (export-format.ts MAX_LINES). */
+export const EXPORT_MAX_LINES = 1_000_000;
 
 /** GET /export/{collection_id}.txt|.csv (DESIGN section 10): TAXII's keys and plan gate, the lookup API's error bodies. */
 function exportOperation(format: 'txt' | 'csv', description: string): Json {
@@ -548,9 +567,13 @@ function exportOperation(format: 'txt' | 'csv', description: string): Json {
       summary: format === 'txt' ? 'A collection\u2019s active indicators, one value per line' : 'A collection\u2019s active indicators as CSV',
       description,
       security: TAXII_SECURITY,
-      parameters: ['export-collection', 'export-type', 'export-style'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      parameters: ['export-collection', 'export-type', 'export-style', 'export-max'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
       responses: {
-        '200': { description: 'The list, streamed (gzip when Accept-Encoding asks for it).', headers: { ...rateHeaders(true), ...validators }, content: { [EXPORT_TYPES[format]!]: { schema: { type: 'string' } } } },
+        '200': {
+          description: 'The list, streamed (gzip when Accept-Encoding asks for it).',
+          headers: { ...rateHeaders(true), ...validators, 'X-Export-Total': headerRef('X-Export-Total'), 'X-Export-Omitted': headerRef('X-Export-Omitted') },
+          content: { [EXPORT_TYPES[format]!]: { schema: { type: 'string' } } },
+        },
         '304': { description: 'The list is unchanged since the `If-None-Match` validator: nothing is read or sent.', headers: { ...rateHeaders(true), ...validators } },
         ...errors(JSON_TYPE, [400]),
         '401': { ...errorResponse(401, JSON_TYPE, 'No key, or a malformed, unknown or revoked one (HTTP Basic `taxii2:KEY` or `?key=`). Not counted against the rate limits.'), headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate') } },
@@ -660,7 +683,7 @@ function paths(): Json {
     },
     '/export/{collection_id}.txt': exportOperation(
       'txt',
-      'For firewalls\u2019 external lists (PAN-OS EDL, FortiGate threat feeds, pfBlockerNG): each active (not retired) indicator of the collection\u2019s view, its value alone, in ascending `iid`, with no header; a value holding a line break is left out. The checks run in TAXII\u2019s order: the key (401), the rate limits (429), the plan (403), the collection (404), the parameters (400). Also answers HEAD.',
+      'For firewalls\u2019 external lists (PAN-OS EDL, FortiGate threat feeds, pfBlockerNG): each active (not retired) indicator of the collection\u2019s view, its value alone, in ascending `iid` (with `max`, the kept ones in the order they are chosen), with no header; a value holding a line break is left out. The checks run in TAXII\u2019s order: the key (401), the rate limits (429), the plan (403), the collection (404), the parameters (400). Also answers HEAD.',
     ),
     '/export/{collection_id}.csv': exportOperation(
       'csv',

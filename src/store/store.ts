@@ -14,8 +14,8 @@ import type { WriteCommand, WriteResult } from './contract/commands.js';
 import type { Database } from './db/schema.js';
 import { collectionHasObject, listCollectionObjects } from './queries/stix-queries.js';
 import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
-import { exportIndicatorPages } from './queries/export-queries.js';
-import { type ExportQuery, type ExportRow } from './contract/records.js';
+import { countExportIndicators, exportIndicatorPages } from './queries/export-queries.js';
+import { type ExportQuery, type ExportRow, type ExportSelection } from './contract/records.js';
 import { dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease, releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds } from './queries/source-queries.js';
 import { type FeedSourceListing, type FeedSourceState, type PullLease } from './contract/records.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
@@ -130,8 +130,13 @@ export interface Store {
   deleteConsoleSession(sidHash: string): Promise<boolean>;
   /** Removes the sessions ended by `now` (ms); the count removed. */
   deleteExpiredConsoleSessions(now: number): Promise<number>;
-  /** A collection's active indicators in ascending iid, a page at a time (the plain-text and CSV exports). */
+  /**
+   * A collection's active indicators a page at a time (the plain-text and CSV exports): in ascending
+   * iid, or with `max` the ones it keeps, in the order it chooses them (DESIGN 10).
+   */
   exportIndicators(query: ExportQuery): AsyncIterable<ExportRow[]>;
+  /** How many indicators an export lists (before `max`). */
+  countExportIndicators(selection: ExportSelection): Promise<number>;
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */
   syncCollections(collections: readonly CollectionConfig[], clock: Clock): Promise<boolean>;
 
@@ -200,7 +205,8 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findConsoleSession: (sidHash, now) => findConsoleSession(db, sidHash, now),
     deleteConsoleSession: (sidHash) => deleteConsoleSession(db, sidHash),
     deleteExpiredConsoleSessions: (now) => deleteExpiredConsoleSessions(db, now),
-    exportIndicators: (query) => exportIndicatorPages(db, query),
+    exportIndicators: (query) => exportIndicatorPages(db, dialect, query),
+    countExportIndicators: (selection) => countExportIndicators(db, selection),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
     applyWrite: (command, batches, clock, writeOptions = {}) =>
       applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, command, batches, clock, writeOptions),

@@ -432,12 +432,14 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 200, 'the test collection with a Free key by query, two types', () => get(path(TEST_COLLECTION, `?type=ip,domain&key=${free()}`)));
     add(template, 200, 'URLs in the PAN-OS style', () => basic(path(INDICATORS_COLLECTION, '?type=url&style=panos'), pro));
     add(template, 200, 'the test collection by its alias with a Free key, CIDRs by the type pulls store them as', () => basic(path('test', '?type=cidr'), free));
+    add(template, 200, 'a device limit: the two highest-risk lines of two types', () => basic(path(INDICATORS_COLLECTION, '?type=ip,domain&max=2'), pro));
     add(template, 304, 'an unchanged list', async () => {
       const first = await basic(path(TEST_COLLECTION), pro);
       return basic(path(TEST_COLLECTION), pro).set('If-None-Match', first.headers.etag as string);
     });
     add(template, 400, 'an unknown type', () => basic(path(INDICATORS_COLLECTION, '?type=ip,colour'), pro));
     add(template, 400, 'style given twice', () => basic(path(INDICATORS_COLLECTION, '?style=panos&style=panos'), pro));
+    add(template, 400, 'a max of 0', () => basic(path(INDICATORS_COLLECTION, '?max=0'), pro));
     add(template, 401, 'no key', () => get(path(INDICATORS_COLLECTION)));
     add(template, 401, 'an unknown key in the query', () => get(path(INDICATORS_COLLECTION, `?key=${UNKNOWN_KEY}`)));
     add(template, 403, 'a Free key beyond the test collection', () => basic(path(INDICATORS_COLLECTION), free));

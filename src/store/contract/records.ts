@@ -189,15 +189,26 @@ export interface ExportRow {
   threats: string[];
 }
 
-export interface ExportQuery {
+/** Which indicators an export lists: what its count counts and its pages hold. */
+export interface ExportSelection {
   /** The collection's filter: the export lists what the collection's view holds. */
   filter: CollectionFilter;
   /** Only these types (stored names); undefined: every type. */
   types?: readonly string[] | undefined;
+  /** Leaves out values holding a line break, which a plain-text line cannot hold. */
+  singleLine?: boolean | undefined;
+}
+
+export interface ExportQuery extends ExportSelection {
   /** Reads each row's linked threat names (the CSV's `threats`); the plain list does without. */
   withThreats: boolean;
   /** Rows per page (default 5,000). */
-  pageSize?: number;
+  pageSize?: number | undefined;
+  /**
+   * At most this many rows, the first in the export's order of choice (DESIGN 10: highest risk,
+   * then latest stamp_seen, then value) and given in that order; undefined: every row, in ascending iid.
+   */
+  max?: number | undefined;
 }
 
 /** An allowlist entry added at run time (DESIGN 12). */

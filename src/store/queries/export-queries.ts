@@ -1,10 +1,10 @@
-// The active indicators of a collection, a keyset page at a time, for the plain-text and CSV exports.
-import { sql, type Kysely } from 'kysely';
+// The active indicators of a collection for the plain-text and CSV exports: counted, and read a page at a time.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { viewIndicatorConditions } from '../publish/collection-views.js';
+import { RISK_RANKS } from '../contract/commands.js';
+import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { ExportQuery, ExportRow } from '../contract/records.js';
-
-
+import type { ExportQuery, ExportRow, ExportSelection } from '../contract/records.js';
 
 const DEFAULT_PAGE_SIZE = 5000;
 
@@ -12,33 +12,50 @@ const DEFAULT_PAGE_SIZE = 5000;
 const NO_THREATS: string[] = [];
 
 /**
+ * An export's conditions on an indicator `i`. Retired indicators are left out, by either mark
+ * (stix/is-retired.ts): the `retired` flag, or the risk `retired` an aged-out one gets (DESIGN
+ * section 8), so that a firewall stops blocking what no source lists any more. `singleLine` leaves
+ * out what a plain-text line cannot hold, so that the count is the lines the list has.
+ */
+function selectionConditions(selection: ExportSelection, after?: number): RawBuilder<unknown> {
+  const { types } = selection;
+  const typed = types === undefined ? sql`1 = 1` : types.length === 0 ? sql`1 = 0` : sql`i.type in (${sql.join(types)})`;
+  const lines = selection.singleLine === true ? sql`i.value not like ${'%\n%'} and i.value not like ${'%\r%'}` : sql`1 = 1`;
+  return sql`(i.retired is null or i.retired = 0) and i.risk <> 'retired' and ${typed} and ${lines} and ${viewIndicatorConditions(selection.filter, after)}`;
+}
+
+/** How many indicators the export of `selection` lists. */
+export async function countExportIndicators(db: Kysely<Database>, selection: ExportSelection): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from indicators i where ${selectionConditions(selection)}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * The pages of an export: every row in ascending iid, or with `max` the rows it keeps, in the
+ * order they are chosen. Pages read while an import commits may mix the data before and after it;
+ * the response's validators name the earlier version, so the next poll reads the list again.
+ */
+export function exportIndicatorPages(db: Kysely<Database>, dialect: Dialect, query: ExportQuery): AsyncGenerator<ExportRow[]> {
+  return query.max === undefined ? pagesByIid(db, query) : chosenPages(db, dialect, query, query.max);
+}
+
+/**
  * Pages in ascending iid, each read with `iid > last` on the primary key, so that every page costs
  * what it returns and nothing is held between pages: the export's memory does not grow with the
- * collection. Retired indicators are left out, by either mark (stix/is-retired.ts): the `retired`
- * flag, or the risk `retired` an aged-out one gets (DESIGN section 8), so that a firewall stops
- * blocking what no source lists any more. Pages read while an import commits may mix the data
- * before and after it; the response's validators name the earlier version, so the next poll reads
- * the list again.
+ * collection.
  */
-export async function* exportIndicatorPages(db: Kysely<Database>, query: ExportQuery): AsyncGenerator<ExportRow[]> {
+async function* pagesByIid(db: Kysely<Database>, query: ExportQuery): AsyncGenerator<ExportRow[]> {
   const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
-  const types = query.types === undefined ? sql`1 = 1` : query.types.length === 0 ? sql`1 = 0` : sql`i.type in (${sql.join(query.types)})`;
   let after = 0;
   const names = new Map<number, string>();
   for (;;) {
-    const { rows } = await sql<{ iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null }>`
+    const { rows } = await sql<RowOfPage>`
       select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
-      where i.iid > ${after} and (i.retired is null or i.retired = 0) and i.risk <> 'retired' and ${types} and ${viewIndicatorConditions(query.filter, after)}
+      where i.iid > ${after} and ${selectionConditions(query, after)}
       order by i.iid limit ${size}`.execute(db);
     if (rows.length === 0) return;
-    // The rows become the page's ExportRows in place: at a million rows, a copy of each (and a list
-    // for each row's threats, where most have none) was a tenth of a CSV export's time, in allocation and GC.
-    const page = rows as unknown as ExportRow[];
-    for (const row of page) {
-      row.iid = Number(row.iid);
-      row.threats = NO_THREATS;
-    }
-    if (query.withThreats) await addThreatNames(db, page, names);
+    const page = asExportRows(rows);
+    if (query.withThreats) await addThreatNames(db, page, names, await linksInRange(db, page));
     yield page;
     if (rows.length < size) return;
     after = page.at(-1)!.iid;
@@ -46,21 +63,89 @@ export async function* exportIndicatorPages(db: Kysely<Database>, query: ExportQ
 }
 
 /**
- * The linked threats' names of one page's rows, read by the page's iid range on the threat_links
- * (iid, tid) index; links of iids in the range but not on the page are skipped. Pages' ranges never
- * overlap, so a whole export reads each link at most once, however sparse a type filter leaves its
- * pages. (An IN list of the page's iids had PostgreSQL scan every link for each page.) Threats are
- * few against links: each name is
- * read once an export, into `names`.
+ * Risks in the order `max` keeps them (DESIGN 10), highest first: `none` (judged harmless) before
+ * `unknown` (never judged), as a feed's risks rank (RISK_RANKS). Constants, written into the SQL.
  */
-async function addThreatNames(db: Kysely<Database>, page: ExportRow[], names: Map<number, string>): Promise<void> {
+const RISK_ORDER = sql.raw(`case i.risk ${[...RISK_RANKS].reverse().map((risk, i) => `when '${risk}' then ${i}`).join(' ')} else ${RISK_RANKS.length} end`);
+
+/**
+ * Text compared by code point on both stores, as SQLite's binary collation compares it: PostgreSQL's
+ * database collation would order values (and so choose among equals) differently.
+ */
+const byCodePoint = (dialect: Dialect, text: RawBuilder<unknown>) => (dialect === 'postgres' ? sql`${text} collate "C"` : text);
+
+/**
+ * The rows `max` keeps: one ordered query with a limit chooses their iids, highest risk first, then
+ * latest stamp_seen (none last), then value, then iid, so that the choice is the same on every poll
+ * of the same data; then each page's rows are read by primary key and given in that order. The
+ * choice holds `max` iids in memory (a number each), never the rows.
+ *
+ * No index serves this order: it would hold stamp_seen, which every pull rewrites on every listed
+ * indicator, and the pulls would pay for it on every run; the sort reads the collection once.
+ */
+async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: ExportQuery, max: number): AsyncGenerator<ExportRow[]> {
+  const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
+  const { rows: chosen } = await sql<{ iid: number | string }>`
+    select i.iid from indicators i where ${selectionConditions(query)}
+    order by ${RISK_ORDER}, ${byCodePoint(dialect, sql`coalesce(i.stamp_seen, '')`)} desc, ${byCodePoint(dialect, sql`i.value`)}, i.iid
+    limit ${max}`.execute(db);
+  const iids = chosen.map((row) => Number(row.iid));
+  const names = new Map<number, string>();
+  for (let start = 0; start < iids.length; start += size) {
+    const wanted = iids.slice(start, start + size);
+    // Still active: an indicator retired since the choice was made is left out, not listed again.
+    const { rows } = await sql<RowOfPage>`
+      select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
+      where i.iid in (${sql.join(wanted)}) and (i.retired is null or i.retired = 0) and i.risk <> 'retired'`.execute(db);
+    const byIid = new Map(asExportRows(rows).map((row) => [row.iid, row]));
+    const page = wanted.flatMap((iid) => byIid.get(iid) ?? []);
+    if (page.length === 0) continue;
+    if (query.withThreats) await addThreatNames(db, page, names, await linksOf(db, wanted));
+    yield page;
+  }
+}
+
+type RowOfPage = { iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null };
+type LinkRow = { iid: number | string; tid: number | string };
+
+/**
+ * The rows become the page's ExportRows in place: at a million rows, a copy of each (and a list for
+ * each row's threats, where most have none) was a tenth of a CSV export's time, in allocation and GC.
+ */
+function asExportRows(rows: RowOfPage[]): ExportRow[] {
+  const page = rows as unknown as ExportRow[];
+  for (const row of page) {
+    row.iid = Number(row.iid);
+    row.threats = NO_THREATS;
+  }
+  return page;
+}
+
+/**
+ * The links of a page in ascending iid, read by the page's iid range on the threat_links (iid, tid)
+ * index; links of iids in the range but not on the page are skipped. Pages' ranges never overlap,
+ * so a whole export reads each link at most once, however sparse a type filter leaves its pages.
+ * (An IN list of the page's iids had PostgreSQL scan every link for each page.)
+ */
+function linksInRange(db: Kysely<Database>, page: ExportRow[]): Promise<LinkRow[]> {
+  return db.selectFrom('threat_links').select(['iid', 'tid']).where('iid', '>=', page[0]!.iid).where('iid', '<=', page.at(-1)!.iid).execute();
+}
+
+/** Rows per IN list of links: short enough that PostgreSQL looks each one up on the (iid, tid) index. */
+const LINK_LOOKUP = 500;
+
+/** The links of chosen iids, which lie anywhere in the table: a range would read nearly every link. */
+async function linksOf(db: Kysely<Database>, iids: number[]): Promise<LinkRow[]> {
+  const links: LinkRow[] = [];
+  for (let i = 0; i < iids.length; i += LINK_LOOKUP) {
+    links.push(...(await db.selectFrom('threat_links').select(['iid', 'tid']).where('iid', 'in', iids.slice(i, i + LINK_LOOKUP)).execute()));
+  }
+  return links;
+}
+
+/** Threats are few against links: each name is read once an export, into `names`. */
+async function addThreatNames(db: Kysely<Database>, page: ExportRow[], names: Map<number, string>, links: LinkRow[]): Promise<void> {
   const byIid = new Map(page.map((row) => [row.iid, row]));
-  const links = await db
-    .selectFrom('threat_links')
-    .select(['iid', 'tid'])
-    .where('iid', '>=', page[0]!.iid)
-    .where('iid', '<=', page.at(-1)!.iid)
-    .execute();
   const unknown = [...new Set(links.map((link) => Number(link.tid)).filter((tid) => !names.has(tid)))];
   for (let i = 0; i < unknown.length; i += 500) {
     const threats = await db.selectFrom('threats').select(['tid', 'name']).where('tid', 'in', unknown.slice(i, i + 500)).execute();
