@@ -37,6 +37,7 @@ export function Page({ title, ctx, children }: PageProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · threatgate console`}</title>
+        <link rel="icon" href={`${CONSOLE_PATHS.assets}/favicon.svg`} type="image/svg+xml" />
         <link rel="stylesheet" href={`${CONSOLE_PATHS.assets}/console.css`} />
         <script src={`${CONSOLE_PATHS.assets}/console.js`} defer />
       </head>

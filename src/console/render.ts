@@ -14,6 +14,10 @@ export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'se
 /** Sets the headers every console response carries, pages and refusals alike. */
 export function setPageHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+  // The app's `no-referrer` would make a browser send `Origin: null` with the console's own form posts
+  // (Fetch, "serializing a request origin"), which the Origin check must refuse; `same-origin` sends the
+  // origin to the console itself and still nothing to any other site.
+  res.setHeader('Referrer-Policy', 'same-origin');
   // A page shows the operator's view of the sources as it is now, and a signed-in session's token:
   // neither a browser's history cache nor a proxy may keep it (RFC 9111 section 5.2.2.5).
   res.setHeader('Cache-Control', 'no-store');

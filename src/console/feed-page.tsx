@@ -1,0 +1,154 @@
+// A feed's page in the console (DESIGN 12): its health, its source definition with secrets masked, its runs as a chart and a table, and "Pull now".
+import type { Feed } from '../domain.js';
+import type { FeedStatus } from '../sources/feed-health.js';
+import type { FeedRun } from '../store/contract/runs.js';
+import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
+import { count, FeedRunsChart, formatAge, outcomeText, rejectedOf, StateBadge } from './feed-views.js';
+import { CsrfField, Notice, Page } from './layout.js';
+
+export interface FeedPageProps {
+  ctx: PageContext;
+  feed: Feed;
+  /** Its health row; undefined for a feed with neither a source nor a run (an imported one). */
+  status: FeedStatus | undefined;
+  /** The source definition with its secrets masked; undefined when the feed has no source. */
+  definition: unknown;
+  /** The latest runs, newest first, and how many were asked for. */
+  runs: readonly FeedRun[];
+  limit: number;
+  /** What the page reports first: the run a "Pull now" just made, or why it could not start. */
+  pulled?: FeedRun | undefined;
+  refusal?: string | undefined;
+}
+
+function PulledNotice({ run }: { run: FeedRun }) {
+  if (run.outcome === 'failed') return <Notice kind="error">{`Pulled now: run ${run.run} failed. ${run.error ?? ''}`}</Notice>;
+  const what = run.outcome === 'not-modified' ? 'the source had not changed' : `${count(run.values)} values listed, ${count(run.new_indicators)} new`;
+  return <Notice kind="ok">{`Pulled now: run ${run.run}, ${run.outcome}: ${what}.`}</Notice>;
+}
+
+function Health({ status }: { status: FeedStatus }) {
+  return (
+    <dl class="facts">
+      <dt>State</dt>
+      <dd>
+        <StateBadge state={status.state} />
+      </dd>
+      <dt>Schedule</dt>
+      <dd>{status.schedule}</dd>
+      <dt>Last good pull</dt>
+      <dd>{status.last_good_pull === null ? 'never' : `${status.last_good_pull} UTC (${formatAge(status.last_good_pull_age_seconds ?? 0)})`}</dd>
+      <dt>Values listed</dt>
+      <dd>{count(status.values)}</dd>
+      <dt>New in last run</dt>
+      <dd>{count(status.new_in_last_run)}</dd>
+      <dt>Upstream last changed</dt>
+      <dd>{status.stamp_modified === null ? 'never' : `${status.stamp_modified} UTC`}</dd>
+      {status.last_error !== null && (
+        <>
+          <dt>Last error</dt>
+          <dd class="error-text">{status.last_error}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function RunsTable({ runs, pulled }: { runs: readonly FeedRun[]; pulled: number | undefined }) {
+  return (
+    <div class="table-wrap">
+      <table class="runs">
+        <caption>Runs, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Started (UTC)</th>
+            <th scope="col">Trigger</th>
+            <th scope="col">Outcome</th>
+            <th scope="col" class="number">Values</th>
+            <th scope="col" class="number">New</th>
+            <th scope="col" class="number">No longer listed</th>
+            <th scope="col" class="number">Rejected</th>
+            <th scope="col" class="number">Seconds</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.run} data-run={run.run} data-outcome={run.outcome} class={run.run === pulled ? 'just-pulled' : undefined}>
+              <th scope="row">{run.run}</th>
+              <td>{run.started}</td>
+              <td>{run.trigger}</td>
+              <td>{outcomeText(run)}</td>
+              <td class="number">{count(run.values)}</td>
+              <td class="number">{count(run.new_indicators)}</td>
+              <td class="number">{count(run.unlisted)}</td>
+              <td class="number" title={`unparseable ${run.rejected.unparseable}, allowlisted ${run.rejected.allowlisted}`}>
+                {run.outcome === 'failed' ? 'none' : count(rejectedOf(run))}
+              </td>
+              <td class="number">{run.seconds}</td>
+              <td class={run.error === null ? undefined : 'error-text'}>{run.error ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function FeedPage({ ctx, feed, status, definition, runs, limit, pulled, refusal }: FeedPageProps) {
+  return (
+    <Page title={`Feed ${feed.feed}`} ctx={ctx}>
+      {pulled !== undefined && <PulledNotice run={pulled} />}
+      {refusal !== undefined && <Notice kind="warning">{refusal}</Notice>}
+      <p class="muted">
+        {feed.organization} · feed {feed.fid} · <a href={CONSOLE_PATHS.feeds}>all feeds</a>
+      </p>
+      {definition !== undefined && (
+        <form class="toolbar" method="post" action={CONSOLE_PATHS.pull(feed.fid)} data-busy-label="Pulling…">
+          <CsrfField ctx={ctx} />
+          <button type="submit">Pull now</button>
+          <span class="help">Pulls the source now under the feed's lease, as the schedule would, and records the run (trigger console).</span>
+        </form>
+      )}
+
+      <h2>Health</h2>
+      {status === undefined ? <p>This feed has no source and no runs: it came from an import.</p> : <Health status={status} />}
+
+      <h2>Source definition</h2>
+      {definition === undefined ? (
+        <p>This feed has no source: nothing is pulled (its data stays).</p>
+      ) : (
+        <>
+          <p class="help">
+            Secrets are masked (<code>***</code>); <code>{'${env:NAME}'}</code> placeholders are read from the server's environment at each pull.
+          </p>
+          <pre>
+            <code>{JSON.stringify(definition, null, 2)}</code>
+          </pre>
+        </>
+      )}
+
+      <h2>Runs over time</h2>
+      {runs.length === 0 ? (
+        <p>No runs yet.</p>
+      ) : (
+        <>
+          <FeedRunsChart id="runs-chart" feed={feed.feed} runs={runs} size="large" series="all" />
+          <h2>Run history</h2>
+          <p>
+            The latest {runs.length} run{runs.length === 1 ? '' : 's'}
+            {runs.length === limit ? (
+              <>
+                {' '}
+                (<a href={`${CONSOLE_PATHS.feed(feed.fid)}?limit=${Math.min(limit * 5, 1000)}`}>show more</a>)
+              </>
+            ) : null}
+            .
+          </p>
+          <RunsTable runs={runs} pulled={pulled?.run} />
+        </>
+      )}
+    </Page>
+  );
+}
