@@ -113,7 +113,13 @@ export function FeedPage({ ctx, feed, status, definition, runs, limit, pulled, r
       )}
 
       <h2>Health</h2>
-      {status === undefined ? <p>This feed has no source and no runs: it came from an import.</p> : <Health status={status} />}
+      {status === undefined ? (
+        <p>
+          <StateBadge state="paused" /> This feed has no source and no runs: it came from an import, or its source was removed before its first pull.
+        </p>
+      ) : (
+        <Health status={status} />
+      )}
 
       <h2>Source definition</h2>
       {definition === undefined ? (
