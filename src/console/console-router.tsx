@@ -4,6 +4,7 @@ import express, { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { consoleNotFound, createConsoleErrorRenderer } from './console-errors.js';
+import { createDataPages } from './data-pages.js';
 import { createFeedsPages } from './feeds-pages.js';
 import { createLoginRoutes } from './login-routes.js';
 import { setPageHeaders } from './render.js';
@@ -39,6 +40,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   router.use(sessions.require, sessions.checkForm);
   router.route('/logout').post(logout).all(methodNotAllowed(['POST']));
   router.use(createFeedsPages(deps));
+  router.use(createDataPages(deps));
 
   router.use(consoleNotFound);
   router.use(createConsoleErrorRenderer(deps.logger));
