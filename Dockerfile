@@ -22,6 +22,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY config ./config
+# The console's stylesheet, script and icon, served by threatgate itself (never from a CDN).
+COPY console-assets ./console-assets
 COPY package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
