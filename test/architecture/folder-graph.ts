@@ -1,5 +1,5 @@
 // The import graph of src/ by folder: which capability imports which (STYLE section 1), read from the sources.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -33,21 +33,23 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
 const posix = (path: string) => path.split(sep).join('/');
 
 /**
- * Every relative import between files of `srcDir`, resolved to the imported .ts file. An import that
+ * Every relative import between files of `srcDir`, resolved to the imported .ts (or .tsx) file. An import that
  * names no file is an error: the graph would otherwise miss an edge.
  */
 export function importEdges(srcDir: string): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const file of sourceFiles(srcDir)) {
     for (const specifier of relativeImports(readFileSync(file, 'utf8'))) {
-      const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+      // `./x.js` is x.ts, or x.tsx for a module written in JSX (the console's pages).
+      const asTs = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+      const target = specifier.endsWith('.js') && !existsSync(asTs) ? `${asTs}x` : asTs;
       const to = posix(relative(srcDir, target));
       if (to.startsWith('../')) continue; // outside src (package.json and the like): not a folder
       if (!statSync(target, { throwIfNoEntry: false })?.isFile()) {
