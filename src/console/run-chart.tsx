@@ -24,7 +24,7 @@ export interface RunChartProps {
 }
 
 const SIZES = {
-  small: { width: 360, height: 140, margin: { top: 10, right: 12, bottom: 26, left: 44 }, ticks: 3 },
+  small: { width: 360, height: 144, margin: { top: 10, right: 12, bottom: 30, left: 44 }, ticks: 3 },
   large: { width: 720, height: 260, margin: { top: 14, right: 16, bottom: 40, left: 56 }, ticks: 5 },
 } as const;
 
@@ -85,7 +85,7 @@ export function RunChart({ id, title, runs, failed, series, size }: RunChartProp
           <line x1={margin.left} x2={width - margin.right} y1={height - margin.bottom} y2={height - margin.bottom} />
           {runs.length > 0 &&
             labelled.map((i) => (
-              <text key={i} x={x(i)} y={height - margin.bottom + 16} text-anchor={labelled.length > 1 ? (i === 0 ? 'start' : 'end') : 'middle'}>
+              <text key={i} x={x(i)} y={height - margin.bottom + 21} text-anchor={labelled.length > 1 ? (i === 0 ? 'start' : 'end') : 'middle'}>
                 {runs[i]!.slice(0, 16)}
               </text>
             ))}
