@@ -49,41 +49,43 @@ export function AllowlistPage({ ctx, entries, message, form }: AllowlistPageProp
         {runtime.length === 0 ? (
           <p id="allowlist-runtime-empty">No entry has been added at run time.</p>
         ) : (
-          <table id="allowlist-runtime">
-            <caption>Entries added here, by the operator API or by threatgate allowlist add, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Entry</th>
-                <th scope="col">Added by</th>
-                <th scope="col">Added</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Remove</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runtime.map((e) => (
-                <tr key={e.entry}>
-                  <th scope="row">
-                    <code>{e.entry}</code>
-                  </th>
-                  <td>{e.added_by}</td>
-                  <td>
-                    <StampTime stamp={e.added_at} />
-                  </td>
-                  <td>{e.reason ?? 'none given'}</td>
-                  <td>
-                    <form class="allowlist-remove" method="post" action={ALLOWLIST_PATHS.remove}>
-                      <CsrfField ctx={ctx} />
-                      <input type="hidden" name={ALLOWLIST_FIELDS.entry} value={e.entry} />
-                      <button type="submit" aria-label={`Remove ${e.entry}`}>
-                        Remove
-                      </button>
-                    </form>
-                  </td>
+          <div class="table-wrap">
+            <table id="allowlist-runtime">
+              <caption>Entries added here, by the operator API or by threatgate allowlist add, oldest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Entry</th>
+                  <th scope="col">Added by</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">Reason</th>
+                  <th scope="col">Remove</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {runtime.map((e) => (
+                  <tr key={e.entry}>
+                    <th scope="row">
+                      <code>{e.entry}</code>
+                    </th>
+                    <td>{e.added_by}</td>
+                    <td>
+                      <StampTime stamp={e.added_at} />
+                    </td>
+                    <td>{e.reason ?? 'none given'}</td>
+                    <td>
+                      <form class="inline" method="post" action={ALLOWLIST_PATHS.remove}>
+                        <CsrfField ctx={ctx} />
+                        <input type="hidden" name={ALLOWLIST_FIELDS.entry} value={e.entry} />
+                        <button type="submit" class="secondary" aria-label={`Remove ${e.entry}`}>
+                          Remove
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
       <section aria-labelledby="allowlist-config-heading">
@@ -123,7 +125,7 @@ function AddEntryForm({ ctx, form }: { ctx: PageContext; form: AddForm }) {
           aria-describedby={describedBy('entry')}
         />
         {problem('entry') && (
-          <p id="allowlist-entry-error" class="field-error">
+          <p id="allowlist-entry-error" class="error-text">
             <strong>Error:</strong> {problem('entry')}
           </p>
         )}
@@ -142,7 +144,7 @@ function AddEntryForm({ ctx, form }: { ctx: PageContext; form: AddForm }) {
           aria-describedby={describedBy('reason')}
         />
         {problem('reason') && (
-          <p id="allowlist-reason-error" class="field-error">
+          <p id="allowlist-reason-error" class="error-text">
             <strong>Error:</strong> {problem('reason')}
           </p>
         )}
@@ -180,27 +182,29 @@ export function PreviewPage({ ctx, entry, reason, preview }: PreviewPageProps) {
         )}
       </p>
       {preview.sample.length > 0 && (
-        <table id="preview-sample">
-          <caption>{preview.sample.length < preview.count ? `The first ${preview.sample.length} of the ${preview.count} indicators it would retire` : 'The indicators it would retire'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Value</th>
-              <th scope="col">Type</th>
-              <th scope="col">Indicator id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {preview.sample.map((s) => (
-              <tr key={s.iid}>
-                <th scope="row">
-                  <a href={`${CONSOLE_PATHS.value}?value=${encodeURIComponent(s.value)}`}>{s.value}</a>
-                </th>
-                <td>{s.type}</td>
-                <td>{s.iid}</td>
+        <div class="table-wrap">
+          <table id="preview-sample">
+            <caption>{preview.sample.length < preview.count ? `The first ${preview.sample.length} of the ${preview.count} indicators it would retire` : 'The indicators it would retire'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Value</th>
+                <th scope="col">Type</th>
+                <th scope="col" class="number">Indicator id</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {preview.sample.map((s) => (
+                <tr key={s.iid}>
+                  <th scope="row">
+                    <a href={`${CONSOLE_PATHS.value}?value=${encodeURIComponent(s.value)}`}>{s.value}</a>
+                  </th>
+                  <td>{s.type}</td>
+                  <td class="number">{s.iid}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <p>Reason: {reason === '' ? 'none given' : reason}</p>
       <form id="allowlist-apply" method="post" action={ALLOWLIST_PATHS.apply}>

@@ -104,39 +104,41 @@ function FeedsSection({ p }: { p: Provenance }) {
       {p.feeds.length === 0 ? (
         <p>No feed lists it or listed it.</p>
       ) : (
-        <table>
-          <caption>Each feed that lists it now or listed it</caption>
-          <thead>
-            <tr>
-              <th scope="col">Feed</th>
-              <th scope="col">Organization</th>
-              <th scope="col">Lists it now</th>
-              <th scope="col">First listed</th>
-              <th scope="col">Last listed</th>
-              <th scope="col">Risk it gives</th>
-              <th scope="col">Linked by</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.feeds.map((f) => (
-              <tr key={f.fid}>
-                <th scope="row">
-                  <a href={CONSOLE_PATHS.feed(f.fid)}>{f.feed}</a>
-                </th>
-                <td>{f.organization}</td>
-                <td>{f.listed_now ? 'Yes' : 'No'}</td>
-                <td>
-                  <StampTime stamp={f.first_listed} />
-                </td>
-                <td>
-                  <StampTime stamp={f.last_listed} none="not pulled" />
-                </td>
-                <td>{f.risk ?? 'none (an import)'}</td>
-                <td>{f.linked_by === 'pull' ? 'its pulls' : 'an import file'}</td>
+        <div class="table-wrap">
+          <table>
+            <caption>Each feed that lists it now or listed it</caption>
+            <thead>
+              <tr>
+                <th scope="col">Feed</th>
+                <th scope="col">Organization</th>
+                <th scope="col">Lists it now</th>
+                <th scope="col">First listed</th>
+                <th scope="col">Last listed</th>
+                <th scope="col">Risk it gives</th>
+                <th scope="col">Linked by</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {p.feeds.map((f) => (
+                <tr key={f.fid}>
+                  <th scope="row">
+                    <a href={CONSOLE_PATHS.feed(f.fid)}>{f.feed}</a>
+                  </th>
+                  <td>{f.organization}</td>
+                  <td>{f.listed_now ? 'Yes' : 'No'}</td>
+                  <td>
+                    <StampTime stamp={f.first_listed} />
+                  </td>
+                  <td>
+                    <StampTime stamp={f.last_listed} none="not pulled" />
+                  </td>
+                  <td>{f.risk ?? 'none (an import)'}</td>
+                  <td>{f.linked_by === 'pull' ? 'its pulls' : 'an import file'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <p id="value-risk-from">
         {p.risk_from.length === 0 ? (
@@ -174,7 +176,7 @@ function ThreatsSection({ p }: { p: Provenance }) {
           <thead>
             <tr>
               <th scope="col">Threat</th>
-              <th scope="col">Threat id</th>
+              <th scope="col" class="number">Threat id</th>
               <th scope="col">Retired</th>
               <th scope="col">Linked</th>
               <th scope="col">Linked by</th>
@@ -184,7 +186,7 @@ function ThreatsSection({ p }: { p: Provenance }) {
             {p.threats.map((t) => (
               <tr key={t.tid}>
                 <th scope="row">{t.name}</th>
-                <td>{t.tid}</td>
+                <td class="number">{t.tid}</td>
                 <td>{t.retired ? 'Yes' : 'No'}</td>
                 <td>
                   <StampTime stamp={t.stamp_linked} />

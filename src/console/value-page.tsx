@@ -33,7 +33,7 @@ export function ValuePage({ ctx, asked, error, provenance }: ValuePageProps) {
           aria-describedby={error === undefined ? 'value-help' : 'value-error value-help'}
         />
         {error !== undefined && (
-          <p id="value-error" class="field-error">
+          <p id="value-error" class="error-text">
             <strong>Error:</strong> {error}
           </p>
         )}
