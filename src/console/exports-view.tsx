@@ -48,7 +48,7 @@ export function ExportsPage({ ctx, collections, form, errors = {}, result }: Exp
   const describedBy = (field: ExportField, help?: string) => [errors[field] === undefined ? undefined : `export-${field}-error`, help].filter(Boolean).join(' ') || undefined;
   const problem = (field: ExportField) =>
     errors[field] !== undefined && (
-      <p id={`export-${field}-error`} class="field-error">
+      <p id={`export-${field}-error`} class="error-text">
         <strong>Error:</strong> {errors[field]}
       </p>
     );
@@ -96,7 +96,7 @@ export function ExportsPage({ ctx, collections, form, errors = {}, result }: Exp
           </select>
         </p>
         {problem('style')}
-        <fieldset id="export-format">
+        <fieldset id="export-format" aria-describedby={describedBy('format')}>
           <legend>Format</legend>
           {[
             ['txt', 'Text: one value per line (firewalls)'],
@@ -117,7 +117,7 @@ export function ExportsPage({ ctx, collections, form, errors = {}, result }: Exp
             </option>
             {DEVICE_LIMITS.map((device) => (
               <option key={device.id} value={device.id} selected={form.device === device.id}>
-                {device.name}
+                {device.maxLines === undefined ? `${device.name} (no limit)` : `${device.name} (${count(device.maxLines)})`}
               </option>
             ))}
           </select>
@@ -153,7 +153,7 @@ export function ExportsPage({ ctx, collections, form, errors = {}, result }: Exp
 /** What the list holds against the limit, its first lines, and the URL, with how the device gives its key. */
 function ExportResult({ result }: { result: ExportsResult }) {
   const { preview, limit, device } = result;
-  const limitText = limit === undefined ? 'none' : device === undefined ? `${lines(limit)} (your own)` : `${lines(limit)} (${device.name})`;
+  const limitText = limit === undefined ? (device === undefined ? 'none' : `none (${device.name})`) : device === undefined ? `${lines(limit)} (your own)` : `${lines(limit)} (${device.name})`;
   return (
     <section id="export-result" aria-labelledby="export-result-heading">
       <h2 id="export-result-heading">The list</h2>

@@ -4,7 +4,7 @@
 export interface DeviceLimit {
   /** The form's value. */
   id: string;
-  /** The device and release, as the operator knows them. */
+  /** The device and release, as the operator knows them (the limit is said beside it). */
   name: string;
   /** The most lines the device reads; undefined: none. */
   maxLines: number | undefined;
@@ -23,13 +23,13 @@ export const DEVICE_LIMITS: readonly DeviceLimit[] = [
   // platform; entries past the limit are skipped, with a System log.
   {
     id: 'panos-50k',
-    name: 'PAN-OS 7.1, most models (50,000)',
+    name: 'PAN-OS 7.1, most models',
     maxLines: 50_000,
     note: '50,000 IP addresses across all IP lists (and 50,000 URLs, 50,000 domains); entries past it are skipped.',
   },
   {
     id: 'panos-150k',
-    name: 'PAN-OS 7.1, PA-5000 and PA-7000 Series (150,000)',
+    name: 'PAN-OS 7.1, PA-5000 and PA-7000 Series',
     maxLines: 150_000,
     note: '150,000 IP addresses across all IP lists (URL and domain lists: 50,000); entries past it are skipped.',
   },
@@ -37,7 +37,7 @@ export const DEVICE_LIMITS: readonly DeviceLimit[] = [
   // before FortiOS 7.4.4, each external resource is limited to 10 MB or 128K entries.
   {
     id: 'fortigate-128k',
-    name: 'FortiGate before 7.4.4 (131,072)',
+    name: 'FortiGate before 7.4.4',
     maxLines: 131_072,
     note: '128K (131,072) entries or 10 MB per threat feed, whichever comes first.',
   },
@@ -46,12 +46,12 @@ export const DEVICE_LIMITS: readonly DeviceLimit[] = [
   // range; past the limit the most recently added entries are truncated.
   {
     id: 'fortigate-7.4.4-ip',
-    name: 'FortiGate 7.4.4 and later, IP address feeds (300,000)',
+    name: 'FortiGate 7.4.4 and later, IP address feeds',
     maxLines: 300_000,
     note: '300,000 IP addresses across all IP address feeds of the device.',
   },
   // pfBlockerNG and Pi-hole document no limit on a list's entries.
-  { id: 'none', name: 'pfBlockerNG, Pi-hole (no limit)', maxLines: undefined, note: 'No limit on a list\u2019s entries.' },
+  { id: 'none', name: 'pfBlockerNG, Pi-hole', maxLines: undefined, note: 'No limit on a list\u2019s entries.' },
 ];
 
 export function deviceLimitById(id: string): DeviceLimit | undefined {
