@@ -80,75 +80,96 @@ function startServer(db: string, config: string): Promise<ServerProcess> {
   });
 }
 
+/** Ends the server and waits for it to exit. */
+async function stopServer(server: ServerProcess): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
 export async function openConsoleWorld(): Promise<ConsoleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'threatgate-console-'));
-  const db = join(dir, 'store.sqlite');
-  const config = join(dir, 'config.json');
-  // The fixture server listens on 127.0.0.1, which pulls refuse unless the config allows private networks.
-  writeFileSync(config, JSON.stringify({ sources: { allowPrivateNetworks: true } }));
-  const cli = (args: string[]) => runCli(['--db', db, '--config', config, ...args]);
-  const ok = async (args: string[]) => {
-    const run = await cli(args);
-    assert.equal(run.status, 0, `threatgate ${args.join(' ')}:\n${run.stderr}`);
-    return run.stdout.trim();
+  // What has been started, ended last first by close() or when the world fails to open: a browser or a
+  // server left running would keep the test process alive after its tests.
+  const started: Array<() => Promise<void>> = [async () => rmSync(dir, { recursive: true, force: true })];
+  const closeAll = async () => {
+    for (const close of started.splice(0).reverse()) await close().catch(() => undefined);
   };
+  try {
+    const db = join(dir, 'store.sqlite');
+    const config = join(dir, 'config.json');
+    // The fixture server listens on 127.0.0.1, which pulls refuse unless the config allows private networks.
+    writeFileSync(config, JSON.stringify({ sources: { allowPrivateNetworks: true } }));
+    const cli = (args: string[]) => runCli(['--db', db, '--config', config, ...args]);
+    const ok = async (args: string[]) => {
+      const run = await cli(args);
+      assert.equal(run.status, 0, `threatgate ${args.join(' ')}:\n${run.stderr}`);
+      return run.stdout.trim();
+    };
 
-  const feedServer = await startFeedServer();
-  feedServer.publishFixture('blocklist-de.txt');
-  feedServer.publishFixture('drop.txt');
-  feedServer.publish('/broken.txt', '203.0.113.60\n');
-  feedServer.fail('/broken.txt', { kind: 'status', status: 500 });
-  const add = async (name: string, path: string, risk: string): Promise<WorldFeed> => {
-    const source = JSON.stringify({ url: `${feedServer.base}${path}`, format: 'text', risk, schedule: 'daily' });
-    return { fid: Number(await ok(['feeds', 'add', '--feed', name, '--organization', 'Console Tests', '--source', source])), name };
-  };
-  // One after the other, so that the fids are 1, 2 and 3 in the order of the Feeds page; the first creates the store.
-  const feeds = { blocklist: await add('Blocklist', '/blocklist-de.txt', 'high'), drop: await add('Example DROP', '/drop.txt', 'high'), broken: await add('Broken list', '/broken.txt', 'medium') };
-  // The store waits for its lock (busy_timeout), so the keys are written while the pull runs and the server starts.
-  const [pulled, adminKey, planKey, server, browser] = await Promise.all([
-    cli(['feeds', 'pull', '--all']),
-    ok(['keys', 'create', '--admin', '--label', 'browser tests']),
-    ok(['keys', 'create', '--plan', 'pro', '--label', 'a plan key']),
-    startServer(db, config),
-    chromium.launch({ executablePath: CHROMIUM, headless: true }),
-  ]);
-  // One feed fails, so the command exits 1; the two others must have been pulled.
-  assert.equal(pulled.status, 1, pulled.stderr);
-  assert.equal(feedServer.requestsFor('/blocklist-de.txt').length, 1);
-  assert.equal(feedServer.requestsFor('/drop.txt').length, 1);
-  const world: ConsoleWorld = {
-    base: server.base,
-    adminKey,
-    planKey,
-    feedServer,
-    feeds,
-    brokenError: `${feedServer.base}/broken.txt: HTTP status 500`,
-    browser,
-    cli,
-    async exportLines() {
-      const res = await fetch(`${server.base}/export/indicators.txt`, { headers: { authorization: `Basic ${Buffer.from(`taxii2:${planKey}`).toString('base64')}` } });
-      assert.equal(res.status, 200, await res.clone().text());
-      return (await res.text()).split('\n').filter((line) => line !== '');
-    },
-    async newPage() {
-      const context = await browser.newContext({ baseURL: server.base });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
-      return { page, context, errors };
-    },
-    async close() {
-      await browser.close();
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => (server.child.exitCode === null ? server.child.once('exit', resolve) : resolve(undefined)));
-      await feedServer.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return world;
+    const feedServer = await startFeedServer();
+    started.push(() => feedServer.close());
+    feedServer.publishFixture('blocklist-de.txt');
+    feedServer.publishFixture('drop.txt');
+    feedServer.publish('/broken.txt', '203.0.113.60\n');
+    feedServer.fail('/broken.txt', { kind: 'status', status: 500 });
+    const add = async (name: string, path: string, risk: string): Promise<WorldFeed> => {
+      const source = JSON.stringify({ url: `${feedServer.base}${path}`, format: 'text', risk, schedule: 'daily' });
+      return { fid: Number(await ok(['feeds', 'add', '--feed', name, '--organization', 'Console Tests', '--source', source])), name };
+    };
+    // One after the other, so that the fids are 1, 2 and 3 in the order of the Feeds page; the first creates the store.
+    const feeds = { blocklist: await add('Blocklist', '/blocklist-de.txt', 'high'), drop: await add('Example DROP', '/drop.txt', 'high'), broken: await add('Broken list', '/broken.txt', 'medium') };
+    // The store waits for its lock (busy_timeout), so the keys are written while the pull runs and the server starts.
+    const [pulled, adminKey, planKey, serverStart, browserLaunch] = await Promise.allSettled([
+      cli(['feeds', 'pull', '--all']),
+      ok(['keys', 'create', '--admin', '--label', 'browser tests']),
+      ok(['keys', 'create', '--plan', 'pro', '--label', 'a plan key']),
+      startServer(db, config),
+      chromium.launch({ executablePath: CHROMIUM, headless: true }),
+    ]);
+    if (serverStart.status === 'fulfilled') started.push(() => stopServer(serverStart.value));
+    if (browserLaunch.status === 'fulfilled') started.push(() => browserLaunch.value.close());
+    for (const result of [pulled, adminKey, planKey, serverStart, browserLaunch]) if (result.status === 'rejected') throw result.reason;
+    const value = <T>(result: PromiseSettledResult<T>) => (result as PromiseFulfilledResult<T>).value;
+    const server = value(serverStart);
+    const browser = value(browserLaunch);
+    // One feed fails, so the command exits 1; the two others must have been pulled.
+    assert.equal(value(pulled).status, 1, value(pulled).stderr);
+    assert.equal(feedServer.requestsFor('/blocklist-de.txt').length, 1);
+    assert.equal(feedServer.requestsFor('/drop.txt').length, 1);
+    return {
+      base: server.base,
+      adminKey: value(adminKey),
+      planKey: value(planKey),
+      feedServer,
+      feeds,
+      brokenError: `${feedServer.base}/broken.txt: HTTP status 500`,
+      browser,
+      cli,
+      async exportLines() {
+        const res = await fetch(`${server.base}/export/indicators.txt`, { headers: { authorization: `Basic ${Buffer.from(`taxii2:${value(planKey)}`).toString('base64')}` } });
+        assert.equal(res.status, 200, await res.clone().text());
+        return (await res.text()).split('\n').filter((line) => line !== '');
+      },
+      async newPage() {
+        const context = await browser.newContext({ baseURL: server.base });
+        // Everything is local: what has not happened by then will not (Playwright's default is 30 s a step).
+        context.setDefaultTimeout(15_000);
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('console', (message) => {
+          if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
+        });
+        page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
+        return { page, context, errors };
+      },
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
 }
 
 export interface AxeFinding {
