@@ -1,9 +1,9 @@
 // createApp: the HTTP application, built from its collaborators with no I/O of its own.
-import express, { type Express, type RequestHandler } from 'express';
-import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Express } from 'express';
 import { createAdminRouter } from './admin/admin-router.js';
 import { findAdminKey } from './admin/admin-auth.js';
-import { createApiRouter } from './api/api-router.js';
+import { createApiSurface } from './api/api-router.js';
 import { createKeyAuthenticators } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { createConsoleRouter } from './console/console-router.js';
@@ -14,12 +14,14 @@ import { createHealthRoutes } from './http/health-routes.js';
 import { createOpenApiRoute } from './http/openapi-route.js';
 import { silentLogger, type Logger } from './logger.js';
 import { addMetricsRoute } from './http/metrics-route.js';
+import { createFastPath } from './http/fast-path.js';
 import { createRequestLog } from './http/request-log.js';
+import { createSecurityHeaders } from './http/security-headers.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { findClient } from './plans/request-client.js';
 import type { Store } from './store/store.js';
-import { createTaxiiRouter } from './taxii/taxii-router.js';
+import { createTaxiiSurface } from './taxii/taxii-router.js';
 
 /** The app's collaborators; `config` is the first argument of createApp. */
 export interface AppDeps {
@@ -39,55 +41,43 @@ export interface AppDeps {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
-const securityHeaders = helmet({
-  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-  crossOriginResourcePolicy: { policy: 'cross-origin' },
-  referrerPolicy: { policy: 'no-referrer' },
-  strictTransportSecurity: false,
-});
-
 /**
- * Strict-Transport-Security (helmet's default policy) on responses to HTTPS requests only: over
- * plain HTTP browsers ignore it (RFC 6797 sections 7.2, 8.1), and sending it there suggests a
- * protection that is not in place. `req.secure` is true for a TLS connection, or, behind a proxy
- * that terminates TLS, when `X-Forwarded-Proto: https` comes from a peer that `trustProxy` trusts;
- * with `trustProxy` false (the default) that header is ignored, since any client could send it.
+ * Express 5 works out `req.query` (parsing the query string) and `req.ip` (reading X-Forwarded-For
+ * against `trust proxy`) again on every read, and a request reads each several times (the query
+ * once per parameter; the address for the key check, the rate limits and the log line). This
+ * getter, on the app's request prototype, works the property out once per request: it depends only
+ * on the request and the app's settings, which do not change while the request is served.
  */
-function hstsOverHttps(): RequestHandler {
-  const hsts = helmet.strictTransportSecurity();
-  return (req, res, next) => (req.secure ? hsts(req, res, next) : next());
-}
-
-/**
- * Express 5 parses the query string again on every read of `req.query`, and a request reads it once
- * per parameter. This getter, on the app's request prototype, parses it once per request.
- */
-function parseQueryOnce(app: Express): void {
-  const parsedQuery = Symbol('parsed query');
-  const parse = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), 'query')?.get;
-  if (!parse) throw new Error('Express no longer defines req.query as a getter');
-  Object.defineProperty(app.request, 'query', {
+function readOncePerRequest(app: Express, property: 'query' | 'ip'): void {
+  const kept = Symbol(`${property} read once`);
+  const read = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), property)?.get;
+  if (!read) throw new Error(`Express no longer defines req.${property} as a getter`);
+  Object.defineProperty(app.request, property, {
     configurable: true,
     enumerable: true,
     get(this: Record<symbol, unknown>) {
-      let query = this[parsedQuery];
-      if (query === undefined) {
-        query = parse.call(this) as unknown;
-        this[parsedQuery] = query;
-      }
-      return query;
+      // `in`, not a value test: an address Express cannot tell (a closed socket) is undefined, and stays so.
+      if (!(kept in this)) this[kept] = read.call(this) as unknown;
+      return this[kept];
     },
   });
+}
+
+/** The app, and the server's request listener: the fast path in front of the app, or the app alone. */
+export interface ServedApp {
+  app: Express;
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
  * Every surface, always: the lookup API at /api, the TAXII 2.1 gateway at /taxii2 and the exports
  * at /export, sharing one key authenticator and one set of rate limits, and the operator API at
  * /admin/api for admin keys (the same key cache and count of failed authentications, no plan's
- * limits), with the health probes beside them.
+ * limits), with the health probes beside them. With `fastPath` (the default), requests whose answer
+ * is already known skip Express (http/fast-path.ts) through the same parts: the request log, the
+ * security headers, and each surface's checks and handlers.
  */
-export function createApp(config: Config, deps: AppDeps): Express {
+export function createServedApp(config: Config, deps: AppDeps): ServedApp {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
@@ -98,19 +88,24 @@ export function createApp(config: Config, deps: AppDeps): Express {
     ...(metrics ? { onFailure: metrics.authFailed, onRefused: metrics.authRefused } : {}),
   });
   const authenticate = authenticators.forPlans;
+  const requestLog = createRequestLog(logger, (res) => findClient(res)?.keyId ?? findAdminKey(res)?.keyId ?? null, metrics);
+  const securityHeaders = createSecurityHeaders();
+  const api = createApiSurface({ store, config, clock, logger, rateLimit, authenticate, metrics });
+  const taxii = createTaxiiSurface({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics });
 
   const app = express();
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');
-  parseQueryOnce(app);
-  app.use(createRequestLog(logger, (res) => findClient(res)?.keyId ?? findAdminKey(res)?.keyId ?? null, metrics), securityHeaders, hstsOverHttps());
+  readOncePerRequest(app, 'query');
+  readOncePerRequest(app, 'ip');
+  app.use(requestLog.middleware, securityHeaders.middleware);
 
   app.use(createHealthRoutes(store));
   if (metrics) addMetricsRoute(app, metrics, logger);
   app.use(createOpenApiRoute(config));
-  app.use('/api', createApiRouter({ store, config, clock, logger, rateLimit, authenticate, metrics }));
-  app.use('/taxii2', createTaxiiRouter({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics }));
+  app.use('/api', api.router);
+  app.use('/taxii2', taxii.router);
   app.use('/export', createExportRouter({ store, config, logger, rateLimit, authenticate }));
   app.use('/admin', createAdminRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
   // The operator console's HTML pages (DESIGN 12), under /console only: no other route parses its forms or reads its sessions.
@@ -118,5 +113,11 @@ export function createApp(config: Config, deps: AppDeps): Express {
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));
-  return app;
+  const listener = config.fastPath ? createFastPath(app, { requestLog, securityHeaders, surfaces: [api.hot, taxii.hot] }) : (req: IncomingMessage, res: ServerResponse) => void app(req, res);
+  return { app, listener };
+}
+
+/** The app alone (createServedApp's), for callers that serve no fast path: in-process tests through supertest. */
+export function createApp(config: Config, deps: AppDeps): Express {
+  return createServedApp(config, deps).app;
 }

@@ -120,6 +120,12 @@ const configSchema = z.strictObject({
       sessionHours: z.number().positive().max(24 * 366).default(12),
     })
     .default({ enabled: true, sessionHours: 12 }),
+  /**
+   * Requests whose answer is already known (a cached lookup or TAXII page, a TAXII resource from the
+   * config) are answered before Express by the same checks and handlers (issue 32, http/fast-path.ts);
+   * false: every request goes through Express.
+   */
+  fastPath: z.boolean().default(true),
   /** GET /metrics in the Prometheus text format (DESIGN 9); false: no route, nothing counted. */
   metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z

@@ -2,7 +2,7 @@
 // The composition root and command line: reads the environment, opens the store, runs one command.
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createApp } from './app.js';
+import { createServedApp } from './app.js';
 import { systemClock } from './clock.js';
 import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
 import { ConfigError, ImportError, UsageError } from './errors.js';
@@ -218,7 +218,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
-        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createApp(config, { store, logger, rateLimitStores, metrics, env: process.env });
+        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createServedApp(config, { store, logger, rateLimitStores, metrics, env: process.env });
         const pull = config.pull.enabled && values['no-pull'] !== true;
         await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write, env: process.env });
         return;

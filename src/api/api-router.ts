@@ -1,38 +1,74 @@
 // The lookup API's route table: key resolution, rate limits, handlers, and its own error rendering.
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createLookupClientResolver } from '../auth/lookup-client.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
+import type { HotSurface } from '../http/fast-path.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
+import type { RateLimiter } from '../plans/rate-limiters.js';
+import { getClient, setClient } from '../plans/request-client.js';
 import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
+import { infoRequest } from './info-request.js';
 import { createLookupHandlers } from './lookup-handlers.js';
+import { feedRequest, indicatorRequest, threatRequest, type LookupRequest } from './lookup-requests.js';
 
-export function createApiRouter(deps: {
+export interface ApiSurface {
+  router: Router;
+  /** The routes the fast path answers when their body is cached (http/fast-path.ts). */
+  hot: HotSurface;
+}
+
+export function createApiSurface(deps: {
   store: Store;
   config: Config;
   clock: Clock;
   logger: Logger;
-  rateLimit: RequestHandler;
+  rateLimit: RateLimiter;
   authenticate: KeyAuthenticator;
   /** Counts the lookup cache's hits and misses (`cache="lookup"`). */
   metrics?: Pick<Metrics, 'cache'> | undefined;
-}): Router {
-  const { getThreat, getFeed, getIndicator, getInfo } = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
+}): ApiSurface {
+  const lookups = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
+  const clientOf = createLookupClientResolver(deps.authenticate, deps.config);
+  const renderError = createApiErrorRenderer(deps.logger);
+
+  /** The checks of every request, before its route: the client from `key` (401; 429 for too many failures), then the plan's rate limits (429). */
+  const admit = async (req: Request, res: Response) => {
+    setClient(res, await clientOf(req));
+    await deps.rateLimit.count(getClient(res), req.ip, res);
+  };
+
+  // Each lookup's path and how its request is read (lookup-requests.ts); every one is served alike.
+  const routes: readonly (readonly [path: string, read: (req: Request) => LookupRequest])[] = [
+    ['/threat.php', (req) => threatRequest(req)], // ?tid=N | ?threat=NAME | ?tid=N&get=links[&page=P]
+    ['/feed.php', feedRequest], // ?feed=NAME&organization=ORG | ?fid=N | ?fid=N&get=links[&page=P]
+    ['/indicator.php', indicatorRequest], // ?indicator=VALUE | ?iid=N
+    ['/info.php', infoRequest], // Pulsedive's older single entry point, which existing integrations call (DESIGN section 4)
+  ];
+  const handler = (read: (req: Request) => LookupRequest) => (req: Request, res: Response) => lookups.serve(res, read(req));
+
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
-  router.use(createLookupClientResolver(deps.authenticate, deps.config), deps.rateLimit);
-
-  router.route('/threat.php').get(getThreat).all(onlyGet);
-  router.route('/feed.php').get(getFeed).all(onlyGet);
-  router.route('/indicator.php').get(getIndicator).all(onlyGet);
-  // Pulsedive's older single entry point, which existing integrations call (DESIGN section 4).
-  router.route('/info.php').get(getInfo).all(onlyGet);
-
+  const admission: RequestHandler = async (req, res, next) => {
+    await admit(req, res);
+    next();
+  };
+  router.use(admission);
+  for (const [path, read] of routes) router.route(path).get(handler(read)).all(onlyGet);
   router.use(notFoundRoute);
-  router.use(createApiErrorRenderer(deps.logger));
-  return router;
+  router.use(renderError);
+
+  return {
+    router,
+    hot: {
+      mount: '/api',
+      renderError,
+      // Known when the body is cached: a request whose parameters are a 400 throws here and goes to Express.
+      routes: routes.map(([path, read]) => ({ path, known: (req) => lookups.isCached(read(req)), admit, handle: handler(read) })),
+    },
+  };
 }

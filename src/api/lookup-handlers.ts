@@ -1,6 +1,6 @@
-// Handlers of GET /api/threat.php, /api/feed.php, /api/indicator.php and /api/info.php (spec 4.1-4.3,
-// DESIGN section 4): each reads its request as a Lookup, and every Lookup is served the same way.
-import type { Request, RequestHandler, Response } from 'express';
+// How every lookup of the API is served (spec 4.1-4.3, DESIGN section 4): its request read as a Lookup
+// (lookup-requests.ts), its body from the response cache or built from the store.
+import type { Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
@@ -9,8 +9,7 @@ import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';
 import { getClient } from '../plans/request-client.js';
 import type { Store } from '../store/store.js';
-import { infoRequest } from './info-request.js';
-import { feedRequest, indicatorRequest, threatRequest, type Lookup, type LookupRequest } from './lookup-requests.js';
+import type { Lookup, LookupRequest } from './lookup-requests.js';
 import { toFeedBody, toIndicatorBody, toLinksBody, toThreatBody } from './lookup-views.js';
 
 const THREAT_NOT_FOUND = 'Threat not found.';
@@ -76,15 +75,18 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
   const feedBody = (feed: Awaited<ReturnType<Store['findFeed']>>) => feed && toFeedBody(feed);
   const indicatorBody = (indicator: Awaited<ReturnType<Store['findIndicator']>>) => indicator && toIndicatorBody(indicator);
 
+  const cacheKey = ({ lookup, pretty }: LookupRequest) => `${planOf(lookup).key}|${pretty ? 1 : 0}`;
+
   /**
    * Serves the cached body of the lookup, rendered compact or `pretty`, building it on a miss; a
    * missing record is a 404. The plan's page allowance is checked before the cache: a cached page
    * is never a way around the limit.
    */
-  async function serve(res: Response, { lookup, pretty }: LookupRequest): Promise<void> {
+  async function serve(res: Response, request: LookupRequest): Promise<void> {
+    const { lookup, pretty } = request;
     if (lookup.kind === 'links') assertPageAllowed(getClient(res), lookup.page);
-    const { key, notFound, build } = planOf(lookup);
-    const body = await cache.get(`${key}|${pretty ? 1 : 0}`, async () => {
+    const { notFound, build } = planOf(lookup);
+    const body = await cache.get(cacheKey(request), async () => {
       const value = await build();
       return value === undefined ? undefined : Buffer.from(serialize(value, pretty), 'utf8');
     });
@@ -92,19 +94,9 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
     sendJsonText(res, body);
   }
 
-  const handler =
-    (read: (req: Request) => LookupRequest): RequestHandler =>
-    async (req, res) =>
-      serve(res, read(req));
-
   return {
-    /** GET /api/threat.php?tid=N | ?threat=NAME | ?tid=N&get=links[&page=P] */
-    getThreat: handler((req) => threatRequest(req)),
-    /** GET /api/feed.php?feed=NAME&organization=ORG | ?fid=N | ?fid=N&get=links[&page=P] */
-    getFeed: handler(feedRequest),
-    /** GET /api/indicator.php?indicator=VALUE | ?iid=N */
-    getIndicator: handler(indicatorRequest),
-    /** GET /api/info.php with the parameters of any of the three (info-request.ts) */
-    getInfo: handler(infoRequest),
+    serve,
+    /** Whether `serve` would find the body cached now (the fast path's question); counts nothing. */
+    isCached: (request: LookupRequest) => cache.has(cacheKey(request)),
   };
 }

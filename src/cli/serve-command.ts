@@ -31,8 +31,11 @@ export interface ServeOptions {
   demoIfEmpty: boolean;
   /** Processes to serve with; 1 serves in this process, more fork a node:cluster. */
   workers: number;
-  /** The app over this process's store (from the composition root), given its rate-limit counters and metrics. */
-  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => Express;
+  /**
+   * The app over this process's store (from the composition root), given its rate-limit counters and
+   * metrics, with the request listener that serves it (the fast path in front of it, or the app).
+   */
+  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => { app: Express; listener: (req: IncomingMessage, res: ServerResponse) => void };
   out: (line: string) => void;
   err: (line: string) => void;
   /** Pull due source feeds in the background (config `pull.enabled`, unless `--no-pull`). */
@@ -165,8 +168,9 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   }
   // A worker's scrape answers for the whole cluster: the primary sums every worker's registry and its own.
   const served = metrics && cluster.isWorker ? withScrape(metrics, joinClusterMetrics(process, metrics.registry)) : metrics;
-  const app = options.buildApp(rateLimitStores, served);
-  const { server, drain, inFlight } = createDrainableServer(app, { classes: expressMessageClasses(app), limits: config.server, inClusterWorker: cluster.isWorker });
+  const { app, listener } = options.buildApp(rateLimitStores, served);
+  // Requests are born with the app's prototypes, which the fast path needs as much as Express.
+  const { server, drain, inFlight } = createDrainableServer(listener, { classes: expressMessageClasses(app), limits: config.server, inClusterWorker: cluster.isWorker });
   try {
     await listen(server, settings.port, settings.host, '--port');
   } catch (error) {

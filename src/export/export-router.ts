@@ -5,10 +5,12 @@ import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { methodNotAllowed } from '../http/method-guard.js';
+import type { RateLimiter } from '../plans/rate-limiters.js';
+import { getClient, setClient } from '../plans/request-client.js';
 import type { Store } from '../store/store.js';
 import { createCollectionResolver } from '../taxii/collection-resolver.js';
 import { createPlanGate } from '../taxii/plan-gate.js';
-import { createBasicOrQueryKeyAuthenticator } from '../taxii/taxii-auth.js';
+import { createBasicOrQueryClientResolver } from '../taxii/taxii-auth.js';
 import { collectionByName } from './collection-by-name.js';
 import { createExportSender } from './send-export.js';
 
@@ -17,7 +19,7 @@ export interface ExportDeps {
   config: Config;
   logger: Logger;
   /** The rate limits every surface shares: every export request counts. */
-  rateLimit: RequestHandler;
+  rateLimit: RateLimiter;
   authenticate: KeyAuthenticator;
 }
 
@@ -29,15 +31,30 @@ export interface ExportDeps {
  */
 export function createExportRouter(deps: ExportDeps): Router {
   const { config } = deps;
-  const named = (name: unknown) => (typeof name === 'string' ? collectionByName(config.collections, name) : undefined);
-  const planGate = createPlanGate(config, (req) => named(req.params.collectionId)?.id);
-  const collection = createCollectionResolver(config, named);
+  const named = (name: string) => collectionByName(config.collections, name);
+  const clientOf = createBasicOrQueryClientResolver(deps.authenticate, 'HTTP Basic with username "taxii2" and the API key as password, or ?key=<API key>');
+  const planGate = createPlanGate(config);
+  const useCollection = createCollectionResolver(config, named);
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
+  /** The key (401; 429 for too many failures), then the rate limits (429): every request under /export. */
+  const admission: RequestHandler = async (req, res, next) => {
+    setClient(res, await clientOf(req));
+    await deps.rateLimit.count(getClient(res), req.ip, res);
+    next();
+  };
+  /** The plan for the collection the name finds (403), then the collection itself (404). */
+  const collection: RequestHandler = (req, res, next) => {
+    const name = String(req.params.collectionId);
+    planGate(getClient(res), named(name)?.id);
+    useCollection(res, name);
+    next();
+  };
+
   const router = Router();
-  router.use(createBasicOrQueryKeyAuthenticator(deps.authenticate, 'HTTP Basic with username "taxii2" and the API key as password, or ?key=<API key>'), deps.rateLimit);
-  router.route('/:collectionId.txt').get(planGate, collection, createExportSender(deps, 'txt')).all(onlyGet); // one value per line
-  router.route('/:collectionId.csv').get(planGate, collection, createExportSender(deps, 'csv')).all(onlyGet); // value,type,risk,stamp_seen,threats
+  router.use(admission);
+  router.route('/:collectionId.txt').get(collection, createExportSender(deps, 'txt')).all(onlyGet); // one value per line
+  router.route('/:collectionId.csv').get(collection, createExportSender(deps, 'csv')).all(onlyGet); // value,type,risk,stamp_seen,threats
   // Answered and rendered here, so that the metrics count each under the surface's route templates (`/export/*` when none).
   router.use(notFoundRoute);
   router.use(createApiErrorRenderer(deps.logger));

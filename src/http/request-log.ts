@@ -66,30 +66,49 @@ export function routeLabel(req: Request): string {
   return `${surface}${typeof path === 'string' ? path : '/*'}`;
 }
 
+/** The request log and the request metrics, for both ways a request is answered (Express, or the fast path). */
+export interface RequestLog {
+  /**
+   * Watches one request: when its response finishes, its line is logged and it is counted under the
+   * route `routeOf` names then (see routeLabel). Nothing is recorded for a response that never
+   * finishes (the client hung up first).
+   */
+  watch(req: Request, res: Response, routeOf: (req: Request) => string): void;
+  /** The app's first middleware: watches every request, counted under the route Express chose. */
+  middleware: RequestHandler;
+}
+
 /**
  * Logs one line per finished request; headers (Authorization among them) are never logged.
  * `keyIdOf` names the API key the request was served for (null without one): who the client is
  * belongs to the surfaces' authentication, which builds on this folder, not the other way round.
  * With `metrics`, each request is also counted there (by route template, method and status).
  */
-export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null, metrics?: Metrics): RequestHandler {
-  return (req, res, next) => {
+export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null, metrics?: Metrics): RequestLog {
+  const watch = (req: Request, res: Response, routeOf: (req: Request) => string) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
       if (metrics) {
-        metrics.request(routeLabel(req), req.method, res.statusCode, ms / 1000);
+        metrics.request(routeOf(req), req.method, res.statusCode, ms / 1000);
         if (answeredForStoreOutage(res)) metrics.storeError();
       }
       logger.info('request', {
         method: req.method,
-        url: redactUrl(req.originalUrl),
+        // Express keeps the URL as it came in originalUrl; a request it never saw has it in url.
+        url: redactUrl(req.originalUrl ?? req.url),
         status: res.statusCode,
         ms,
         client: keyIdOf(res),
         ip: req.ip,
       });
     });
-    next();
+  };
+  return {
+    watch,
+    middleware: (req, res, next) => {
+      watch(req, res, routeLabel);
+      next();
+    },
   };
 }

@@ -96,6 +96,16 @@ export class ResponseCache<T = string> {
     return body;
   }
 
+  /**
+   * Whether a body is kept for `key` under the current data version (checked as `get` checks it):
+   * the fast path's question, asked before it commits to answering. It counts no hit or miss and
+   * changes no order; the answer's own `get` does that.
+   */
+  async has(key: string): Promise<boolean> {
+    await this.refreshVersion();
+    return this.entries.has(key);
+  }
+
   /** Whether a body built for `key` is kept: always, or with admitOnRepeat on the key's second miss. */
   private admits(key: string): boolean {
     if (!this.options.admitOnRepeat) return true;

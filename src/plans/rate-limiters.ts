@@ -1,7 +1,7 @@
 // Per-plan rate limits over three windows (second, day, month), keyed by API key or client IP.
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, rateLimit, type RateLimitInfo, type Store as RateLimitStore } from 'express-rate-limit';
+import type { RequestHandler } from 'express';
+import { ipKeyGenerator, type Options, type Store as RateLimitStore } from 'express-rate-limit';
 import type { Plan } from '../config.js';
 import { RateLimitError } from '../errors.js';
 import { FixedWindowStore } from './fixed-window-store.js';
@@ -29,9 +29,8 @@ export interface CounterWindow {
 export type RateLimitStoreFactory = (window: CounterWindow) => RateLimitStore | undefined;
 
 /** Counters are per key id, or per client address (IPv6 grouped by /56) without a key. */
-function counterKey(req: Request, res: Response): string {
-  const client = getClient(res);
-  return client.keyId ? `key:${client.keyId}` : `ip:${ipKeyGenerator(req.ip ?? '0.0.0.0')}`;
+function counterKey(client: Client, address: string | undefined): string {
+  return client.keyId ? `key:${client.keyId}` : `ip:${ipKeyGenerator(address ?? '0.0.0.0')}`;
 }
 
 function describe(client: Client, window: RateWindow): string {
@@ -57,69 +56,92 @@ function partitionKeys(): (key: string) => string {
   };
 }
 
+/** One window's count for a request, as express-rate-limit's RateLimitInfo has it. */
+interface WindowCount {
+  window: RateWindow;
+  limit: number;
+  remaining: number;
+  resetTime: Date | undefined;
+  key: string;
+}
+
+/** Where the limit headers go: a response (node's setHeader takes a list for a header of several lines). */
+export interface LimitHeaderTarget {
+  setHeader(name: string, value: string | string[]): unknown;
+  readonly headersSent: boolean;
+}
+
+export interface RateLimiter {
+  /**
+   * Counts one request of `client` (keyed by `address` without a key) in each window in turn and
+   * writes the headers of the windows counted on `res`. A window whose count passes its limit ends
+   * it there with a RateLimitError (429, Retry-After): the later windows are not counted.
+   */
+  count(client: Client, address: string | undefined, res: LimitHeaderTarget): Promise<void>;
+  /** The same for a request past authentication (its client on the response, its address `req.ip`), as middleware. */
+  middleware: RequestHandler;
+}
+
 /**
- * One middleware for the three windows, in order: each is an express-rate-limit limiter (counting,
- * limits, and the 429 through our handler). The headers are written here in one pass, in
- * express-rate-limit's draft-8 format (`RateLimit` and `RateLimit-Policy`, one line per window) and
- * with an `X-Requests-Remaining-*` header per window; on a 429, for the windows counted so far.
+ * The three windows of a plan, each counted in its own store (express-rate-limit's Store interface:
+ * in memory, at the cluster primary or in Redis), as express-rate-limit's middleware counted them
+ * before: the count is the store's, a request over the limit is one whose count exceeds it, and a
+ * store's failure is the caller's error (the store wrapper decides to fail open or closed). The
+ * headers are written in one pass, in express-rate-limit's draft-8 format (`RateLimit` and
+ * `RateLimit-Policy`, one line per window) and with an `X-Requests-Remaining-*` header per window;
+ * on a 429, for the windows counted so far. One function for the app's middleware and the fast path
+ * (http/fast-path.ts) alike, so that neither can count differently.
  */
 export function createRateLimiter(
   storeFor: RateLimitStoreFactory = () => undefined,
   /** Hears each 429: the client's plan and the window whose limit it reached (the metrics). */
   onLimited?: (plan: string, window: RateWindow['name']) => void,
-): RequestHandler {
+): RateLimiter {
   const partitionKey = partitionKeys();
-  const infoOf = (req: Request, window: RateWindow) => (req as unknown as Record<string, RateLimitInfo | undefined>)[`rateLimit_${window.name}`];
+  const windows = RATE_WINDOWS.map((window) => {
+    const store: RateLimitStore = storeFor(window) ?? new FixedWindowStore();
+    // The stores read only windowMs from express-rate-limit's options (the Redis store the expiry of its keys).
+    void store.init?.({ windowMs: window.ms } as Options);
+    return { window, store };
+  });
 
-  const setHeaders = (req: Request, res: Response, windows: number) => {
+  const setHeaders = (res: LimitHeaderTarget, counts: readonly WindowCount[]) => {
+    if (counts.length === 0 || res.headersSent) return;
     const lines: string[] = [];
     const policies: string[] = [];
-    const remaining: [string, string][] = [];
-    for (const window of RATE_WINDOWS.slice(0, windows)) {
-      const info = infoOf(req, window);
-      if (!info) continue;
+    for (const { window, limit, remaining, resetTime, key } of counts) {
       const windowSeconds = Math.ceil(window.ms / 1000);
-      const reset = info.resetTime ? Math.max(0, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
-      lines.push(`"${window.name}"; r=${info.remaining}; t=${reset}`);
-      policies.push(`"${window.name}"; q=${info.limit}; w=${windowSeconds}; pk=:${partitionKey(info.key)}:`);
-      remaining.push([window.header, String(info.remaining)]);
+      const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
+      lines.push(`"${window.name}"; r=${remaining}; t=${reset}`);
+      policies.push(`"${window.name}"; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     }
-    if (lines.length === 0 || res.headersSent) return;
     res.setHeader('RateLimit', lines);
     res.setHeader('RateLimit-Policy', policies);
-    for (const [header, value] of remaining) res.setHeader(header, value);
+    for (const { window, remaining } of counts) res.setHeader(window.header, String(remaining));
   };
 
-  const limiters = RATE_WINDOWS.map((window, index) =>
-    rateLimit({
-      windowMs: window.ms,
-      limit: (_req, res) => window.limitOf(getClient(res).plan),
-      standardHeaders: false,
-      legacyHeaders: false,
-      requestPropertyName: `rateLimit_${window.name}`,
-      keyGenerator: counterKey,
-      store: storeFor(window) ?? new FixedWindowStore(),
-      // Store failures are decided by the store wrapper (fail open or closed), not here.
-      passOnStoreError: false,
-      handler: (req, res, next) => {
-        const info = infoOf(req, window);
-        onLimited?.(getClient(res).planName, window.name);
-        setHeaders(req, res, index + 1);
-        const retryAfter = info?.resetTime ? (info.resetTime.getTime() - Date.now()) / 1000 : window.ms / 1000;
-        next(new RateLimitError(describe(getClient(res), window), retryAfter));
-      },
-    }),
-  );
+  const count = async (client: Client, address: string | undefined, res: LimitHeaderTarget) => {
+    const key = counterKey(client, address);
+    const counts: WindowCount[] = [];
+    for (const { window, store } of windows) {
+      const { totalHits, resetTime } = await store.increment(key);
+      const limit = window.limitOf(client.plan);
+      counts.push({ window, limit, remaining: Math.max(limit - totalHits, 0), resetTime, key });
+      if (totalHits > limit) {
+        onLimited?.(client.planName, window.name);
+        setHeaders(res, counts);
+        const retryAfter = resetTime ? (resetTime.getTime() - Date.now()) / 1000 : window.ms / 1000;
+        throw new RateLimitError(describe(client, window), retryAfter);
+      }
+    }
+    setHeaders(res, counts);
+  };
 
-  return (req, res, next) => {
-    let index = 0;
-    const step = (error?: unknown) => {
-      if (error !== undefined) return next(error);
-      const limiter = limiters[index++];
-      if (limiter) return void limiter(req, res, step);
-      setHeaders(req, res, limiters.length);
+  return {
+    count,
+    middleware: async (req, res, next) => {
+      await count(getClient(res), req.ip, res);
       next();
-    };
-    step();
+    },
   };
 }

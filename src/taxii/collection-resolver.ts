@@ -1,22 +1,25 @@
 // Resolves the `collectionId` path parameter to a configured collection (TAXII 2.1 section 5), for the handlers after it.
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
 
 const collections = new WeakMap<Response, CollectionConfig>();
 
+/** Finds the collection a request names and keeps it for `getCollection`; a 404 when none has that name. */
+export type CollectionResolver = (res: Response, name: string) => CollectionConfig;
+
 /**
- * 404 for an id that names no collection on the API root. `find` reads the parameter another way:
- * the exports also take a collection's alias (export/collection-by-name.ts); TAXII paths take ids.
+ * 404 for an id that names no collection on the API root. `find` reads the name another way: the
+ * exports also take a collection's alias (export/collection-by-name.ts); TAXII paths take ids.
  */
-export function createCollectionResolver(config: Config, find?: (name: string) => CollectionConfig | undefined): RequestHandler {
+export function createCollectionResolver(config: Config, find?: (name: string) => CollectionConfig | undefined): CollectionResolver {
   const byId = new Map(config.collections.map((c) => [c.id, c]));
   const lookup = find ?? ((name: string) => byId.get(name));
-  return (req, res, next) => {
-    const collection = lookup(String(req.params.collectionId));
-    if (!collection) throw new NotFoundError(`No collection ${String(req.params.collectionId)} on this API root.`);
+  return (res, name) => {
+    const collection = lookup(name);
+    if (!collection) throw new NotFoundError(`No collection ${name} on this API root.`);
     collections.set(res, collection);
-    next();
+    return collection;
   };
 }
 

@@ -1,7 +1,7 @@
 // Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
 import type { Logger } from '../logger.js';
-import type { Request, RequestHandler, Response } from 'express';
-import type { Config } from '../config.js';
+import type { Request, Response } from 'express';
+import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../clock.js';
@@ -14,7 +14,8 @@ import { getCollection } from './collection-resolver.js';
 import { sendTaxii } from './send-taxii.js';
 import { prettyParam } from '../http/query-params.js';
 
-type Kind = 'objects' | 'manifest' | 'object' | 'versions';
+export type ListingKind = 'objects' | 'manifest' | 'object' | 'versions';
+type Kind = ListingKind;
 
 /** The match fields each endpoint supports (TAXII 2.1 sections 5.3, 5.4, 5.6, 5.8). */
 const MATCH_FIELDS: Record<Kind, readonly MatchField[]> = {
@@ -57,15 +58,25 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     () => store.dataVersion(), deps.clock, { ...config.cache, admitOnRepeat: true }, (page) => page.body.length, deps.cacheCounter,
   );
 
-  async function respond(req: Request, res: Response, kind: Kind, render: (result: PageResult, pretty: boolean) => string, objectId?: string): Promise<void> {
-    const collection = getCollection(res);
+  /** What determines a listing's body: the endpoint, the collection, the object, and the query's shaping parameters. */
+  function pageKey(req: Request, kind: Kind, collection: CollectionConfig, objectId: string | undefined): string {
     const params = Object.entries(req.query as Record<string, unknown>)
       .filter(([name]) => !NOT_SHAPING.has(name))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const key = JSON.stringify([kind, collection.id, objectId ?? null, params]);
-    const page = await pages.get(key, async () => {
+    return JSON.stringify([kind, collection.id, objectId ?? null, params]);
+  }
+
+  const RENDER: Record<Kind, (result: PageResult, pretty: boolean) => string> = {
+    objects: (page, pretty) => envelopeJson(page, pretty, config.taxii.emptyObjectsList),
+    object: (page, pretty) => envelopeJson(page, pretty, config.taxii.emptyObjectsList),
+    manifest: manifestJson,
+    versions: versionsJson,
+  };
+
+  async function respond(req: Request, res: Response, kind: Kind, objectId?: string): Promise<void> {
+    const page = await pages.get(pageKey(req, kind, getCollection(res), objectId), async () => {
       const result = await listPage(req, res, kind, objectId);
-      return { body: Buffer.from(render(result, prettyParam(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
+      return { body: Buffer.from(RENDER[kind](result, prettyParam(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
     });
     sendTaxii(res, 200, page!.body, page!.headers);
   }
@@ -106,19 +117,13 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     return { items, more, next };
   }
 
-  const envelope = (page: PageResult, pretty: boolean) => envelopeJson(page, pretty, config.taxii.emptyObjectsList);
-
-  /** GET .../collections/{id}/objects/ (TAXII 2.1 section 5.4) */
-  const getObjects: RequestHandler = (req, res) => respond(req, res, 'objects', envelope);
-
-  /** GET .../collections/{id}/manifest/ (TAXII 2.1 section 5.3) */
-  const getManifest: RequestHandler = (req, res) => respond(req, res, 'manifest', manifestJson);
-
-  /** GET .../collections/{id}/objects/{object_id}/ (TAXII 2.1 section 5.6) */
-  const getObject: RequestHandler = (req, res) => respond(req, res, 'object', envelope, String(req.params.objectId));
-
-  /** GET .../collections/{id}/objects/{object_id}/versions/ (TAXII 2.1 section 5.8) */
-  const getVersions: RequestHandler = (req, res) => respond(req, res, 'versions', versionsJson, String(req.params.objectId));
-
-  return { getObjects, getManifest, getObject, getVersions };
+  return {
+    /**
+     * Serves a listing (`objectId` for an object's endpoints): GET .../objects/ (TAXII 2.1 section
+     * 5.4), .../manifest/ (5.3), .../objects/{object_id}/ (5.6), .../objects/{object_id}/versions/ (5.8).
+     */
+    serve: respond,
+    /** Whether `serve` would find the listing's body cached now (the fast path's question); counts nothing. */
+    isCached: (req: Request, kind: Kind, collection: CollectionConfig, objectId?: string) => pages.has(pageKey(req, kind, collection, objectId)),
+  };
 }

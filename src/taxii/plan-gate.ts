@@ -1,32 +1,31 @@
 // The TAXII plan gate, in one place: `all` reads everything; other plans only the free test collection.
-import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { ForbiddenError } from '../errors.js';
-import { taxiiPlanNames } from '../plans/plan-rules.js';
-import { getClient } from '../plans/request-client.js';
+import { taxiiPlanNames, type Client } from '../plans/plan-rules.js';
 
 const COLLECTION_PATH = /^\/api\/collections\/([^/]+)(?:\/|$)/;
 
-/** The collection a TAXII request names, from its path within the gateway. */
-const taxiiCollection = (req: Request) => COLLECTION_PATH.exec(req.path)?.[1];
+/** The collection a TAXII request names, from its path within the gateway (`/api/collections/{id}/...`). */
+export const taxiiCollectionOf = (path: string) => COLLECTION_PATH.exec(path)?.[1];
 
 const titleCase = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
 
+/** Passes a client to what it may read, or throws a 403 naming the plans that include it. */
+export type PlanGate = (client: Client, collectionId: string | undefined) => void;
+
 /**
- * `collectionOf` names the collection a request reads (undefined: none); the exports, which share
- * this gate, name it by their route's parameter.
+ * `collectionId` is the collection a request reads (undefined: none): TAXII takes it from the path
+ * (taxiiCollectionOf), the exports, which share this gate, from their route's parameter.
  */
-export function createPlanGate(config: Config, collectionOf: (req: Request) => string | undefined = taxiiCollection): RequestHandler {
+export function createPlanGate(config: Config): PlanGate {
   const freeCollections = new Set(config.collections.filter((c) => c.free).map((c) => c.id));
   const planList = taxiiPlanNames(config).map(titleCase).join(' or ');
   const included = `TAXII access is included in the ${planList} plan${taxiiPlanNames(config).length === 1 ? '' : 's'}`;
-  return (req, res, next) => {
-    const client = getClient(res);
+  return (client, collectionId) => {
     const access = client.plan.taxii;
-    if (access === 'all') return next();
-    const collection = collectionOf(req);
+    if (access === 'all') return;
     // DESIGN section 5: the free test collection is readable with any valid key, whatever the plan.
-    if (collection !== undefined && freeCollections.has(collection)) return next();
+    if (collectionId !== undefined && freeCollections.has(collectionId)) return;
     if (access === 'test') {
       throw new ForbiddenError(`The ${titleCase(client.planName)} plan may read only the free test collection; ${included}.`);
     }

@@ -1,8 +1,8 @@
 // TAXII authentication (spec 5.1): HTTP Basic `taxii2:<KEY>`, or `?key=<KEY>` with `accept` in the query.
-import type { RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
-import { setClient } from '../plans/request-client.js';
+import type { Client } from '../plans/plan-rules.js';
 
 export const TAXII_USERNAME = 'taxii2';
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate"' };
@@ -39,12 +39,22 @@ export function getAccept(res: Response): string | undefined {
 }
 
 /**
- * Resolves the request's client from `Authorization: Basic taxii2:KEY`, or else `?key=KEY`; a
- * request with neither is a 401 (`hint` says how to send a key). The exports authenticate this way
- * too, as the firewalls that poll them send Basic.
+ * The Accept value the request negotiates with, kept for `getAccept`: the `accept` query value of
+ * query-string authentication (a 400 when given twice), else the Accept header.
  */
-export function createBasicOrQueryKeyAuthenticator(authenticate: KeyAuthenticator, hint: string): RequestHandler {
-  return async (req, res, next) => {
+export function setAcceptOf(req: Request, res: Response): void {
+  const query = req.query as Record<string, unknown>;
+  if (query.accept !== undefined && typeof query.accept !== 'string') throw new BadRequestError('Parameter "accept" must be given once.');
+  accepts.set(res, typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept);
+}
+
+/**
+ * The request's client from `Authorization: Basic taxii2:KEY`, or else `?key=KEY`; a request with
+ * neither is a 401 (`hint` says how to send a key). The exports authenticate this way too, as the
+ * firewalls that poll them send Basic.
+ */
+export function createBasicOrQueryClientResolver(authenticate: KeyAuthenticator, hint: string): (req: Request) => Promise<Client> {
+  return async (req) => {
     const query = req.query as Record<string, unknown>;
     const header = req.headers.authorization;
     const given = query.key;
@@ -60,20 +70,8 @@ export function createBasicOrQueryKeyAuthenticator(authenticate: KeyAuthenticato
     } else {
       throw unauthorized(`Authentication is required: ${hint}.`);
     }
-    setClient(res, await authenticate({ address: req.ip, key }, CHALLENGE));
-    next();
+    return authenticate({ address: req.ip, key }, CHALLENGE);
   };
 }
 
-/** Resolves the request's client and its Accept value (from the header, or the `accept` query value). */
-export function createTaxiiAuthenticator(authenticate: KeyAuthenticator): RequestHandler {
-  const client = createBasicOrQueryKeyAuthenticator(authenticate, 'HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>');
-  return (req, res, next) =>
-    client(req, res, (error?: unknown) => {
-      if (error !== undefined) return next(error);
-      const query = req.query as Record<string, unknown>;
-      if (query.accept !== undefined && typeof query.accept !== 'string') return next(new BadRequestError('Parameter "accept" must be given once.'));
-      accepts.set(res, typeof query.accept === 'string' ? restorePlus(query.accept) : req.headers.accept);
-      next();
-    });
-}
+export const TAXII_KEY_HINT = 'HTTP Basic with username "taxii2" and the API key, or ?key=<API key>&accept=<media type>';

@@ -1,19 +1,22 @@
 // The TAXII 2.1 gateway's route table: auth, rate limits, plan gate and media type first, then resources.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { Config } from '../config.js';
+import type { CollectionConfig, Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { HotRoute, HotSurface, RouteParams } from '../http/fast-path.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { prettyParam } from '../http/query-params.js';
+import { getClient, setClient } from '../plans/request-client.js';
+import type { RateLimiter } from '../plans/rate-limiters.js';
 import type { Store } from '../store/store.js';
 import { createCollectionResolver, getCollection } from './collection-resolver.js';
 import { rememberingAcceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
 import { createNextSecretReader } from './next-secret.js';
-import { createObjectHandlers } from './object-handlers.js';
-import { createPlanGate } from './plan-gate.js';
-import { createTaxiiAuthenticator, getAccept } from './taxii-auth.js';
+import { createObjectHandlers, type ListingKind } from './object-handlers.js';
+import { createPlanGate, taxiiCollectionOf } from './plan-gate.js';
+import { createBasicOrQueryClientResolver, getAccept, setAcceptOf, TAXII_KEY_HINT } from './taxii-auth.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { serialize } from '../http/send-json.js';
 import { sendTaxii } from './send-taxii.js';
@@ -24,7 +27,7 @@ export interface TaxiiDeps {
   store: Store;
   config: Config;
   logger: Logger;
-  rateLimit: RequestHandler;
+  rateLimit: RateLimiter;
   authenticate: KeyAuthenticator;
   clock: Clock;
   /** Signs `next` tokens instead of the secret every instance shares in the store (tests). */
@@ -36,71 +39,133 @@ export interface TaxiiDeps {
 const acceptsTaxii = rememberingAcceptsTaxii();
 
 /** Media type after auth and plan (DESIGN section 5): 406 when nothing acceptable is asked for. */
-const requireTaxiiMediaType: RequestHandler = (_req, res, next) => {
+function requireTaxiiMediaType(res: Response): void {
   if (!acceptsTaxii(getAccept(res))) {
     throw new NotAcceptableError(`This server answers only with ${TAXII_MEDIA_TYPE}; send it in the Accept header (or in the accept parameter with query-string authentication).`);
   }
-  next();
-};
-
-/**
- * Every TAXII response carries the TAXII media type (DESIGN section 5), the 304 that sendBytes
- * answers a conditional request with included: some TAXII clients check it on every response.
- * RFC 9110 section 15.4.5 leaves Content-Type off a 304 (SHOULD NOT), as the lookup API does;
- * here the TAXII contract wins. Set first, so that no response of the gateway goes without it.
- */
-const taxiiContentType: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Type', TAXII_MEDIA_TYPE);
-  next();
-};
+}
 
 /** Collections are read-only views of the data: writes are refused (TAXII 2.1 sections 5.5, 5.7). */
 const readOnly: RequestHandler = () => {
   throw new ForbiddenError('Collections on this server are read-only (can_write is false).');
 };
 
-export function createTaxiiRouter(deps: TaxiiDeps): Router {
+export interface TaxiiSurface {
+  router: Router;
+  /** The routes the fast path answers when their body is known (http/fast-path.ts). */
+  hot: HotSurface;
+}
+
+export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
   const { config } = deps;
   const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, logger: deps.logger, secret: createNextSecretReader(deps.store, deps.nextTokenSecret), cacheCounter: deps.metrics?.cache('taxii') });
+  const clientOf = createBasicOrQueryClientResolver(deps.authenticate, TAXII_KEY_HINT);
+  const planGate = createPlanGate(config);
+  const useCollection = createCollectionResolver(config);
+  const renderError = createTaxiiErrorRenderer(deps.logger);
+
+  /**
+   * The checks of every TAXII request, in DESIGN section 5's order. The TAXII media type is set
+   * first: every response of the gateway carries it, errors and the 304 that sendBytes answers a
+   * conditional request with included (some TAXII clients check it on every response; RFC 9110
+   * section 15.4.5 leaves Content-Type off a 304, as the lookup API does, but here the TAXII
+   * contract wins). Then the key (401, and 429 for too many failures; a 400 for `accept` given
+   * twice), the rate limits (429), the plan for `collectionId`, the collection the path names (403),
+   * and the media type (406).
+   */
+  const admit = async (req: Request, res: Response, collectionId: string | undefined) => {
+    res.setHeader('Content-Type', TAXII_MEDIA_TYPE);
+    setClient(res, await clientOf(req));
+    setAcceptOf(req, res);
+    await deps.rateLimit.count(getClient(res), req.ip, res);
+    planGate(getClient(res), collectionId);
+    requireTaxiiMediaType(res);
+  };
+
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
   const rendered = (body: unknown) => ({ compact: Buffer.from(serialize(body, false), 'utf8'), pretty: Buffer.from(serialize(body, true), 'utf8') });
   const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);
-  const json = (body: unknown): RequestHandler => {
+  const json = (body: unknown) => {
     const bytes = rendered(body);
-    return (req, res) => sendRendered(req, res, bytes);
+    return (req: Request, res: Response) => sendRendered(req, res, bytes);
   };
   const collectionBodies = new Map(config.collections.map((c) => [c.id, rendered(collectionResource(c))]));
+  const discovery = json(discoveryResource(config));
+  const apiRoot = json(apiRootResource(config));
+  const collections = json(collectionsResource(config));
+  const collection = (req: Request, res: Response) => sendRendered(req, res, collectionBodies.get(getCollection(res).id)!);
+  const listing = (kind: ListingKind) => (req: Request, res: Response) => objects.serve(req, res, kind, req.params.objectId === undefined ? undefined : String(req.params.objectId));
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
   const router = Router();
-  router.use(taxiiContentType, createTaxiiAuthenticator(deps.authenticate), deps.rateLimit, createPlanGate(config), requireTaxiiMediaType);
-
-  router.route('/').get(json(discoveryResource(config))).all(onlyGet); // 4.1 Server Discovery
-  router.route('/api').get(json(apiRootResource(config))).all(onlyGet); // 4.2 API Root Information
+  const admission: RequestHandler = async (req, res, next) => {
+    await admit(req, res, taxiiCollectionOf(req.path));
+    next();
+  };
+  router.use(admission);
+  router.route('/').get(discovery).all(onlyGet); // 4.1 Server Discovery
+  router.route('/api').get(apiRoot).all(onlyGet); // 4.2 API Root Information
   router.route('/api/status/:statusId').all((req) => {
     // 4.3 Get Status: nothing is ever written, so no status resource exists.
     throw new NotFoundError(`No status ${String(req.params.statusId)}: this server accepts no writes.`);
   });
-  router.route('/api/collections').get(json(collectionsResource(config))).all(onlyGet); // 5.1 Get Collections
-  router.use('/api/collections/:collectionId', createCollectionResolver(config));
-  router
-    .route('/api/collections/:collectionId')
-    .get((req, res) => sendRendered(req, res, collectionBodies.get(getCollection(res).id)!)) // 5.2 Get a Collection
-    .all(onlyGet);
-  router.route('/api/collections/:collectionId/manifest').get(objects.getManifest).all(onlyGet); // 5.3 Get Object Manifests
+  router.route('/api/collections').get(collections).all(onlyGet); // 5.1 Get Collections
+  router.use('/api/collections/:collectionId', (req, res, next) => {
+    useCollection(res, String(req.params.collectionId));
+    next();
+  });
+  router.route('/api/collections/:collectionId').get(collection).all(onlyGet); // 5.2 Get a Collection
+  router.route('/api/collections/:collectionId/manifest').get(listing('manifest')).all(onlyGet); // 5.3 Get Object Manifests
   router
     .route('/api/collections/:collectionId/objects')
-    .get(objects.getObjects) // 5.4 Get Objects
+    .get(listing('objects')) // 5.4 Get Objects
     .post(readOnly) // 5.5 Add Objects
     .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
   router
     .route('/api/collections/:collectionId/objects/:objectId')
-    .get(objects.getObject) // 5.6 Get an Object
+    .get(listing('object')) // 5.6 Get an Object
     .delete(readOnly) // 5.7 Delete an Object
     .all(methodNotAllowed(['GET', 'HEAD', 'DELETE']));
-  router.route('/api/collections/:collectionId/objects/:objectId/versions').get(objects.getVersions).all(onlyGet); // 5.8 Get Object Versions
-
+  router.route('/api/collections/:collectionId/objects/:objectId/versions').get(listing('versions')).all(onlyGet); // 5.8 Get Object Versions
   router.use(taxiiNotFoundRoute);
-  router.use(createTaxiiErrorRenderer(deps.logger));
-  return router;
+  router.use(renderError);
+
+  // The fast path's share of the table above: the same checks and handlers, for answers known
+  // before they are asked for (the resources from the config; listings in the page cache).
+  const configured = new Map(config.collections.map((c) => [c.id, c]));
+  const fixed = (path: string, handle: (req: Request, res: Response) => void): HotRoute => ({ path, known: () => true, admit: (req, res) => admit(req, res, undefined), handle });
+  const inCollection = (path: string, known: (req: Request, collection: CollectionConfig, params: RouteParams) => boolean | Promise<boolean>, handle: HotRoute['handle']): HotRoute => ({
+    path,
+    known: (req, params) => {
+      const found = configured.get(params.collectionId!);
+      return found !== undefined && known(req, found, params);
+    },
+    // The router's checks, then its collection resolver (both before the route, as router.use runs them).
+    admit: async (req, res, params) => {
+      await admit(req, res, params.collectionId);
+      useCollection(res, params.collectionId!);
+    },
+    handle,
+  });
+  const hotListing = (path: string, kind: ListingKind) =>
+    inCollection(
+      path,
+      (req, found, params) => objects.isCached(req, kind, found, params.objectId),
+      (req, res, params) => objects.serve(req, res, kind, params.objectId),
+    );
+  const hot: HotSurface = {
+    mount: '/taxii2',
+    renderError,
+    routes: [
+      fixed('/', discovery),
+      fixed('/api', apiRoot),
+      fixed('/api/collections', collections),
+      inCollection('/api/collections/:collectionId', () => true, collection),
+      hotListing('/api/collections/:collectionId/manifest', 'manifest'),
+      hotListing('/api/collections/:collectionId/objects', 'objects'),
+      hotListing('/api/collections/:collectionId/objects/:objectId', 'object'),
+      hotListing('/api/collections/:collectionId/objects/:objectId/versions', 'versions'),
+    ],
+  };
+  return { router, hot };
 }

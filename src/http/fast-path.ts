@@ -1,0 +1,151 @@
+// The fast path (issue 32): a GET or HEAD whose answer is already known is answered on node's request,
+// before Express, through the surfaces' own checks and handlers; anything else goes to Express untouched.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, Express, Request, Response } from 'express';
+import type { RequestLog } from './request-log.js';
+import type { SecurityHeaders } from './security-headers.js';
+
+/** A route's path parameters, as the request spells them (the fast path takes no percent-escape). */
+export type RouteParams = Readonly<Record<string, string>>;
+
+/** One route of a surface's table that the fast path may answer. */
+export interface HotRoute {
+  /** Its path under the surface's mount, as the surface's route table writes it (`/api/collections/:collectionId`). */
+  path: string;
+  /**
+   * Whether the answer is known now: kept in a response cache for the current data version, or
+   * fixed at start-up. It only reads (no hit, miss or limit is counted); a throw means not sure.
+   */
+  known(req: Request, params: RouteParams): boolean | Promise<boolean>;
+  /** The checks the surface's router runs before it chooses a route (key, rate limits, plan, media type). */
+  admit(req: Request, res: Response, params: RouteParams): Promise<void>;
+  /** The route's handler. */
+  handle(req: Request, res: Response, params: RouteParams): void | Promise<void>;
+}
+
+/** A surface's share of the fast path: the routes it may answer there, and how it renders an error. */
+export interface HotSurface {
+  /** Where the app mounts the surface (`/api`), in lower case as the app writes it. */
+  mount: string;
+  routes: readonly HotRoute[];
+  /** The surface's own error renderer: an error of `serve` is answered as the surface's router answers it. */
+  renderError: ErrorRequestHandler;
+}
+
+interface CompiledRoute {
+  surface: HotSurface;
+  route: HotRoute;
+  /** The path's segments after the mount: a literal, or `:name` for a parameter. */
+  segments: readonly string[];
+  /** The metrics' route labels, as the request log's routeLabel gives them for Express: the route's template once its handler runs, the surface's `/*` before. */
+  label: string;
+  beforeRoute: string;
+}
+
+/**
+ * A path the fast path reads: segments of letters, digits and `-._~` that do not begin with a dot.
+ * Anything else (a percent-escape, which Express would decode; `//`; a dot segment; another
+ * character) is left to Express, which knows what it means.
+ */
+const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
+
+/** The route a path names, and its parameters; undefined when none matches as written. */
+function matchRoute(routes: readonly CompiledRoute[], path: string): { compiled: CompiledRoute; params: Record<string, string> } | undefined {
+  if (!PLAIN_PATH.test(path)) return undefined;
+  for (const compiled of routes) {
+    const { mount } = compiled.surface;
+    if (!path.startsWith(mount) || (path.length > mount.length && path[mount.length] !== '/')) continue;
+    // Express matches a route with or without one trailing slash (the router's `strict` is off).
+    const rest = path.slice(mount.length).replace(/\/$/, '');
+    const given = rest === '' ? [] : rest.slice(1).split('/');
+    if (given.length !== compiled.segments.length) continue;
+    const params: Record<string, string> = {};
+    let matches = true;
+    for (let i = 0; i < given.length && matches; i++) {
+      const want = compiled.segments[i]!;
+      if (want.startsWith(':')) params[want.slice(1)] = given[i]!;
+      // Literal segments as the route table writes them: other spellings (Express ignores case) go to Express.
+      else matches = want === given[i];
+    }
+    if (matches) return { compiled, params };
+  }
+  return undefined;
+}
+
+/** A request the fast path may look at: GET or HEAD, no body, built by the app's request class. */
+function eligible(req: IncomingMessage, app: Express): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const length = req.headers['content-length'];
+  if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return false;
+  // Requests built without the app's classes (express-server.ts) lack the readers Express gives
+  // them (req.query, req.ip, req.secure): only Express can answer those.
+  return Object.getPrototypeOf(req) === app.request && req.url !== undefined && req.url.startsWith('/');
+}
+
+export interface FastPathParts {
+  requestLog: RequestLog;
+  securityHeaders: SecurityHeaders;
+  surfaces: readonly HotSurface[];
+}
+
+/**
+ * The server's request listener: the fast path in front of `app`. A request it is sure of is
+ * answered as the app would answer it, by the same parts in the same order: watched by the request
+ * log (its line and its metrics, under the route template), given the security headers, then the
+ * surface's checks and handler (key, rate limits, plan, media type; the cached body), an error
+ * rendered by the surface's renderer. Only the route is found another way: by the surfaces' hot
+ * routes instead of Express's router. Anything it is not sure of (another method, a body, a path
+ * it does not read as written, a route it has no answer for, an answer not cached) goes to the app
+ * before anything is counted or written.
+ */
+export function createFastPath(app: Express, parts: FastPathParts): (req: IncomingMessage, res: ServerResponse) => void {
+  const routes: CompiledRoute[] = parts.surfaces.flatMap((surface) =>
+    surface.routes.map((route) => ({
+      surface,
+      route,
+      segments: route.path.split('/').filter((segment) => segment !== ''),
+      label: `${surface.mount}${route.path}`,
+      beforeRoute: `${surface.mount}/*`,
+    })),
+  );
+  const toApp = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
+
+  const answer = (req: Request, res: Response, compiled: CompiledRoute, params: RouteParams) => {
+    // As Express's app.handle does: the response's freshness check (req.fresh) reads it.
+    req.res = res;
+    let routed = false;
+    parts.requestLog.watch(req, res, () => (routed ? compiled.label : compiled.beforeRoute));
+    parts.securityHeaders.apply(res, req.secure);
+    compiled.route
+      .admit(req, res, params)
+      .then(() => {
+        routed = true;
+        return compiled.route.handle(req, res, params);
+      })
+      .catch((error: unknown) => compiled.surface.renderError(error, req, res, () => res.destroy()));
+  };
+
+  return (incoming, outgoing) => {
+    if (!eligible(incoming, app)) return toApp(incoming, outgoing);
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    const url = req.url;
+    const q = url.indexOf('?');
+    const found = matchRoute(routes, q === -1 ? url : url.slice(0, q));
+    if (!found) return toApp(req, res);
+    const { compiled, params } = found;
+    let known: boolean | Promise<boolean>;
+    try {
+      known = compiled.route.known(req, params);
+    } catch {
+      // A request it cannot read (a 400 to be) is Express's to answer, checks first.
+      return toApp(req, res);
+    }
+    if (known === true) return answer(req, res, compiled, params);
+    if (known === false) return toApp(req, res);
+    known.then(
+      (yes) => (yes ? answer(req, res, compiled, params) : toApp(req, res)),
+      () => toApp(req, res),
+    );
+  };
+}
