@@ -53,9 +53,12 @@ export class ResponseCache<T = string> {
     this.size = 0;
   }
 
-  private async refreshVersion(): Promise<void> {
-    const now = this.clock.now();
-    if (now - this.checkedAt < this.options.versionCheckMs) return;
+  /**
+   * Re-reads the data version when the last check is `versionCheckMs` old: a promise to wait for
+   * then, undefined otherwise (most requests: they go on in the same turn, with nothing to wait for).
+   */
+  private refreshVersion(): Promise<void> | undefined {
+    if (this.clock.now() - this.checkedAt < this.options.versionCheckMs) return undefined;
     // Concurrent requests share one version read.
     this.pending ??= this.readVersion()
       .then((version) => {
@@ -66,12 +69,13 @@ export class ResponseCache<T = string> {
       .finally(() => {
         this.pending = undefined;
       });
-    await this.pending;
+    return this.pending;
   }
 
   /** The cached body for `key`, or the one `build` makes (undefined bodies, e.g. not found, are not kept). */
   async get(key: string, build: () => Promise<T | undefined>): Promise<T | undefined> {
-    await this.refreshVersion();
+    const refreshing = this.refreshVersion();
+    if (refreshing) await refreshing;
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.entries.delete(key);
@@ -102,7 +106,8 @@ export class ResponseCache<T = string> {
    * changes no order; the answer's own `get` does that.
    */
   async has(key: string): Promise<boolean> {
-    await this.refreshVersion();
+    const refreshing = this.refreshVersion();
+    if (refreshing) await refreshing;
     return this.entries.has(key);
   }
 
