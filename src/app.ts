@@ -7,7 +7,7 @@ import { createApiSurface } from './api/api-router.js';
 import { createKeyAuthenticators } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { createConsoleRouter } from './console/console-router.js';
-import { createExportRouter } from './export/export-router.js';
+import { createExportSurface } from './export/export-router.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
@@ -91,6 +91,7 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
   const requestLog = createRequestLog(logger, (res) => findClient(res)?.keyId ?? findAdminKey(res)?.keyId ?? null, metrics);
   const securityHeaders = createSecurityHeaders();
   const api = createApiSurface({ store, config, clock, logger, rateLimit, authenticate, metrics });
+  const exportLists = createExportSurface({ store, config, clock, logger, rateLimit, authenticate });
   const taxii = createTaxiiSurface({ store, config, clock, logger, rateLimit, authenticate, nextTokenSecret: deps.nextTokenSecret, metrics });
 
   const app = express();
@@ -106,14 +107,14 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
   app.use(createOpenApiRoute(config));
   app.use('/api', api.router);
   app.use('/taxii2', taxii.router);
-  app.use('/export', createExportRouter({ store, config, logger, rateLimit, authenticate }));
+  app.use('/export', exportLists.router);
   app.use('/admin', createAdminRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
   // The operator console's HTML pages (DESIGN 12), under /console only: no other route parses its forms or reads its sessions.
   if (config.console.enabled) app.use('/console', createConsoleRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));
-  const listener = config.fastPath ? createFastPath(app, { requestLog, securityHeaders, surfaces: [api.hot, taxii.hot] }) : (req: IncomingMessage, res: ServerResponse) => void app(req, res);
+  const listener = config.fastPath ? createFastPath(app, { requestLog, securityHeaders, surfaces: [api.hot, taxii.hot, exportLists.hot] }) : (req: IncomingMessage, res: ServerResponse) => void app(req, res);
   return { app, listener };
 }
 

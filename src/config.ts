@@ -122,7 +122,7 @@ const configSchema = z.strictObject({
     .default({ enabled: true, sessionHours: 12 }),
   /**
    * Requests whose answer is already known (a cached lookup or TAXII page, a TAXII resource from the
-   * config) are answered before Express by the same checks and handlers (issue 32, http/fast-path.ts);
+   * config, an export poll naming the current list) are answered before Express by the same checks and handlers (issue 32, http/fast-path.ts);
    * false: every request goes through Express.
    */
   fastPath: z.boolean().default(true),

@@ -7,6 +7,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { BadRequestError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { singleParam } from '../http/query-params.js';
+import type { VersionWatch } from '../http/response-cache.js';
 import type { Store } from '../store/store.js';
 import { getCollection } from '../taxii/collection-resolver.js';
 import { exportChunks, exportCounts } from './export-chunks.js';
@@ -20,7 +21,7 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /** `type`, `style` and `max`, each given at most once; a bad value is a 400 naming its parameter. */
-function exportOptions(req: Request, format: ExportFormat): ExportOptions {
+export function exportOptions(req: Request, format: ExportFormat): ExportOptions {
   const parse = <T>(name: string, read: (value: string) => T): T | undefined => {
     const value = singleParam(req, name);
     try {
@@ -45,11 +46,17 @@ const GZIP_OPTIONS = { level: 4, writableHighWaterMark: 1 << 20, chunkSize: 256 
 /** A client that hangs up mid-list ends the stream early: nothing went wrong on this side. */
 const hungUp = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
 
-export function createExportSender(deps: { store: Store; logger: Logger }, format: ExportFormat): RequestHandler {
+/**
+ * The validators follow the data version as `versions` last read it (a poll that finds the list
+ * unchanged costs no store read): an import shows in them within `cache.versionCheckMs`, as it shows
+ * in every cached answer. A list sent in that time carries the validators of before; the next poll
+ * sees the new ones and gets the list again.
+ */
+export function createExportSender(deps: { store: Store; logger: Logger; versions: VersionWatch }, format: ExportFormat): RequestHandler {
   return async (req: Request, res: Response) => {
     const collection = getCollection(res);
     const options = exportOptions(req, format);
-    const { etag, lastModified } = exportValidators(await deps.store.dataVersion(), collection, options);
+    const { etag, lastModified } = exportValidators(await deps.versions.current(), collection, options);
     res.statusCode = 200;
     res.setHeader('ETag', etag);
     if (lastModified !== undefined) res.setHeader('Last-Modified', lastModified);

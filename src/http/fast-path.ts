@@ -32,11 +32,29 @@ export interface HotSurface {
   renderError: ErrorRequestHandler;
 }
 
+/** A segment of a route's path: a literal, or a parameter (`:name`) and the literal that may follow it in the segment (`:name.txt`). */
+type Segment = { literal: string } | { param: string; suffix: string };
+
+function segmentOf(text: string): Segment {
+  const param = /^:([A-Za-z_$][\w$]*)(.*)$/.exec(text);
+  return param ? { param: param[1]!, suffix: param[2]! } : { literal: text };
+}
+
+/**
+ * A segment as a parameter reads it, or undefined. A value that holds the first character of the
+ * literal after it (`a.b.txt` for `:name.txt`) is left to Express, whose pattern decides where it splits.
+ */
+function paramValue(segment: { suffix: string }, given: string): string | undefined {
+  if (!given.endsWith(segment.suffix)) return undefined;
+  const value = given.slice(0, given.length - segment.suffix.length);
+  return value === '' || (segment.suffix !== '' && value.includes(segment.suffix[0]!)) ? undefined : value;
+}
+
 interface CompiledRoute {
   surface: HotSurface;
   route: HotRoute;
-  /** The path's segments after the mount: a literal, or `:name` for a parameter. */
-  segments: readonly string[];
+  /** The path's segments after the mount. */
+  segments: readonly Segment[];
   /** The metrics' route labels, as the request log's routeLabel gives them for Express: the route's template once its handler runs, the surface's `/*` before. */
   label: string;
   beforeRoute: string;
@@ -63,9 +81,13 @@ function matchRoute(routes: readonly CompiledRoute[], path: string): { compiled:
     let matches = true;
     for (let i = 0; i < given.length && matches; i++) {
       const want = compiled.segments[i]!;
-      if (want.startsWith(':')) params[want.slice(1)] = given[i]!;
+      if ('param' in want) {
+        const value = paramValue(want, given[i]!);
+        if (value === undefined) matches = false;
+        else params[want.param] = value;
+      }
       // Literal segments as the route table writes them: other spellings (Express ignores case) go to Express.
-      else matches = want === given[i];
+      else matches = want.literal === given[i];
     }
     if (matches) return { compiled, params };
   }
@@ -103,7 +125,7 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     surface.routes.map((route) => ({
       surface,
       route,
-      segments: route.path.split('/').filter((segment) => segment !== ''),
+      segments: route.path.split('/').filter((segment) => segment !== '').map(segmentOf),
       label: `${surface.mount}${route.path}`,
       beforeRoute: `${surface.mount}/*`,
     })),

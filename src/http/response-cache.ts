@@ -25,6 +25,38 @@ export interface CacheCounter {
 }
 
 /**
+ * The store's data version as last read, read again once that read is `checkMs` old; concurrent
+ * readers share one read. What depends only on the data (a cached body, an export's validators)
+ * then lags an import by at most `checkMs`, in every instance, with no messages between them.
+ */
+export class VersionWatch {
+  private version: string | undefined;
+  private checkedAt = -Infinity;
+  private pending: Promise<string> | undefined;
+
+  constructor(
+    private readonly readVersion: () => Promise<string>,
+    private readonly clock: Clock,
+    private readonly checkMs: number,
+  ) {}
+
+  /** The version: at once while the last read is recent enough (most requests), else the promise of a read now. */
+  current(): string | Promise<string> {
+    if (this.version !== undefined && this.clock.now() - this.checkedAt < this.checkMs) return this.version;
+    this.pending ??= this.readVersion()
+      .then((version) => {
+        this.version = version;
+        this.checkedAt = this.clock.now();
+        return version;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+}
+
+/**
  * Keyed by what determines the body (endpoint and parameters, never the key or plan). The store's
  * data version is re-read at most every `versionCheckMs`, so a response lags an import by at most
  * that long, in every instance, with no messages between them.
@@ -34,19 +66,21 @@ export class ResponseCache<T = string> {
   /** With admitOnRepeat: keys asked for once whose bodies were not kept, oldest first. */
   private readonly seenOnce = new Set<string>();
   private size = 0;
+  /** The data version the entries were built for. */
   private version: string | undefined;
-  private checkedAt = -Infinity;
-  private pending: Promise<void> | undefined;
+  private readonly versions: VersionWatch;
 
   constructor(
-    private readonly readVersion: () => Promise<string>,
-    private readonly clock: Clock,
+    readVersion: () => Promise<string>,
+    clock: Clock,
     private readonly options: ResponseCacheOptions,
     /** The weight of a value against maxMegabytes; strings weigh their length. */
     private readonly sizeOf: (value: T) => number = (value) => (typeof value === 'string' ? value.length : 0),
     /** Hears every lookup, hit or miss. */
     private readonly counter?: CacheCounter,
-  ) {}
+  ) {
+    this.versions = new VersionWatch(readVersion, clock, options.versionCheckMs);
+  }
 
   private clear(): void {
     this.entries.clear();
@@ -54,22 +88,21 @@ export class ResponseCache<T = string> {
   }
 
   /**
-   * Re-reads the data version when the last check is `versionCheckMs` old: a promise to wait for
-   * then, undefined otherwise (most requests: they go on in the same turn, with nothing to wait for).
+   * The data version as the watch has it, the entries dropped when it moved: a promise to wait for
+   * when the version is read now, undefined otherwise (most requests: they go on in the same turn).
    */
   private refreshVersion(): Promise<void> | undefined {
-    if (this.clock.now() - this.checkedAt < this.options.versionCheckMs) return undefined;
-    // Concurrent requests share one version read.
-    this.pending ??= this.readVersion()
-      .then((version) => {
-        if (version !== this.version) this.clear();
-        this.version = version;
-        this.checkedAt = this.clock.now();
-      })
-      .finally(() => {
-        this.pending = undefined;
-      });
-    return this.pending;
+    const current = this.versions.current();
+    if (typeof current === 'string') {
+      this.adopt(current);
+      return undefined;
+    }
+    return current.then((version) => this.adopt(version));
+  }
+
+  private adopt(version: string): void {
+    if (version !== this.version) this.clear();
+    this.version = version;
   }
 
   /** The cached body for `key`, or the one `build` makes (undefined bodies, e.g. not found, are not kept). */

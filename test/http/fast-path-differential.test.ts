@@ -168,15 +168,15 @@ async function learn(store: Store, config: Config, key: string) {
   const scout = createApp(config, { store, clock: fixedClock, nextTokenSecret: TEST_NEXT_SECRET });
   const page = await request(scout).get(`/taxii2/api/collections/${MAIN}/objects/?limit=2`).set({ Accept: TAXII, Authorization: basic(key) }).expect(200);
   const body = JSON.parse(page.text) as { next: string; objects: { id: string }[] };
-  const list = await request(scout).get(`/export/${TEST}.txt`).set({ Authorization: basic(key) }).expect(200);
-  return { next: body.next, objectId: body.objects[0]!.id, etag: String(list.headers.etag) };
+  const etag = async (path: string) => String((await request(scout).get(path).set({ Authorization: basic(key) }).expect(200)).headers.etag);
+  return { next: body.next, objectId: body.objects[0]!.id, etag: await etag(`/export/${TEST}.txt`), csvEtag: await etag('/export/test.csv?max=3'), mainEtag: await etag(`/export/${MAIN}.txt`) };
 }
 
 /** Plans with room for the whole corpus (pages and TAXII access as configured), and a limit on failed authentications it stays under. */
 const roomy = (limits: Record<string, number>) =>
   Object.fromEntries(['anonymous', ...PLANS].map((plan) => [plan, { perSecond: 1_000_000, perDay: 1_000_000, perMonth: 1_000_000, ...limits }]));
 
-function mainCorpus(keys: Keys, learned: { next: string; objectId: string; etag: string }): Entry[] {
+function mainCorpus(keys: Keys, learned: Awaited<ReturnType<typeof learn>>): Entry[] {
   const pro = keys.byPlan.pro!.key;
   const business = `&key=${keys.byPlan.business!.key}`;
   const t = { Accept: TAXII, Authorization: basic(pro) };
@@ -239,13 +239,23 @@ function mainCorpus(keys: Keys, learned: { next: string; objectId: string; etag:
     slow('/TAXII2/', t),
     { sent: { method: 'POST', path: `/taxii2/api/collections/${MAIN}/objects/`, headers: { ...t, 'Content-Type': TAXII }, body: '{}' }, fast: false },
     { sent: { method: 'DELETE', path: `/taxii2/api/collections/${MAIN}/objects/${learned.objectId}/`, headers: t }, fast: false },
-    // Exports (Express answers them), the health probes and a path of no surface.
+    // Exports: a poll naming the current list is answered on the fast path (304, or whatever the checks say first); a list itself by Express.
     slow(`/export/${TEST}.txt`, { Authorization: basic(pro) }),
     slow(`/export/test.csv?max=3&key=${pro}`),
     slow(`/export/${TEST}.txt?max=5`, { Authorization: basic(pro), 'Accept-Encoding': 'gzip' }),
     { sent: { method: 'HEAD', path: `/export/${TEST}.csv`, headers: { Authorization: basic(pro) } }, fast: false },
-    slow(`/export/${TEST}.txt`, { Authorization: basic(pro), 'If-None-Match': learned.etag }),
+    fast(`/export/${TEST}.txt`, { Authorization: basic(pro), 'If-None-Match': learned.etag }),
+    fast(`/export/test.txt`, { Authorization: basic(pro), 'If-None-Match': `"x", ${learned.etag}` }),
+    fast(`/export/test.csv?max=3&key=${pro}`, { 'If-None-Match': learned.csvEtag, 'Accept-Encoding': 'gzip' }),
+    { sent: { method: 'HEAD', path: `/export/${TEST}.txt`, headers: { Authorization: basic(pro), 'If-None-Match': learned.etag } }, fast: true },
+    fast(`/export/${TEST}.txt`, { Authorization: basic(pro), 'If-None-Match': learned.etag, 'Cache-Control': 'no-cache' }),
+    fast(`/export/${MAIN}.txt`, { Authorization: basic(keys.byPlan.free!.key), 'If-None-Match': learned.mainEtag }),
+    fast(`/export/${MAIN}.txt`, { Authorization: basic(keys.unknown), 'If-None-Match': learned.mainEtag }),
+    slow(`/export/${TEST}.txt`, { Authorization: basic(pro), 'If-None-Match': 'W/"an-older-list"' }),
+    slow(`/export/${TEST}.txt?max=5`, { Authorization: basic(pro), 'If-None-Match': learned.etag }),
     slow(`/export/${MAIN}.txt`, { Authorization: basic(keys.byPlan.free!.key) }),
+    slow('/export/test.x.txt', { Authorization: basic(pro), 'If-None-Match': learned.etag }),
+    slow('/export/.txt', { Authorization: basic(pro), 'If-None-Match': learned.etag }),
     slow(`/export/${TEST}.txt?max=0`, { Authorization: basic(pro) }),
     slow('/export/nothing.txt', { Authorization: basic(pro) }),
     slow('/healthz'),
