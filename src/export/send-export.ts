@@ -7,6 +7,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { BadRequestError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { singleParam } from '../http/query-params.js';
+import { requestPath } from '../http/request-log.js';
 import type { VersionWatch } from '../http/response-cache.js';
 import type { Store } from '../store/store.js';
 import { getCollection } from '../taxii/collection-resolver.js';
@@ -70,10 +71,13 @@ export function createExportSender(deps: { store: Store; logger: Logger; version
     }
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
     // What the list has and what `max` left out, in headers: the body stays a pure list (DESIGN 10).
-    // A 304 has neither: the client holds the list, and the count would cost what the validators save.
-    const counts = await exportCounts(deps.store, collection, options);
-    res.setHeader('X-Export-Total', String(counts.total));
-    res.setHeader('X-Export-Omitted', String(counts.omitted));
+    // Only with `max`: without it nothing is left out, and the count would be a second pass over
+    // the whole collection on every full read of a large list. A 304 has neither.
+    if (options.max !== undefined) {
+      const counts = await exportCounts(deps.store, collection, options);
+      res.setHeader('X-Export-Total', String(counts.total));
+      res.setHeader('X-Export-Omitted', String(counts.omitted));
+    }
     if (req.method === 'HEAD') {
       res.end();
       return;
@@ -98,7 +102,7 @@ export function createExportSender(deps: { store: Store; logger: Logger; version
       await (gzip ? pipeline(body, createGzip(GZIP_OPTIONS), res) : pipeline(body, res));
     } catch (error) {
       // The status line is gone: the response is cut off (no final chunk), so no client takes a partial list for the whole.
-      if (!hungUp(error)) deps.logger.error('export stream failed', { path: req.path, error: error instanceof Error ? error.message : String(error) });
+      if (!hungUp(error)) deps.logger.error('export stream failed', { path: requestPath(req), error: error instanceof Error ? error.message : String(error) });
       res.destroy();
     }
   };

@@ -64,13 +64,11 @@ function headerComponents(): Json {
     schema: { type: 'string', pattern: '^[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$' },
   };
   headers['X-Export-Total'] = {
-    description: 'The lines the list has without `max` (a `.txt` list has none for a value holding a line break). Not on a 304.',
-    required: true,
+    description: 'With `max` only: the lines the list has without it (a `.txt` list has none for a value holding a line break). Not on a 304.',
     schema: { type: 'integer', minimum: 0 },
   };
   headers['X-Export-Omitted'] = {
-    description: 'The lines `max` left out: `X-Export-Total` less the lines sent; 0 without `max`. Not on a 304.',
-    required: true,
+    description: 'With `max` only: the lines `max` left out, `X-Export-Total` less the lines sent. Not on a 304.',
     schema: { type: 'integer', minimum: 0 },
   };
   headers['X-TAXII-Date-Added-First'] = {
