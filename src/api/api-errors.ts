@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
 import { clientStatusOf } from '../http/client-status.js';
+import { requestPath } from '../http/request-log.js';
 import type { Logger } from '../logger.js';
 import { sendJson } from '../http/send-json.js';
 import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
@@ -22,7 +23,7 @@ export function createApiErrorRenderer(logger: Logger): ErrorRequestHandler {
       sendJson(res, { error: 'Bad request.' }, false, clientStatus);
       return;
     }
-    logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? error.stack : String(error) });
+    logger.error('unhandled error', { method: req.method, path: requestPath(req), error: error instanceof Error ? error.stack : String(error) });
     sendJson(res, { error: 'Internal server error.' }, false, 500);
   };
 }

@@ -144,7 +144,15 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
         routed = true;
         return compiled.route.handle(req, res, params);
       })
-      .catch((error: unknown) => compiled.surface.renderError(error, req, res, () => res.destroy()));
+      .catch((error: unknown) => {
+        // Where Express would end in its final handler (a renderer that fails, or passes the error
+        // on), the response can only be cut off.
+        try {
+          compiled.surface.renderError(error, req, res, () => res.destroy());
+        } catch {
+          res.destroy();
+        }
+      });
   };
 
   return (incoming, outgoing) => {

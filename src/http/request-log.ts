@@ -46,6 +46,17 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * The path a request came with, without its query: Express keeps the URL as it came in originalUrl
+ * (a router's req.path has its mount cut off); a request Express never saw (the fast path) has it in
+ * url. For log lines, which then name the same path whichever way the request was answered.
+ */
+export function requestPath(req: Request): string {
+  const url = req.originalUrl ?? req.url;
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/**
  * The route a request is counted under in the metrics: the template of the route that answered it
  * (`/api/threat.php`, `/taxii2/api/collections/:collectionId/objects`), never the URL, so that keys,
  * ids and made-up paths cannot grow the label set. A request answered before any route was chosen
@@ -95,7 +106,7 @@ export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => str
       }
       logger.info('request', {
         method: req.method,
-        // Express keeps the URL as it came in originalUrl; a request it never saw has it in url.
+        // As requestPath reads it, with the query (its secrets redacted).
         url: redactUrl(req.originalUrl ?? req.url),
         status: res.statusCode,
         ms,

@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
 import { clientStatusOf } from '../http/client-status.js';
+import { requestPath } from '../http/request-log.js';
 import type { Logger } from '../logger.js';
 import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 import { sendTaxii } from './send-taxii.js';
@@ -37,7 +38,7 @@ export function createTaxiiErrorRenderer(logger: Logger): ErrorRequestHandler {
       sendTaxii(res, clientStatus, JSON.stringify(errorBody(clientStatus, 'bad_request', 'The request could not be understood.')));
       return;
     }
-    logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? error.stack : String(error) });
+    logger.error('unhandled error', { method: req.method, path: requestPath(req), error: error instanceof Error ? error.stack : String(error) });
     sendTaxii(res, 500, JSON.stringify(errorBody(500, 'internal', 'The server could not complete the request.')));
   };
 }
