@@ -91,8 +91,10 @@ async function runCorpus(fastServer: Server, plain: Server, corpus: readonly Ent
       const before = fastServer.expressCalls();
       const a = await fastServer.send(entry.sent);
       const viaExpress = fastServer.expressCalls() > before;
+      const plainBefore = plain.expressCalls();
       const b = await plain.send(entry.sent);
       run.requests += 2;
+      if (plain.expressCalls() === plainBefore) run.mismatches.push(`${entry.sent.method} ${entry.sent.path}: answered without Express with fastPath false`);
       if (!viaExpress) run.fastAnswers++;
       const what = `${entry.sent.method} ${entry.sent.path.replace(/key=[\w-]+/g, 'key=…')} #${i + 1}`;
       try {
