@@ -67,29 +67,42 @@ interface CompiledRoute {
  */
 const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
 
+/** A surface's hot routes, compiled. */
+interface CompiledSurface {
+  mount: string;
+  routes: readonly CompiledRoute[];
+}
+
+/** The parameters of `route` in a path's segments after the mount, or undefined when it does not match them as written. */
+function paramsOf(route: CompiledRoute, given: readonly string[]): Record<string, string> | undefined {
+  if (given.length !== route.segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < given.length; i++) {
+    const want = route.segments[i]!;
+    if ('param' in want) {
+      const value = paramValue(want, given[i]!);
+      if (value === undefined) return undefined;
+      params[want.param] = value;
+    }
+    // Literal segments as the route table writes them: other spellings (Express ignores case) go to Express.
+    else if (want.literal !== given[i]) return undefined;
+  }
+  return params;
+}
+
 /** The route a path names, and its parameters; undefined when none matches as written. */
-function matchRoute(routes: readonly CompiledRoute[], path: string): { compiled: CompiledRoute; params: Record<string, string> } | undefined {
+function matchRoute(surfaces: readonly CompiledSurface[], path: string): { compiled: CompiledRoute; params: Record<string, string> } | undefined {
   if (!PLAIN_PATH.test(path)) return undefined;
-  for (const compiled of routes) {
-    const { mount } = compiled.surface;
+  for (const { mount, routes } of surfaces) {
     if (!path.startsWith(mount) || (path.length > mount.length && path[mount.length] !== '/')) continue;
     // Express matches a route with or without one trailing slash (the router's `strict` is off).
     const rest = path.slice(mount.length).replace(/\/$/, '');
     const given = rest === '' ? [] : rest.slice(1).split('/');
-    if (given.length !== compiled.segments.length) continue;
-    const params: Record<string, string> = {};
-    let matches = true;
-    for (let i = 0; i < given.length && matches; i++) {
-      const want = compiled.segments[i]!;
-      if ('param' in want) {
-        const value = paramValue(want, given[i]!);
-        if (value === undefined) matches = false;
-        else params[want.param] = value;
-      }
-      // Literal segments as the route table writes them: other spellings (Express ignores case) go to Express.
-      else matches = want.literal === given[i];
+    for (const compiled of routes) {
+      const params = paramsOf(compiled, given);
+      if (params) return { compiled, params };
     }
-    if (matches) return { compiled, params };
+    return undefined;
   }
   return undefined;
 }
@@ -121,15 +134,16 @@ export interface FastPathParts {
  * before anything is counted or written.
  */
 export function createFastPath(app: Express, parts: FastPathParts): (req: IncomingMessage, res: ServerResponse) => void {
-  const routes: CompiledRoute[] = parts.surfaces.flatMap((surface) =>
-    surface.routes.map((route) => ({
+  const surfaces: CompiledSurface[] = parts.surfaces.map((surface) => ({
+    mount: surface.mount,
+    routes: surface.routes.map((route) => ({
       surface,
       route,
       segments: route.path.split('/').filter((segment) => segment !== '').map(segmentOf),
       label: `${surface.mount}${route.path}`,
       beforeRoute: `${surface.mount}/*`,
     })),
-  );
+  }));
   const toApp = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
 
   const answer = (req: Request, res: Response, compiled: CompiledRoute, params: RouteParams) => {
@@ -161,7 +175,7 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     const res = outgoing as Response;
     const url = req.url;
     const q = url.indexOf('?');
-    const found = matchRoute(routes, q === -1 ? url : url.slice(0, q));
+    const found = matchRoute(surfaces, q === -1 ? url : url.slice(0, q));
     if (!found) return toApp(req, res);
     const { compiled, params } = found;
     let known: boolean | Promise<boolean>;
