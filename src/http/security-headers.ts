@@ -6,12 +6,12 @@ import helmet from 'helmet';
 type HeaderStep = readonly [name: string, value: string | null];
 
 /** A JSON API: no scripts, frames or embedding; helmet's HTML-oriented defaults are tightened. */
-const apiHelmet = helmet({
+export const API_HELMET_OPTIONS = {
   contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
   crossOriginResourcePolicy: { policy: 'cross-origin' },
   referrerPolicy: { policy: 'no-referrer' },
   strictTransportSecurity: false,
-});
+} as const satisfies Parameters<typeof helmet>[0];
 
 /**
  * What a helmet middleware does to a response, recorded by running it once against a recorder.
@@ -56,7 +56,7 @@ export interface SecurityHeaders {
  * since any client could send it.
  */
 export function createSecurityHeaders(): SecurityHeaders {
-  const plain = recordSteps(apiHelmet);
+  const plain = recordSteps(helmet(API_HELMET_OPTIONS));
   const secure = [...plain, ...recordSteps(helmet.strictTransportSecurity())];
   const apply = (res: HeaderTarget, overHttps: boolean) => {
     for (const [name, value] of overHttps ? secure : plain) {

@@ -70,8 +70,8 @@ export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
    * conditional request with included (some TAXII clients check it on every response; RFC 9110
    * section 15.4.5 leaves Content-Type off a 304, as the lookup API does, but here the TAXII
    * contract wins). Then the key (401, and 429 for too many failures; a 400 for `accept` given
-   * twice), the rate limits (429), the plan for `collectionId`, the collection the path names (403),
-   * and the media type (406).
+   * twice), the rate limits (429), the plan (403; `collectionId`, the collection the path names,
+   * may be the free test collection), and the media type (406).
    */
   const admit = async (req: Request, res: Response, collectionId: string | undefined) => {
     res.setHeader('Content-Type', TAXII_MEDIA_TYPE);
