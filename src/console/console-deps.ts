@@ -1,21 +1,9 @@
 // What every page of the operator console (DESIGN 12) is built from, and what the session gives each signed-in request.
 import type { Response } from 'express';
-import type { AdminAuthenticator } from '../auth/authenticate-key.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { AdminDeps } from '../admin/admin-router.js';
 
-export interface ConsoleDeps {
-  store: Store;
-  config: Config;
-  clock: Clock;
-  logger: Logger;
-  /** The admin surface's authenticator (createApp's `forAdmin`): the same key cache and count of failed authentications. */
-  authenticate: AdminAuthenticator;
-  /** The environment the sources' `${env:NAME}` secrets are read from when the console pulls a feed. */
-  env: Readonly<Record<string, string | undefined>>;
-}
+/** The operator API's: the console is its pages, with the same key check (createApp's `forAdmin`) and the same means of a pull. */
+export type ConsoleDeps = AdminDeps;
 
 /** What a page of a signed-in request needs: the session's CSRF token for its forms, the admin key's id, the path asked for. */
 export interface PageContext {

@@ -1,11 +1,12 @@
 // Reads of feed health and provenance (DESIGN 11): a feed's runs, what each feed's state is computed
 // from, and the facts that say why a value is where it is. Every read is on an index.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { formatStamp } from '../../clock.js';
 import type { Risk } from '../../domain.js';
 import { RISK_RANKS } from '../contract/commands.js';
 import type { CollectionRef, IndicatorRetiredReason } from '../contract/records.js';
 import { isUnfiltered } from '../publish/collection-views.js';
+import { findIndicatorRow } from './indicator-queries.js';
 import type { FeedHealthFacts, FeedRun, RejectionReason, RunOutcome, RunTrigger, ValueFacts } from '../contract/runs.js';
 import type { Database, FeedRunTable } from '../db/schema.js';
 
@@ -103,16 +104,7 @@ export async function findValueFacts(db: Kysely<Database>, collections: readonly
     rejection: rejection === undefined ? null : { fid: Number(rejection.fid), feed: rejection.name, at: rejection.at, reason: rejection.reason as RejectionReason },
     collections: [],
   };
-  if (lookup.types.length === 0) return facts;
-  const row = await db
-    .selectFrom('indicators')
-    .selectAll()
-    .where('value', 'in', values)
-    .where('type', 'in', [...lookup.types])
-    .orderBy(sql`case when value = ${lookup.value} then 0 else 1 end`)
-    .orderBy('iid')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await findIndicatorRow(db, lookup.value, lookup.types, lookup.asGiven);
   if (row === undefined) return facts;
   const iid = Number(row.iid);
   const retiredByRisk = row.risk === 'retired';

@@ -17,9 +17,15 @@ export async function findIndicator(db: Kysely<Database>, iid: number): Promise<
  * is, the value `asGiven` (an import may store a value unnormalized: `Secure-Login.Example.com`).
  */
 export async function findIndicatorByValue(db: Kysely<Database>, value: string, types: readonly string[], asGiven = value): Promise<IndicatorRecord | undefined> {
+  const row = await findIndicatorRow(db, value, types, asGiven);
+  return row && withLinks(db, row);
+}
+
+/** The stored row findIndicatorByValue reads (provenance reads it too, with links of its own). */
+export async function findIndicatorRow(db: Kysely<Database>, value: string, types: readonly string[], asGiven = value): Promise<Selectable<IndicatorTable> | undefined> {
   if (types.length === 0) return undefined;
   const values = asGiven === value ? [value] : [value, asGiven];
-  const row = await db
+  return db
     .selectFrom('indicators')
     .selectAll()
     .where('value', 'in', values)
@@ -29,7 +35,6 @@ export async function findIndicatorByValue(db: Kysely<Database>, value: string, 
     .orderBy('iid')
     .limit(1)
     .executeTakeFirst();
-  return row && withLinks(db, row);
 }
 
 /** The links by iid come from the covering indexes feed_links_iid (iid, fid) and threat_links_iid (iid, tid). */
