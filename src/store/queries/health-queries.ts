@@ -4,9 +4,9 @@ import type { Kysely, Selectable } from 'kysely';
 import { formatStamp } from '../../clock.js';
 import type { Risk } from '../../domain.js';
 import { RISK_RANKS } from '../contract/commands.js';
-import type { CollectionRef, IndicatorRetiredReason } from '../contract/records.js';
+import type { CollectionRef } from '../contract/records.js';
 import { isUnfiltered } from '../publish/collection-views.js';
-import { findIndicatorRow } from './indicator-queries.js';
+import { findIndicatorRow, retirementOf } from './indicator-queries.js';
 import type { FeedHealthFacts, FeedRun, RejectionReason, RunOutcome, RunTrigger, ValueFacts } from '../contract/runs.js';
 import type { Database, FeedRunTable } from '../db/schema.js';
 
@@ -107,15 +107,12 @@ export async function findValueFacts(db: Kysely<Database>, collections: readonly
   const row = await findIndicatorRow(db, lookup.value, lookup.types, lookup.asGiven);
   if (row === undefined) return facts;
   const iid = Number(row.iid);
-  const retiredByRisk = row.risk === 'retired';
   facts.indicator = {
     iid,
     type: row.type,
     value: row.value,
     risk: row.risk as Risk,
-    retired: retiredByRisk || Number(row.retired ?? 0) === 1,
-    retired_reason: retiredByRisk ? (row.retired_reason as IndicatorRetiredReason | null) : null,
-    stamp_retired: retiredByRisk ? row.stamp_retired : null,
+    ...retirementOf(row),
     stamp_added: row.stamp_added,
     stamp_seen: row.stamp_seen,
   };

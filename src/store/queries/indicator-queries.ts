@@ -54,22 +54,35 @@ async function withLinks(db: Kysely<Database>, row: Selectable<IndicatorTable>):
     .where('l.iid', '=', iid)
     .orderBy('l.fid')
     .execute();
-  // The reason and stamp describe a retirement the service made (risk `retired`); an import that
-  // later gave the indicator another risk ended it, whether or not it cleared them.
-  const retiredByRisk = row.risk === 'retired';
   return {
     iid,
     type: row.type,
     indicator: row.value,
     risk: row.risk as Risk,
-    retired: retiredByRisk || Number(row.retired ?? 0) === 1,
-    retired_reason: retiredByRisk ? (row.retired_reason as IndicatorRetiredReason | null) : null,
+    ...retirementOf(row),
     stamp_added: row.stamp_added,
     stamp_updated: row.stamp_updated,
     stamp_seen: row.stamp_seen,
-    stamp_retired: retiredByRisk ? row.stamp_retired : null,
     threats: threats.map((t) => ({ tid: Number(t.tid), name: t.name, category: t.category, risk: t.risk as Risk, stamp_linked: t.stamp_linked })),
     feeds: feeds.map((f) => ({ fid: Number(f.fid), name: f.name, category: f.category, organization: f.organization, pricing: f.pricing, stamp_linked: f.stamp_linked })),
     attributes: JSON.parse(row.attributes),
+  };
+}
+
+/**
+ * Whether a stored indicator is retired, and why and when. The reason and stamp describe a
+ * retirement the service made (risk `retired`); an import that later gave the indicator another
+ * risk ended it, whether or not it cleared them.
+ */
+export function retirementOf(row: Pick<Selectable<IndicatorTable>, 'risk' | 'retired' | 'retired_reason' | 'stamp_retired'>): {
+  retired: boolean;
+  retired_reason: IndicatorRetiredReason | null;
+  stamp_retired: string | null;
+} {
+  const retiredByRisk = row.risk === 'retired';
+  return {
+    retired: retiredByRisk || Number(row.retired ?? 0) === 1,
+    retired_reason: retiredByRisk ? (row.retired_reason as IndicatorRetiredReason | null) : null,
+    stamp_retired: retiredByRisk ? row.stamp_retired : null,
   };
 }
