@@ -110,7 +110,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     const plan: PullPlan = {
       fid,
       at,
-      sourceThreat: source.threat === undefined ? null : withoutControlCharacters(source.threat) || null,
+      sourceThreat: source.threat === undefined ? null : withoutControlCharacters(source.threat.name) || null,
       repeat: read.rows === undefined,
       incremental: read.incremental,
       etag: read.etag,

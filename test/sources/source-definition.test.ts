@@ -18,7 +18,9 @@ describe('parseSource', () => {
     ['a file:// URL is accepted', { ...TEXT, url: 'file:///var/feeds/drop.txt' }, { url: 'file:///var/feeds/drop.txt' }],
     ['an http:// URL with a placeholder in the query is accepted', { ...TEXT, url: 'http://x.example/f?key=${env:K}' }, { url: 'http://x.example/f?key=${env:K}' }],
     ['a type is stored in the vocabulary\'s spelling', { ...TEXT, type: ' IPv4 ' }, { type: 'ipv4' }],
-    ['the schedule, risk, threat, headers and credentials are kept', { ...TEXT, schedule: 'every 6h', risk: 'high', threat: 'Emotet', headers: { 'X-Api-Key': '${env:K}' }, username: 'u', password: '${env:P}' }, { schedule: 'every 6h', risk: 'high', threat: 'Emotet', headers: { 'X-Api-Key': '${env:K}' }, username: 'u', password: '${env:P}' }],
+    ['the schedule, risk, threat, headers and credentials are kept', { ...TEXT, schedule: 'every 6h', risk: 'high', threat: 'Emotet', headers: { 'X-Api-Key': '${env:K}' }, username: 'u', password: '${env:P}' }, { schedule: 'every 6h', risk: 'high', threat: { name: 'Emotet', category: 'malware' }, headers: { 'X-Api-Key': '${env:K}' }, username: 'u', password: '${env:P}' }],
+    ['a threat with its category', { ...TEXT, threat: { name: 'APT-X', category: 'group' } }, { threat: { name: 'APT-X', category: 'group' } }],
+    ['a zip member to read', { ...TEXT, zip: { member: 'full.csv' } }, { zip: { member: 'full.csv' } }],
     ['stix, taxii and misp sources need nothing more', { ...TEXT, format: 'misp' }, { format: 'misp' }],
   ];
   for (const [title, raw, expected] of valid) {

@@ -61,7 +61,16 @@ export const COMMON_FIELDS = {
     })
     .optional(),
   risk: risk.default('unknown'),
-  threat: text.optional(),
+  /**
+   * The threat every value is linked to: a name (created with category `malware` when no threat has
+   * that name or other name), or `{"name": NAME, "category": CATEGORY}` for another category.
+   */
+  threat: z
+    .union([text, z.strictObject({ name: text, category: text.default('malware') })], {
+      error: (issue) => (issue.input === undefined ? undefined : 'must be a threat name or {"name": NAME, "category": CATEGORY}'),
+    })
+    .transform((threat) => (typeof threat === 'string' ? { name: threat, category: 'malware' } : threat))
+    .optional(),
   type: z
     .string()
     .refine((t) => indicatorTypeOf(t) !== undefined, `must be one of ${INDICATOR_TYPES.join(', ')}`)
@@ -80,6 +89,11 @@ export const COMMON_FIELDS = {
   minRatio: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
   /** `private`: the source may reach loopback and private networks (an internal MISP, a partner over VPN); see network-policy.ts. */
   network: z.enum(['private'], { error: 'must be "private" (or left out)' }).optional(),
+  /**
+   * A zip archive's member to read (issue 33): a body that is a zip archive is read from this member,
+   * or from its only member when this is left out. Other bodies ignore it.
+   */
+  zip: z.strictObject({ member: text }).optional(),
 };
 
 /** The schema of one format's sources: the common fields, `format` itself, and the format's own fields. */

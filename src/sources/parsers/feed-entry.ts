@@ -8,6 +8,12 @@ export interface FeedEntry {
   threat?: string;
   risk?: string;
   lastSeen?: string;
+  /**
+   * What the row's other columns said (issue 33: `csv.attributes`, `json.attributes`), by attribute
+   * name: `{"port": ["443"], "tags": ["botnet", "cc"]}`. The pull merges them into the indicator's
+   * `attributes`.
+   */
+  attributes?: Record<string, string[]>;
   /** Where the row is, for messages: `line 12` (text, csv, NDJSON) or `data[3]` (a JSON array). */
   position: string;
   /**
