@@ -34,6 +34,8 @@ function expected(source: GateContext['source']): string {
       return `a value at "${source.json.value}" (json.value) of each object`;
     case 'stix':
       return 'indicators whose patterns name supported values';
+    case 'hosts':
+      return 'host names on "ADDRESS NAME" lines or one a line';
     default:
       return 'indicator values in the links pages';
   }
@@ -45,7 +47,7 @@ export function gateFailure(counts: GateCounts, context: GateContext): string | 
   const { accepted, rejected } = counts;
   // Rows without a value count against a list format: a renamed field leaves most rows empty. A
   // STIX bundle's other objects are no such rows.
-  const refused = rejected + (source.format === 'text' || source.format === 'csv' || source.format === 'json' ? counts.skipped : 0);
+  const refused = rejected + (['text', 'csv', 'json', 'hosts'].includes(source.format) ? counts.skipped : 0);
   if (accepted === 0 && context.first && (context.bodyBytes ?? 0) > 0) {
     const detail = refused > 0 ? `${rejected} rows rejected and ${counts.skipped} without a value` : 'no row held a value';
     return `the first pull read no values from a body of ${context.bodyBytes} bytes (${detail}): expected ${expected(source)}`;

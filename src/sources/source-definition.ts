@@ -25,7 +25,7 @@ const sourceSchema = z
   .discriminatedUnion(
     'format',
     // The registry's order, spelled out for zod's tuple type.
-    [FORMATS.text.schema, FORMATS.csv.schema, FORMATS.json.schema, FORMATS.stix.schema, FORMATS.taxii.schema, FORMATS['lookup-api'].schema, FORMATS.misp.schema],
+    [FORMATS.text.schema, FORMATS.csv.schema, FORMATS.json.schema, FORMATS.stix.schema, FORMATS.hosts.schema, FORMATS.taxii.schema, FORMATS['lookup-api'].schema, FORMATS.misp.schema],
     { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${SOURCE_FORMATS.join(', ')}` : undefined) },
   )
   .superRefine((source, ctx) => {

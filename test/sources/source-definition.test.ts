@@ -38,7 +38,7 @@ describe('parseSource', () => {
     ['a scheme from the environment', { ...TEXT, url: '${env:FEED_URL}' }, 'source.url: must start with https://, http:// or file://'],
     ['a URL that does not parse', { ...TEXT, url: 'https://exa mple.org/' }, 'source.url: is not a valid URL'],
     ['a missing format', { url: TEXT.url }, 'source.format: required'],
-    ['an unknown format', { ...TEXT, format: 'pdf' }, 'source.format: must be one of text, csv, json, stix, taxii, lookup-api, misp'],
+    ['an unknown format', { ...TEXT, format: 'pdf' }, 'source.format: must be one of text, csv, json, stix, hosts, taxii, lookup-api, misp'],
     ['a bad schedule, with its reason', { ...TEXT, schedule: 'every 0m' }, 'source.schedule: "every 0m": the interval must be at least 10s, so a pull is not started before the previous one can time out'],
     ['a schedule that never runs', { ...TEXT, schedule: '* * 31 2 *' }, 'source.schedule: "* * 31 2 *" never runs: no chosen month has day 31'],
     ['an unknown risk', { ...TEXT, risk: 'severe' }, 'source.risk: must be one of unknown, none, low, medium, high, critical, retired'],

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { readCsv } from '../parsers/read-csv.js';
 import { openFeedBody } from '../transports/feed-body-transport.js';
+import { attributeOptions } from './attribute-options.js';
 import type { FormatEntry } from './format-entry.js';
+import { riskMap } from './risk-from.js';
 import { missingFor, sourceSchema, text } from './source-fields.js';
 
 const COLUMNS = ['value', 'type', 'threat', 'risk', 'lastSeen'] as const;
@@ -17,7 +19,11 @@ const csvOptions = z.strictObject({
   type: text.optional(),
   threat: text.optional(),
   risk: text.optional(),
+  /** A numeric column read as a risk by thresholds (issue 33): `{"column": "confidence_level", "map": {"90": "high", ...}}`. */
+  riskFrom: z.strictObject({ column: text, map: riskMap }).optional(),
   lastSeen: text.optional(),
+  /** Attribute name to column (issue 33): `{"port": "dst_port", "tags": {"column": "tags", "split": ","}}`. */
+  attributes: attributeOptions('column', text).optional(),
   /** One character; RFC 4180's comma by default, `;` or a tab for the feeds that use them. */
   delimiter: z
     .string()
@@ -30,11 +36,19 @@ const schema = sourceSchema('csv', {
   // Absent options are read as empty ones, so the message names csv.value, the field to give.
   csv: z.preprocess((options) => options ?? {}, csvOptions),
 }).superRefine(({ csv }, ctx) => {
+  // Two places for one row's risk would leave a reader to guess which wins.
+  if (csv.risk !== undefined && csv.riskFrom !== undefined) ctx.addIssue({ code: 'custom', path: ['csv', 'riskFrom'], message: 'give csv.risk (a column of risk names) or csv.riskFrom (a column of scores), not both' });
   if (!Array.isArray(csv.header)) return;
+  const header = csv.header;
+  const check = (name: string, path: string[]) => {
+    if (!header.includes(name)) ctx.addIssue({ code: 'custom', path: ['csv', ...path], message: `column "${name}" is not in csv.header` });
+  };
   for (const column of COLUMNS) {
     const name = csv[column];
-    if (name !== undefined && !csv.header.includes(name)) ctx.addIssue({ code: 'custom', path: ['csv', column], message: `column "${name}" is not in csv.header` });
+    if (name !== undefined) check(name, [column]);
   }
+  if (csv.riskFrom !== undefined) check(csv.riskFrom.column, ['riskFrom', 'column']);
+  for (const [name, { from }] of Object.entries(csv.attributes ?? {})) check(from, ['attributes', name]);
 });
 export type CsvOptions = z.output<typeof csvOptions>;
 

@@ -1,6 +1,7 @@
 // Every source format, by name (DESIGN 7, Formats): a format is one entry here and its own file.
 import { csvFormat } from './csv-format.js';
 import type { FormatEntry } from './format-entry.js';
+import { hostsFormat } from './hosts-format.js';
 import { jsonFormat } from './json-format.js';
 import { lookupApiFormat } from './lookup-api-format.js';
 import { mispFormat } from './misp-format.js';
@@ -8,12 +9,13 @@ import { stixFormat } from './stix-format.js';
 import { taxiiFormat } from './taxii-format.js';
 import { textFormat } from './text-format.js';
 
-/** In the order DESIGN 7 and messages list them. */
+/** In the order DESIGN 7 and messages list them: the one-body formats, then those walked page by page. */
 export const FORMATS = {
   text: textFormat,
   csv: csvFormat,
   json: jsonFormat,
   stix: stixFormat,
+  hosts: hostsFormat,
   taxii: taxiiFormat,
   'lookup-api': lookupApiFormat,
   misp: mispFormat,

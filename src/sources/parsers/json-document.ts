@@ -1,4 +1,4 @@
-// One JSON document fetched whole (a MISP manifest or event, a lookup API page), parsed with errors a person can place.
+// One JSON document fetched whole (a MISP manifest or event, a lookup API page), parsed with errors a person can place, and what is read out of JSON values.
 import { decodeText } from '../../text/decode-text.js';
 import type { FeedBody } from './feed-body.js';
 import { FeedFormatError } from './feed-entry.js';
@@ -48,4 +48,14 @@ export function textField(value: unknown, name: string): string | undefined {
   const found = field(value, name);
   const text = typeof found === 'string' ? found.trim() : typeof found === 'number' && Number.isFinite(found) ? String(found) : '';
   return text === '' ? undefined : text;
+}
+
+/** The value at a dotted path (`data.ioc`, `tags.0`); a numeric segment indexes an array. Own properties only, so `constructor` finds nothing. */
+export function valueAtPath(root: unknown, path: string): unknown {
+  let value = root;
+  for (const key of path.split('.')) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }

@@ -1,4 +1,4 @@
-// The `csv` format (DESIGN 7): csv-parse reads the records; named columns give each row's value, type, threat, risk and last-seen time.
+// The `csv` format (DESIGN 7): csv-parse reads the records; named columns give each row's value, type, threat, risk, last-seen time and attributes (csv-columns.ts).
 //
 // How the work is split between csv-parse and this file:
 // - csv-parse does RFC 4180, streaming: quoted fields may hold the delimiter, line breaks and doubled
@@ -25,13 +25,10 @@ import { parse as parseRecords } from 'csv-parse/sync';
 import type { CsvOptions } from '../formats/csv-format.js';
 import { decodeText } from '../../text/decode-text.js';
 import type { FeedBody } from './feed-body.js';
-import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
+import { csvColumns, csvEntry } from './csv-columns.js';
+import { FeedFormatError, type FeedBatch } from './feed-entry.js';
 
 export type { CsvOptions } from '../formats/csv-format.js';
-
-const COLUMNS = ['value', 'type', 'threat', 'risk', 'lastSeen'] as const;
-type Column = (typeof COLUMNS)[number];
-type ColumnIndexes = { value: number } & Partial<Record<Exclude<Column, 'value'>, number>>;
 
 /** Rows per batch: a batch holds this many entries at most, whatever the size of the body. */
 const BATCH_ROWS = 1000;
@@ -51,10 +48,10 @@ interface Row {
  * regard to case: feeds change `dst_ip` to `DST_IP` more often than they mean a different column.
  * A column the options name but the header lacks fails the pull: the feed has changed its layout,
  * and reading on would silently drop threats or values. A row whose value cell is empty or missing
- * is skipped and counted; other empty cells are left out of the entry.
+ * is skipped and counted; other empty cells are left out of the entry (csv-columns.ts reads a row).
  */
 export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenerator<FeedBatch> {
-  let columns = Array.isArray(options.header) ? columnIndexes(options.header, options, 'csv.header') : undefined;
+  let columns = Array.isArray(options.header) ? csvColumns(options.header, options, 'csv.header') : undefined;
 
   const text = decodeText(body)[Symbol.asyncIterator]();
   let start: Preamble;
@@ -65,7 +62,7 @@ export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenera
       if (comment === undefined) {
         throw new FeedFormatError(`line ${start.dataLine}`, 'no "#" comment line before the data names the columns (csv.header is "comment")');
       }
-      columns = columnIndexes(commentHeader(comment, options.delimiter), options, `line ${comment.line}`);
+      columns = csvColumns(commentHeader(comment, options.delimiter), options, `line ${comment.line}`);
     }
   } catch (error) {
     await text.return?.(undefined);
@@ -92,10 +89,10 @@ export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenera
   try {
     for await (const row of parser as AsyncIterable<Row>) {
       if (columns === undefined) {
-        columns = columnIndexes(row.fields, options, `line ${row.line}`);
+        columns = csvColumns(row.fields, options, `line ${row.line}`);
         continue;
       }
-      const entry = toEntry(row, columns);
+      const entry = csvEntry(row.fields, row.line, columns);
       if (entry) batch.entries.push(entry);
       else batch.skipped++;
       if (batch.entries.length + batch.skipped >= BATCH_ROWS) {
@@ -213,37 +210,4 @@ function unusable(error: CsvError, lines: RecordLines): FeedFormatError {
   };
   const line = lines.startOf({ comment_lines: Number(error.comment_lines), empty_lines: Number(error.empty_lines) });
   return new FeedFormatError(`line ${line}`, reasons[error.code] ?? error.message);
-}
-
-function columnIndexes(header: readonly string[], options: CsvOptions, position: string): ColumnIndexes {
-  const names = header.map((name) => name.trim().toLowerCase());
-  const indexOf = (column: Column): number | undefined => {
-    const name = options[column];
-    if (name === undefined) return undefined;
-    const index = names.indexOf(name.trim().toLowerCase());
-    if (index < 0) {
-      throw new FeedFormatError(position, `the header has no column "${name}" (csv.${column}); its columns are ${header.map((n) => `"${n.trim()}"`).join(', ')}`);
-    }
-    return index;
-  };
-  const indexes: ColumnIndexes = { value: indexOf('value')! };
-  for (const column of COLUMNS) {
-    if (column === 'value') continue;
-    const index = indexOf(column);
-    if (index !== undefined) indexes[column] = index;
-  }
-  return indexes;
-}
-
-function toEntry(row: Row, columns: ColumnIndexes): FeedEntry | undefined {
-  const value = row.fields[columns.value]?.trim() ?? '';
-  if (value === '') return undefined;
-  const entry: FeedEntry = { value, position: `line ${row.line}` };
-  for (const column of COLUMNS) {
-    if (column === 'value') continue;
-    const index = columns[column];
-    const cell = index === undefined ? '' : (row.fields[index]?.trim() ?? '');
-    if (cell !== '') entry[column] = cell;
-  }
-  return entry;
 }

@@ -1,9 +1,13 @@
-// The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, or NDJSON.
+// The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, an object of arrays (ThreatFox), or NDJSON.
 import type { JsonOptions } from '../formats/json-format.js';
+import { scoreReader, type ScoreRisk } from '../formats/risk-from.js';
 import { decodeText } from '../../text/decode-text.js';
 import { splitLines } from '../../text/line-splitter.js';
+import { addAttribute, attributeValues, splitPort } from './entry-attributes.js';
 import type { FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
+import { valueAtPath } from './json-document.js';
+import { jsonItems } from './json-items.js';
 
 export type { JsonOptions } from '../formats/json-format.js';
 
@@ -11,9 +15,17 @@ const FIELDS = ['type', 'threat', 'risk', 'lastSeen'] as const;
 /** Entries per batch of a whole-document parse, so a consumer sees batches of the same size as for NDJSON. */
 const BATCH_SIZE = 10_000;
 
+/** The options as each item is read, with the score reader made once per body. */
+interface ItemReader {
+  options: JsonOptions;
+  score: ((cell: unknown) => ScoreRisk | undefined) | undefined;
+}
+
 /**
  * Every object of a json body. With `items`, or when the body starts with `[`, the body is one
- * document; otherwise it is NDJSON, one object a line (blank lines ignored).
+ * document whose items json-items.ts finds (`items: "*"`: the records of every top-level value,
+ * as ThreatFox's export keys them by id, each given its key as the field `key` names); otherwise it
+ * is NDJSON, one object a line (blank lines ignored).
  *
  * A document is read whole and parsed with `JSON.parse`: Node has no streaming JSON parser, and
  * writing one (or adding a dependency) is not worth it for the feeds that publish this way (Feodo
@@ -23,10 +35,12 @@ const BATCH_SIZE = 10_000;
  * Values and other fields are read at dotted paths (`ioc`, `malware.name`, `tags.0`); a string is
  * trimmed, a finite number becomes its decimal text (an AS number, a port-less id); booleans, null,
  * objects and arrays are not values. An item without a usable value (a trailing metadata object,
- * as `drop_v4.json` ends with) is skipped and counted; other fields without one are left out.
+ * as `drop_v4.json` ends with) is skipped and counted; other fields without one are left out. An
+ * `ADDRESS:PORT` value gives its address and the `port` attribute (entry-attributes.ts), `riskFrom`
+ * reads a score as a risk (risk-from.ts), and `attributes` give each named field's values.
  */
 export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGenerator<FeedBatch> {
-  const valuePath = options.value;
+  const reader: ItemReader = { options, score: options.riskFrom === undefined ? undefined : scoreReader(options.riskFrom.map) };
   const chunks = decodeText(body)[Symbol.asyncIterator]();
   const head = await firstNonBlank(chunks);
   if (head === undefined) return;
@@ -35,11 +49,10 @@ export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGene
   if (options.items !== undefined || head.char === '[') {
     const parts: string[] = [];
     for await (const chunk of rest) parts.push(chunk);
-    const items = itemsOf(parseDocument(parts.join('')), options.items);
-    const label = options.items ?? 'items';
+    const items = jsonItems(parseDocument(parts.join('')), options);
     for (let start = 0; start < items.length; start += BATCH_SIZE) {
       const batch: FeedBatch = { entries: [], skipped: 0 };
-      items.slice(start, start + BATCH_SIZE).forEach((item, i) => add(batch, toEntry(item, valuePath, options, `${label}[${start + i}]`)));
+      for (const { record, position } of items.slice(start, start + BATCH_SIZE)) add(batch, toEntry(record, reader, position));
       yield batch;
     }
     return;
@@ -50,10 +63,28 @@ export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGene
     lines.forEach((line, i) => {
       if (line.trim() === '') return;
       const position = `line ${first + i}`;
-      add(batch, toEntry(parseLine(line, position), valuePath, options, position));
+      add(batch, toEntry(parseLine(line, position), reader, position));
     });
     yield batch;
   }
+}
+
+function toEntry(item: unknown, { options, score }: ItemReader, position: string): FeedEntry | undefined {
+  const value = textAt(item, options.value);
+  if (value === undefined) return undefined;
+  const entry: FeedEntry = { value, position };
+  splitPort(entry);
+  for (const field of FIELDS) {
+    const path = options[field];
+    const text = path === undefined ? undefined : textAt(item, path);
+    if (text !== undefined) entry[field] = text;
+  }
+  if (score !== undefined && options.riskFrom !== undefined) {
+    const risk = score(valueAtPath(item, options.riskFrom.field));
+    if (risk !== undefined) entry.risk = risk;
+  }
+  for (const [name, { from, split }] of Object.entries(options.attributes ?? {})) addAttribute(entry, name, attributeValues(valueAtPath(item, from), split));
+  return entry;
 }
 
 function add(batch: FeedBatch, entry: FeedEntry | undefined): void {
@@ -86,40 +117,10 @@ function parseLine(line: string, position: string): unknown {
   }
 }
 
-function itemsOf(document: unknown, path: string | undefined): unknown[] {
-  const items = path === undefined ? document : valueAt(document, path);
-  if (!Array.isArray(items)) {
-    throw new FeedFormatError('document', path === undefined ? 'not an array of objects' : `no array at "${path}" (json.items)`);
-  }
-  return items;
-}
-
-function toEntry(item: unknown, valuePath: string, options: JsonOptions, position: string): FeedEntry | undefined {
-  const value = textAt(item, valuePath);
-  if (value === undefined) return undefined;
-  const entry: FeedEntry = { value, position };
-  for (const field of FIELDS) {
-    const path = options[field];
-    const text = path === undefined ? undefined : textAt(item, path);
-    if (text !== undefined) entry[field] = text;
-  }
-  return entry;
-}
-
 function textAt(item: unknown, path: string): string | undefined {
-  const value = valueAt(item, path);
+  const value = valueAtPath(item, path);
   const text = typeof value === 'string' ? value.trim() : typeof value === 'number' && Number.isFinite(value) ? String(value) : '';
   return text === '' ? undefined : text;
-}
-
-/** The value at a dotted path; a numeric segment indexes an array. Own properties only, so `constructor` finds nothing. */
-function valueAt(root: unknown, path: string): unknown {
-  let value = root;
-  for (const key of path.split('.')) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
 }
 
 async function firstNonBlank(chunks: AsyncIterator<string>): Promise<{ char: string; text: string } | undefined> {

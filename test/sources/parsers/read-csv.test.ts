@@ -110,7 +110,7 @@ describe('readCsv', () => {
       const reader = csv({ header: 'comment', value: 'ioc_value', type: 'ioc_type', threat: 'malware_printable', risk: 'confidence_level', lastSeen: 'last_seen_utc' });
       assert.deepEqual(await readEveryWay(fixture('threatfox.csv'), reader), {
         entries: [
-          { value: '203.0.113.9:4444', type: 'ip:port', threat: 'AsyncRAT', risk: '100', position: 'line 9' },
+          { value: '203.0.113.9', type: 'ip:port', threat: 'AsyncRAT', risk: '100', attributes: { port: ['4444'] }, position: 'line 9' },
           { value: 'malware-c2.example.com', type: 'domain', threat: 'Cobalt Strike', risk: '75', lastSeen: '2025-04-01 11:30:00', position: 'line 10' },
           { value: 'http://198.51.100.23/gate.php#cmd', type: 'url', threat: 'Agent Tesla', risk: '50', position: 'line 11' },
           { value: 'd41d8cd98f00b204e9800998ecf8427e', type: 'md5_hash', risk: '50', position: 'line 13' },

@@ -30,7 +30,7 @@ describe('readJson', () => {
       const options = { items: 'data', value: 'ioc', type: 'ioc_type', threat: 'malware_printable', lastSeen: 'last_seen' };
       assert.deepEqual(await readEveryWay(fixture('threatfox.json'), json(options)), {
         entries: [
-          { value: '203.0.113.9:4444', type: 'ip:port', threat: 'AsyncRAT', position: 'data[0]' },
+          { value: '203.0.113.9', type: 'ip:port', threat: 'AsyncRAT', attributes: { port: ['4444'] }, position: 'data[0]' },
           { value: 'malware-c2.example.com', type: 'domain', threat: 'Cobalt Strike', lastSeen: '2025-04-01 11:30:00 UTC', position: 'data[1]' },
           { value: 'd41d8cd98f00b204e9800998ecf8427e', type: 'md5_hash', threat: 'Unknown malware', position: 'data[2]' },
         ],

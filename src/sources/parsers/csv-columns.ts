@@ -1,0 +1,65 @@
+// What a csv row's cells mean (DESIGN 7, issue 33): the columns the source names, found in the header, and a row read through them as a feed entry.
+import type { CsvOptions } from '../formats/csv-format.js';
+import { scoreReader, type ScoreRisk } from '../formats/risk-from.js';
+import { addAttribute, attributeValues, splitPort } from './entry-attributes.js';
+import { FeedFormatError, type FeedEntry } from './feed-entry.js';
+
+const COLUMNS = ['value', 'type', 'threat', 'risk', 'lastSeen'] as const;
+type Column = (typeof COLUMNS)[number];
+
+/** Where each named column is in a row, with what reads it. */
+export interface CsvColumns {
+  value: number;
+  text: Partial<Record<Exclude<Column, 'value'>, number>>;
+  score?: { index: number; risk: (cell: unknown) => ScoreRisk | undefined };
+  attributes: { name: string; index: number; split?: string }[];
+}
+
+/**
+ * The columns the options name, found in `header` (trimmed, without regard to case: feeds change
+ * `dst_ip` to `DST_IP` more often than they mean a different column). A column the header lacks
+ * fails the pull, naming the option and the header's columns: the feed has changed its layout,
+ * and reading on would silently drop values, threats or attributes.
+ */
+export function csvColumns(header: readonly string[], options: CsvOptions, position: string): CsvColumns {
+  const names = header.map((name) => name.trim().toLowerCase());
+  const find = (name: string, option: string): number => {
+    const index = names.indexOf(name.trim().toLowerCase());
+    if (index < 0) {
+      throw new FeedFormatError(position, `the header has no column "${name}" (${option}); its columns are ${header.map((n) => `"${n.trim()}"`).join(', ')}`);
+    }
+    return index;
+  };
+  const columns: CsvColumns = { value: find(options.value, 'csv.value'), text: {}, attributes: [] };
+  for (const column of COLUMNS) {
+    const name = options[column];
+    if (column !== 'value' && name !== undefined) columns.text[column] = find(name, `csv.${column}`);
+  }
+  if (options.riskFrom !== undefined) columns.score = { index: find(options.riskFrom.column, 'csv.riskFrom.column'), risk: scoreReader(options.riskFrom.map) };
+  for (const [name, { from, split }] of Object.entries(options.attributes ?? {})) {
+    columns.attributes.push({ name, index: find(from, `csv.attributes.${name}`), ...(split === undefined ? {} : { split }) });
+  }
+  return columns;
+}
+
+/**
+ * The entry of a row, or undefined when its value cell is empty or missing (skipped and counted).
+ * Other empty cells are left out; a score below every threshold gives no risk (the source's
+ * applies); an `ADDRESS:PORT` value gives its address and the `port` attribute (entry-attributes.ts).
+ */
+export function csvEntry(fields: readonly string[], line: number, columns: CsvColumns): FeedEntry | undefined {
+  const value = fields[columns.value]?.trim() ?? '';
+  if (value === '') return undefined;
+  const entry: FeedEntry = { value, position: `line ${line}` };
+  splitPort(entry);
+  for (const [column, index] of Object.entries(columns.text) as [Exclude<Column, 'value'>, number][]) {
+    const cell = fields[index]?.trim() ?? '';
+    if (cell !== '') entry[column] = cell;
+  }
+  if (columns.score !== undefined) {
+    const risk = columns.score.risk(fields[columns.score.index]);
+    if (risk !== undefined) entry.risk = risk;
+  }
+  for (const { name, index, split } of columns.attributes) addAttribute(entry, name, attributeValues(fields[index], split));
+  return entry;
+}
