@@ -86,10 +86,13 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
     const { lookup, pretty } = request;
     if (lookup.kind === 'links') assertPageAllowed(getClient(res), lookup.page);
     const { notFound, build } = planOf(lookup);
-    const body = await cache.get(cacheKey(request), async () => {
-      const value = await build();
-      return value === undefined ? undefined : Buffer.from(serialize(value, pretty), 'utf8');
-    });
+    const key = cacheKey(request);
+    const body =
+      cache.peek(key) ??
+      (await cache.get(key, async () => {
+        const value = await build();
+        return value === undefined ? undefined : Buffer.from(serialize(value, pretty), 'utf8');
+      }));
     if (body === undefined) throw new NotFoundError(notFound);
     sendJsonText(res, body);
   }

@@ -90,7 +90,8 @@ type KeyRow = ApiKeyRecord & { hash: string };
 function createKeyResolver(store: Store, config: Config, clock: Clock, options: KeyAuthenticatorOptions): (presented: PresentedKey, headers?: Record<string, string>) => Promise<KeyRow> {
   const rows = new ResponseCache<KeyRow>(() => store.keysVersion(), clock, config.cache);
   const failures = createAuthFailureLimiter({ perMinute: config.auth.failuresPerMinute, ...options });
-  const findKeyByHash = (hash: string) => rows.get(hash, () => store.findKeyByHash(hash));
+  // A known key's row at once (no promise to wait for), else read through the cache.
+  const findKeyByHash = (hash: string) => rows.peek(hash) ?? rows.get(hash, () => store.findKeyByHash(hash));
   return async (presented, headers) => {
     await failures.assertAllowed(presented.address);
     try {
@@ -103,10 +104,11 @@ function createKeyResolver(store: Store, config: Config, clock: Clock, options: 
   };
 }
 
-async function activeKeyRow(key: string, findKeyByHash: (hash: string) => Promise<KeyRow | undefined>, headers?: Record<string, string>): Promise<KeyRow> {
+async function activeKeyRow(key: string, findKeyByHash: (hash: string) => KeyRow | Promise<KeyRow | undefined>, headers?: Record<string, string>): Promise<KeyRow> {
   if (!isWellFormedKey(key)) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
   const hash = hashKey(key);
-  const row = await findKeyByHash(hash);
+  const found = findKeyByHash(hash);
+  const row = found instanceof Promise ? await found : found;
   // The lookup is by hash; the constant-time comparison keeps the final check independent of the secret.
   if (!row || !hashesEqual(row.hash, hash) || row.revoked_at !== null) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
   return row;

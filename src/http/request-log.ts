@@ -21,6 +21,7 @@ const MAX_DECODINGS = 3;
  * reads as `key%zz`. Decoded again while it changes, so that no escaping hides a name.
  */
 function decodedName(rawName: string): string {
+  if (!rawName.includes('%') && !rawName.includes('+')) return rawName;
   let name = rawName.replace(/\+/g, ' ');
   for (let i = 0; i < MAX_DECODINGS && name.includes('%'); i++) {
     const next = unescape(name);

@@ -40,6 +40,11 @@ export class VersionWatch {
     private readonly checkMs: number,
   ) {}
 
+  /** The version while the last read is recent enough, else undefined (and nothing is read). */
+  fresh(): string | undefined {
+    return this.version !== undefined && this.clock.now() - this.checkedAt < this.checkMs ? this.version : undefined;
+  }
+
   /** The version: at once while the last read is recent enough (most requests), else the promise of a read now. */
   current(): string | Promise<string> {
     if (this.version !== undefined && this.clock.now() - this.checkedAt < this.checkMs) return this.version;
@@ -105,17 +110,35 @@ export class ResponseCache<T = string> {
     this.version = version;
   }
 
-  /** The cached body for `key`, or the one `build` makes (undefined bodies, e.g. not found, are not kept). */
-  async get(key: string, build: () => Promise<T | undefined>): Promise<T | undefined> {
-    const refreshing = this.refreshVersion();
-    if (refreshing) await refreshing;
+  /** A kept body, moved to the most recently used end and counted as a hit; undefined (nothing counted) when none is kept. */
+  private take(key: string): T | undefined {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.entries.delete(key);
       this.entries.set(key, hit);
       this.counter?.hit();
-      return hit;
     }
+    return hit;
+  }
+
+  /**
+   * The body kept for `key`, at once, when the data version need not be read now and the body is
+   * there (counted as a hit, as `get` counts it); otherwise undefined, and `get` is the way. A hot
+   * read then costs no promise: `cache.peek(key) ?? (await cache.get(key, build))`.
+   */
+  peek(key: string): T | undefined {
+    const version = this.versions.fresh();
+    if (version === undefined) return undefined;
+    this.adopt(version);
+    return this.take(key);
+  }
+
+  /** The cached body for `key`, or the one `build` makes (undefined bodies, e.g. not found, are not kept). */
+  async get(key: string, build: () => Promise<T | undefined>): Promise<T | undefined> {
+    const refreshing = this.refreshVersion();
+    if (refreshing) await refreshing;
+    const hit = this.take(key);
+    if (hit !== undefined) return hit;
     this.counter?.miss();
     const versionBefore = this.version;
     const body = await build();
@@ -135,13 +158,12 @@ export class ResponseCache<T = string> {
 
   /**
    * Whether a body is kept for `key` under the current data version (checked as `get` checks it):
-   * the fast path's question, asked before it commits to answering. It counts no hit or miss and
-   * changes no order; the answer's own `get` does that.
+   * the fast path's question, asked before it commits to answering; at once unless the version must
+   * be read first. It counts no hit or miss and changes no order; the answer's own read does that.
    */
-  async has(key: string): Promise<boolean> {
+  has(key: string): boolean | Promise<boolean> {
     const refreshing = this.refreshVersion();
-    if (refreshing) await refreshing;
-    return this.entries.has(key);
+    return refreshing ? refreshing.then(() => this.entries.has(key)) : this.entries.has(key);
   }
 
   /** Whether a body built for `key` is kept: always, or with admitOnRepeat on the key's second miss. */

@@ -62,6 +62,8 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
 
   return {
     async assertAllowed(address) {
+      // No address has failed here this window (the usual case): nothing to look up.
+      if (refusedUntil.size === 0 && failedUntil.size === 0) return;
       const key = counterKey(address);
       const remembered = refusedUntil.get(key);
       if (remembered !== undefined) {

@@ -36,6 +36,12 @@ export class FixedWindowStore implements Store {
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
+    const { totalHits, resetMs } = this.incrementNow(key);
+    return { totalHits, resetTime: new Date(resetMs) };
+  }
+
+  /** `increment` at once, for a caller in this process: the count, and when its window ends (ms since the epoch). */
+  incrementNow(key: string): { totalHits: number; resetMs: number } {
     const windowStart = this.currentWindow();
     this.sweep(windowStart);
     let counter = this.counters.get(key);
@@ -44,7 +50,7 @@ export class FixedWindowStore implements Store {
       this.counters.set(key, counter);
     }
     counter.hits++;
-    return { totalHits: counter.hits, resetTime: new Date(windowStart + this.windowMs) };
+    return { totalHits: counter.hits, resetMs: windowStart + this.windowMs };
   }
 
   async decrement(key: string): Promise<void> {

@@ -61,7 +61,8 @@ interface WindowCount {
   window: RateWindow;
   limit: number;
   remaining: number;
-  resetTime: Date | undefined;
+  /** When the window ends, ms since the epoch (unknown to some stores). */
+  resetMs: number | undefined;
   key: string;
 }
 
@@ -102,16 +103,22 @@ export function createRateLimiter(
     const store: RateLimitStore = storeFor(window) ?? new FixedWindowStore();
     // The stores read only windowMs from express-rate-limit's options (the Redis store the expiry of its keys).
     void store.init?.({ windowMs: window.ms } as Options);
-    return { window, store };
+    // Counters in this process are counted at once; shared ones (the cluster primary, Redis) are asked.
+    const now = store instanceof FixedWindowStore ? (key: string) => store.incrementNow(key) : undefined;
+    return { window, store, now };
   });
+  const counted = async (store: RateLimitStore, key: string) => {
+    const { totalHits, resetTime } = await store.increment(key);
+    return { totalHits, resetMs: resetTime?.getTime() };
+  };
 
   const setHeaders = (res: LimitHeaderTarget, counts: readonly WindowCount[]) => {
     if (counts.length === 0 || res.headersSent) return;
     const lines: string[] = [];
     const policies: string[] = [];
-    for (const { window, limit, remaining, resetTime, key } of counts) {
+    for (const { window, limit, remaining, resetMs, key } of counts) {
       const windowSeconds = Math.ceil(window.ms / 1000);
-      const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
+      const reset = resetMs !== undefined ? Math.max(0, Math.ceil((resetMs - Date.now()) / 1000)) : windowSeconds;
       lines.push(`"${window.name}"; r=${remaining}; t=${reset}`);
       policies.push(`"${window.name}"; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     }
@@ -123,14 +130,14 @@ export function createRateLimiter(
   const count = async (client: Client, address: string | undefined, res: LimitHeaderTarget) => {
     const key = counterKey(client, address);
     const counts: WindowCount[] = [];
-    for (const { window, store } of windows) {
-      const { totalHits, resetTime } = await store.increment(key);
+    for (const { window, store, now } of windows) {
+      const { totalHits, resetMs } = now ? now(key) : await counted(store, key);
       const limit = window.limitOf(client.plan);
-      counts.push({ window, limit, remaining: Math.max(limit - totalHits, 0), resetTime, key });
+      counts.push({ window, limit, remaining: Math.max(limit - totalHits, 0), resetMs, key });
       if (totalHits > limit) {
         onLimited?.(client.planName, window.name);
         setHeaders(res, counts);
-        const retryAfter = resetTime ? (resetTime.getTime() - Date.now()) / 1000 : window.ms / 1000;
+        const retryAfter = resetMs !== undefined ? (resetMs - Date.now()) / 1000 : window.ms / 1000;
         throw new RateLimitError(describe(client, window), retryAfter);
       }
     }

@@ -3,7 +3,7 @@ import { indicatorTypeOf, type IndicatorType } from '../indicator-types.js';
 import type { Logger } from '../logger.js';
 import { RISK_RANKS, type PullPlan } from '../store/contract/commands.js';
 import { REJECTIONS_KEPT } from '../store/contract/runs.js';
-import type { WriteBatch } from '../store/contract/write-batch.js';
+import { ATTRIBUTE_LIMITS, type WriteBatch } from '../store/contract/write-batch.js';
 import type { Allowlist } from './allowlist.js';
 import { withoutControlCharacters } from './control-characters.js';
 import type { PullRead } from './open-source.js';
@@ -46,6 +46,31 @@ function rowRisk(text: string | undefined, fallback: number): number {
   return rank < 0 ? fallback : rank;
 }
 
+/**
+ * What a row's columns said (FeedEntry `attributes`), as the store takes it (ATTRIBUTE_LIMITS): names
+ * and values without control characters or blanks at either end, each value once under its name,
+ * empty and oversized ones left out; undefined when nothing is left. JSON text, for the staging row.
+ */
+function keptAttributes(attributes: Readonly<Record<string, readonly string[]>> | undefined): string | undefined {
+  if (attributes === undefined) return undefined;
+  // A Map, written out by Object.fromEntries: a column named `__proto__` stays a plain key.
+  const kept = new Map<string, string[]>();
+  for (const [given, values] of Object.entries(attributes)) {
+    const name = withoutControlCharacters(given).trim();
+    if (name === '' || name.length > ATTRIBUTE_LIMITS.nameLength || !Array.isArray(values)) continue;
+    const list = kept.get(name) ?? [];
+    if (list.length === 0 && kept.size >= ATTRIBUTE_LIMITS.keys) continue;
+    for (const raw of values) {
+      if (list.length >= ATTRIBUTE_LIMITS.valuesPerKey) break;
+      if (typeof raw !== 'string') continue;
+      const value = withoutControlCharacters(raw).trim();
+      if (value !== '' && value.length <= ATTRIBUTE_LIMITS.valueLength && !list.includes(value)) list.push(value);
+    }
+    if (list.length > 0) kept.set(name, list);
+  }
+  return kept.size === 0 ? undefined : JSON.stringify(Object.fromEntries(kept));
+}
+
 /** An `ip:port` value (ThreatFox) is its address: a port is not part of an IP indicator. */
 const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
 
@@ -70,6 +95,9 @@ export async function* pullBatches(
   // Values the source withdrew (FeedBatch `withdrawn`): staged apart, they never list anything.
   let withdrawn: unknown[] = [];
   let withdrawnRows = 0;
+  // What the rows' columns said, a staged row per entry that said something, in the source's order.
+  let attributes: unknown[] = [];
+  let attributeRows = 0;
   let rowsRead = 0;
   // Threats that upstream objects indicate, by object: a relation each, and each threat described once.
   let relations: unknown[] = [];
@@ -85,12 +113,13 @@ export async function* pullBatches(
   const flush = (): WriteBatch => {
     const batch: WriteBatch = {
       kind: 'values', params, count, threats, threatCount: threats.length / 3, refs, refCount: refs.length / 3, withdrawn, withdrawnCount: withdrawn.length / 2,
-      records: rowsRead,
+      attributes, attributeCount: attributes.length / 4, records: rowsRead,
     };
     params = [];
     threats = [];
     refs = [];
     withdrawn = [];
+    attributes = [];
     count = 0;
     staged = new Map();
     return batch;
@@ -161,11 +190,14 @@ export async function* pullBatches(
       const threat = entry.threat === undefined ? undefined : withoutControlCharacters(entry.threat).trim();
       if (threat && threat.length <= MAX_THREAT_NAME) threats.push(normalized.type, normalized.value, threat);
       if (entry.ref !== undefined) refs.push(entry.ref, normalized.type, normalized.value);
-      if (count >= BATCH_ROWS) yield flush();
+      const said = keptAttributes(entry.attributes);
+      if (said !== undefined) attributes.push(normalized.type, normalized.value, ++attributeRows, said);
+      // A value listed again and again adds no value row, but may add attribute rows: those are bounded too.
+      if (count >= BATCH_ROWS || attributes.length / 4 >= BATCH_ROWS) yield flush();
     }
     if (!read.prefetched) deps.onProgress?.(rowsRead);
   }
-  if (count > 0 || withdrawn.length > 0) yield flush();
+  if (count > 0 || withdrawn.length > 0 || attributes.length > 0) yield flush();
   if (relations.length > 0) yield flushRelations();
   // A withdrawn row is a value the source still reads out, as retired: upstream retirements are no outage.
   read.check?.({ accepted: ordinal + withdrawnRows, rejected: tally.rejected, skipped: tally.skipped });

@@ -48,6 +48,15 @@ export type PullOutcome = { fid: number; feed: string; seconds: number } & (
   | { ok: false; reason: string }
 );
 
+/** The source's `threat` as the pull names it: control characters out, blanks trimmed; none when nothing is left. */
+function sourceThreatOf(source: SourceDefinition): PullPlan['sourceThreat'] {
+  if (source.threat === undefined) return null;
+  const name = withoutControlCharacters(source.threat.name).trim();
+  if (name === '') return null;
+  const category = withoutControlCharacters(source.threat.category).trim();
+  return { name, category: category === '' ? 'malware' : category };
+}
+
 function scheduleOf(source: SourceDefinition | undefined, feedSchedule: string): Schedule {
   return source?.schedule === undefined ? scheduleFromFeed(feedSchedule) : parseSchedule(source.schedule);
 }
@@ -110,7 +119,9 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     const plan: PullPlan = {
       fid,
       at,
-      sourceThreat: source.threat === undefined ? null : withoutControlCharacters(source.threat.name) || null,
+      sourceThreat: sourceThreatOf(source),
+      // A threat is active or retired by its own state, not by a risk level: a `retired` source gives `unknown`.
+      sourceRisk: source.risk === 'retired' ? 'unknown' : source.risk,
       repeat: read.rows === undefined,
       incremental: read.incremental,
       etag: read.etag,

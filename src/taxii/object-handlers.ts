@@ -58,12 +58,23 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     () => store.dataVersion(), deps.clock, { ...config.cache, admitOnRepeat: true }, (page) => page.body.length, deps.cacheCounter,
   );
 
+  /**
+   * Each request's page key, worked out once: the fast path asks whether the page is cached, then
+   * serves it (the request's path, hence kind, collection and object, and its query do not change).
+   */
+  const pageKeys = new WeakMap<Request, string>();
+
   /** What determines a listing's body: the endpoint, the collection, the object, and the query's shaping parameters. */
   function pageKey(req: Request, kind: Kind, collection: CollectionConfig, objectId: string | undefined): string {
-    const params = Object.entries(req.query as Record<string, unknown>)
-      .filter(([name]) => !NOT_SHAPING.has(name))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return JSON.stringify([kind, collection.id, objectId ?? null, params]);
+    let key = pageKeys.get(req);
+    if (key === undefined) {
+      const params = Object.entries(req.query as Record<string, unknown>)
+        .filter(([name]) => !NOT_SHAPING.has(name))
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      key = JSON.stringify([kind, collection.id, objectId ?? null, params]);
+      pageKeys.set(req, key);
+    }
+    return key;
   }
 
   const RENDER: Record<Kind, (result: PageResult, pretty: boolean) => string> = {
@@ -74,10 +85,13 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   };
 
   async function respond(req: Request, res: Response, kind: Kind, objectId?: string): Promise<void> {
-    const page = await pages.get(pageKey(req, kind, getCollection(res), objectId), async () => {
-      const result = await listPage(req, res, kind, objectId);
-      return { body: Buffer.from(RENDER[kind](result, prettyParam(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
-    });
+    const key = pageKey(req, kind, getCollection(res), objectId);
+    const page =
+      pages.peek(key) ??
+      (await pages.get(key, async () => {
+        const result = await listPage(req, res, kind, objectId);
+        return { body: Buffer.from(RENDER[kind](result, prettyParam(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
+      }));
     sendTaxii(res, 200, page!.body, page!.headers);
   }
 

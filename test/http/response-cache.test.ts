@@ -59,6 +59,40 @@ describe('ResponseCache', () => {
     assert.equal(builds, 4, 'b was evicted to make room for c');
   });
 
+  describe('peek and has (the fast path reads at once)', () => {
+    it('peek gives a kept body at once and counts it as get does; undefined, counting nothing, before the version is read or for a missing key', async () => {
+      let now = 0;
+      let reads = 0;
+      const counts = { hit: 0, miss: 0 };
+      const cache = new ResponseCache(async () => (reads++, 'v'), { now: () => now }, { maxEntries: 10, versionCheckMs: 1000 }, undefined, {
+        hit: () => counts.hit++,
+        miss: () => counts.miss++,
+      });
+      assert.equal(cache.peek('a'), undefined, 'no version read yet');
+      assert.equal(reads, 0, 'peek reads no version');
+      assert.equal(await cache.get('a', async () => 'body'), 'body');
+      assert.deepEqual(counts, { hit: 0, miss: 1 });
+      assert.equal(cache.peek('a'), 'body');
+      assert.equal(cache.peek('b'), undefined);
+      assert.deepEqual(counts, { hit: 1, miss: 1 }, 'a hit counted; the missing key counted nothing (its get counts the miss)');
+      assert.equal(cache.has('a'), true, 'has answers at once while the version is fresh');
+      now = 5000;
+      assert.equal(cache.peek('a'), undefined, 'a version too old to trust: get must read it again');
+      const asked = cache.has('a');
+      assert.ok(asked instanceof Promise, 'has waits for the version read');
+      assert.equal(await asked, true);
+      assert.equal(reads, 2);
+    });
+
+    it('peek starts no version read, so a failing read is only ever seen by the get that waits for it', async () => {
+      const cache = new ResponseCache<string>(async () => {
+        throw new Error('store down');
+      }, fixedClock, { maxEntries: 10, versionCheckMs: 0 });
+      assert.equal(cache.peek('a'), undefined);
+      await assert.rejects(cache.get('a', async () => 'body'), /store down/);
+    });
+  });
+
   describe('admitOnRepeat', () => {
     it('keeps a body from its key\'s second request on', async () => {
       let builds = 0;

@@ -112,7 +112,8 @@ for (const backend of storeBackends()) {
       it('threat.php links the Feodo rows to the malware their column names, created as threats', async () => {
         for (const [threat, value] of [['Dridex', '192.0.2.35'], ['QakBot', '198.51.100.44']]) {
           const record = (await world.api('threat.php', { threat: threat! })) as { tid: number; category: string; risk: string };
-          assert.deepEqual([record.category, record.risk], ['malware', 'unknown'], threat);
+          // Created with the source's risk (issue 33).
+          assert.deepEqual([record.category, record.risk], ['malware', 'critical'], threat);
           const links = (await world.api('threat.php', { tid: record.tid, get: 'links' })) as { results: LinkedIndicator[] };
           assert.deepEqual(listed(links.results), [[value, 'ip', 'critical']], threat);
         }

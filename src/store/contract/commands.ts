@@ -13,8 +13,13 @@ export interface PullPlan {
   fid: number;
   /** The pull's start, `YYYY-MM-DD HH:MM:SS`: every stamp the pull sets. */
   at: string;
-  /** The source's `threat`, linked to every value; created when no threat has that name. */
-  sourceThreat: string | null;
+  /**
+   * The source's `threat`, linked to every value; created with this category when no threat has
+   * that name or other name.
+   */
+  sourceThreat: { name: string; category: string } | null;
+  /** The source's `risk` (`retired` read as `unknown`): the risk of the threats the pull creates (issue 33). */
+  sourceRisk: SourceRisk;
   /** The source answered 304 Not Modified: its latest listing is seen again, nothing else read. */
   repeat: boolean;
   /**

@@ -24,11 +24,12 @@ export type WriteBatch =
   /**
    * Values of a pull: `params` rows of VALUE_STAGING, `threats` (`threatCount` rows) of
    * VALUE_THREAT_STAGING, `refs` (`refCount` rows) of VALUE_REF_STAGING, `withdrawn`
-   * (`withdrawnCount` rows) of WITHDRAWN_STAGING: values the source no longer asserts (pull-writer.ts).
+   * (`withdrawnCount` rows) of WITHDRAWN_STAGING: values the source no longer asserts, `attributes`
+   * (`attributeCount` rows) of VALUE_ATTRIBUTE_STAGING: what a row's columns said (pull-writer.ts).
    */
   | {
       kind: 'values'; params: unknown[]; count: number; threats: unknown[]; threatCount: number; refs?: unknown[]; refCount?: number;
-      withdrawn?: unknown[]; withdrawnCount?: number; records: number;
+      withdrawn?: unknown[]; withdrawnCount?: number; attributes?: unknown[]; attributeCount?: number; records: number;
     }
   /** Threats upstream objects indicate: `rows` of REF_THREAT_STAGING, `defs` of THREAT_DEF_STAGING (pull-writer.ts). */
   | { kind: 'relations'; rows: unknown[]; count: number; defs: unknown[]; defCount: number; records: number }
@@ -50,6 +51,16 @@ export const FEED_COLUMNS = [
 export const INDICATOR_COLUMNS = [
   'iid', 'value', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'retired', 'attributes', 'properties', 'content_hash',
 ] as const;
+
+/**
+ * How much of what pulls say an indicator's `attributes` keep (issue 33): a pull adds the values it
+ * reads to the stored lists, the first ones kept. An indicator holds at most `keys` attribute names
+ * and `valuesPerKey` values under each; a name over `nameLength` characters or a value over
+ * `valueLength` is not kept at all. Bounded so that a feed that puts a new tag on a value every pull
+ * cannot grow its row (and its STIX object) without end; first wins, so that once full an indicator
+ * stops changing rather than churning a new STIX version each pull.
+ */
+export const ATTRIBUTE_LIMITS = { keys: 32, valuesPerKey: 64, nameLength: 64, valueLength: 256 } as const;
 
 /** The `kind` of a staged link (ingest/change-set.ts). */
 export const LINK_KIND = { feed: 0, threat: 1 } as const;

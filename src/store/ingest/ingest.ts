@@ -14,7 +14,9 @@ import { bulkInsertRows } from '../db/bulk-insert.js';
 import type { WriteBatch } from '../contract/write-batch.js';
 import { KEY_STAGING, LINK_STAGING, UPSERTS } from './record-upserts.js';
 import { checkKeyConflicts, checkRelatedTargets } from './record-checks.js';
-import { applyPull, createPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING } from './pull-writer.js';
+import {
+  applyPull, createPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_ATTRIBUTE_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING,
+} from './pull-writer.js';
 import { checkLinkTargets, countChanged, keepReplacedIndicators, LINK_KIND, moveLinks, noteChanged, type ImportChanges } from './change-set.js';
 import { createChangeTables, dropChangeTables, dropPullTables } from './temp-tables.js';
 
@@ -42,6 +44,7 @@ async function writeBatch(
     await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
     if (batch.refs !== undefined) await bulkInsertRows(trx, dialect, VALUE_REF_STAGING, batch.refs, batch.refCount ?? 0);
     if (batch.withdrawn !== undefined) await bulkInsertRows(trx, dialect, WITHDRAWN_STAGING, batch.withdrawn, batch.withdrawnCount ?? 0);
+    if (batch.attributes !== undefined) await bulkInsertRows(trx, dialect, VALUE_ATTRIBUTE_STAGING, batch.attributes, batch.attributeCount ?? 0);
     return;
   }
   if (batch.kind === 'relations') {

@@ -5,13 +5,16 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BulkInsert } from '../db/bulk-insert.js';
 import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { newThreatRow } from './threat-rows.js';
 import { keepIndicatorRows, noteChanged } from './change-set.js';
+import { mergePulledAttributes } from './pull-attributes.js';
+import { resolveThreats } from './pull-threats.js';
 import { createPullTables, staged } from './temp-tables.js';
 import { setTempCache } from '../db/dialect.js';
 import { retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../contract/commands.js';
+
+export { VALUE_ATTRIBUTE_STAGING } from './pull-attributes.js';
 
 /** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source; a value may repeat. */
 export const VALUE_STAGING: BulkInsert = {
@@ -151,71 +154,6 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   return { values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, unlisted: 0, threats: tids.length, retiredSeen: await retiredNames(trx, tids) };
 }
 
-/**
- * The threats the pull names, found by name or other name (the lowest tid; a described threat also
- * by any of its aliases), or created: with the category and other names the source describes, else
- * category malware (DESIGN 7), risk unknown. Fills pull_threats; returns the new tids.
- */
-async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promise<number[]> {
-  // Values of upstream objects that indicate threats get those threats.
-  // Sorted by its key, pull_value_threats is filled in order rather than at random; pairs that repeat
-  // are left out by the conflict clause, with no DISTINCT of their own.
-  await sql`insert into pull_value_threats (type, value, name)
-    select r.type, r.value, t.name from pull_value_refs r join pull_ref_threats t on t.ref = r.ref
-    order by r.type, r.value, t.name
-    on conflict do nothing`.execute(trx);
-  const named = await staged(trx).selectFrom('pull_value_threats').select('name').distinct().execute();
-  const names = new Map<string, string>();
-  if (plan.sourceThreat !== null) names.set(plan.sourceThreat.toLowerCase(), plan.sourceThreat);
-  for (const { name } of named) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
-  if (names.size === 0) return [];
-  const defs = new Map<string, { category: string; aliases: string[] }>();
-  for (const d of await staged(trx).selectFrom('pull_threat_defs').selectAll().execute()) {
-    defs.set(d.name_key, { category: d.category, aliases: (JSON.parse(d.aliases) as string[]).filter((a) => typeof a === 'string' && a.trim() !== '') });
-  }
-  // Every key a threat may be found by: its name, then its aliases.
-  const keys = new Set<string>();
-  for (const key of names.keys()) {
-    keys.add(key);
-    for (const alias of defs.get(key)?.aliases ?? []) keys.add(alias.toLowerCase());
-  }
-  const known = new Map<string, number>();
-  const list = [...keys];
-  for (let i = 0; i < list.length; i += 500) {
-    const rows = await trx
-      .selectFrom('threat_names')
-      .select(['name_key', (eb) => eb.fn.min('tid').as('tid')])
-      .where('name_key', 'in', list.slice(i, i + 500))
-      .groupBy('name_key')
-      .execute();
-    for (const r of rows) known.set(r.name_key, Number(r.tid));
-  }
-  const created: number[] = [];
-  const found = new Map<string, number>();
-  let next = Number((await trx.selectFrom('threats').select((eb) => eb.fn.max('tid').as('top')).executeTakeFirst())?.top ?? 0) + 1;
-  for (const [key, name] of names) {
-    const def = defs.get(key);
-    const existing = known.get(key) ?? def?.aliases.map((a) => known.get(a.toLowerCase())).find((tid) => tid !== undefined);
-    if (existing !== undefined) {
-      found.set(key, existing);
-      continue;
-    }
-    const tid = next++;
-    const othernames = [...new Set((def?.aliases ?? []).filter((a) => a.toLowerCase() !== key))];
-    await trx.insertInto('threats').values(newThreatRow(tid, name, def?.category ?? 'malware', othernames, plan.at)).execute();
-    const nameKeys = [...new Set([key, ...othernames.map((n) => n.toLowerCase())])];
-    await trx.insertInto('threat_names').values(nameKeys.map((name_key) => ({ name_key, tid }))).execute();
-    // A later name of this pull that is an alias of this one is the same threat.
-    for (const nameKey of nameKeys) if (!known.has(nameKey)) known.set(nameKey, tid);
-    found.set(key, tid);
-    created.push(tid);
-  }
-  await noteChanged(trx, 'changed_threats', created);
-  const rows = [...found].map(([name_key, tid]) => ({ name_key, tid }));
-  for (let i = 0; i < rows.length; i += 400) await staged(trx).insertInto('pull_threats').values(rows.slice(i, i + 400)).execute();
-  return created;
-}
-
 /** Every value gets its indicator: the lowest iid of its (type, value), else the next free iids, in the order the source listed them. */
 async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
   await sql`update pull_values set iid = (
@@ -332,7 +270,7 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
   const sourceLinks =
     plan.sourceThreat === null
       ? sql``
-      : sql`union select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.toLowerCase()}`;
+      : sql`union select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.name.toLowerCase()}`;
   const threatLinksMade = await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
     select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
     from (${threatLinks} ${sourceLinks}) as x
@@ -364,8 +302,9 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
     const listed = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
     if (listed > 0) throw new PullRefused(`the source listed no values where its last pull listed ${listed}; kept as an outage`);
   }
-  const newThreats = await resolveThreats(trx, plan);
+  const threats = await resolveThreats(trx, plan);
   const newIndicators = await resolveIndicators(trx, plan);
+  const attributeChanges = await mergePulledAttributes(trx, plan.at);
   const withdrawn = await resolveWithdrawn(trx, plan);
   const riskChanges = await updateListingsAndRisks(trx, plan);
   const retired = await retireWithdrawn(trx, plan);
@@ -376,9 +315,10 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
   const listingChanged = unlisted > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
-  await finishFeed(trx, plan, newThreats.length + newIndicators + riskChanges + retired + newLinks > 0 || listingChanged, seenThreats);
+  const changes = threats.created.length + threats.enriched.length + newIndicators + attributeChanges + riskChanges + retired + newLinks;
+  await finishFeed(trx, plan, changes > 0 || listingChanged, seenThreats);
   return {
-    values, withdrawn, newIndicators, newLinks, newThreats: newThreats.length, unlisted, threats: new Set(seenThreats).size,
+    values, withdrawn, newIndicators, newLinks, newThreats: threats.created.length, unlisted, threats: new Set(seenThreats).size,
     retiredSeen: await retiredNames(trx, seenThreats),
   };
 }

@@ -44,6 +44,10 @@ export type PullTables = {
   pull_threat_defs: { name_key: string; name: string; category: string; aliases: string };
   pull_withdrawn: { type: string; value: string };
   pull_withdrawn_iids: { iid: number };
+  /** What the rows said besides their values (pull-attributes.ts): as staged, by iid, and the indicators whose attributes change. */
+  pull_attributes: { type: string; value: string; seq: number; attributes: string };
+  pull_attribute_iids: { iid: number; seq: number; attributes: string };
+  pull_attribute_changes: { iid: number; attributes: string; new: number };
 };
 
 /** What the STIX projection renders (publish/stix-sync.ts). */
@@ -74,7 +78,7 @@ const CHANGED_TABLES = ['changed_threats', 'changed_feeds', 'changed_indicators'
 const CHANGE_TABLES = ['import_links', 'import_keys', ...CHANGED_TABLES, 'replaced_indicators'] as const;
 const PULL_TABLES: readonly (keyof PullTables)[] = [
   'pull_rows', 'pull_values', 'pull_value_threats', 'pull_threats', 'pull_dropped', 'pull_listed', 'pull_value_refs', 'pull_ref_threats',
-  'pull_threat_defs', 'pull_withdrawn', 'pull_withdrawn_iids',
+  'pull_threat_defs', 'pull_withdrawn', 'pull_withdrawn_iids', 'pull_attributes', 'pull_attribute_iids', 'pull_attribute_changes',
 ];
 const RENDER_TABLES: readonly (keyof RenderTables)[] = ['render_iids', 'render_new', 'render_links'];
 
@@ -133,6 +137,12 @@ export async function createPullTables(trx: Kysely<Database>, dialect: Dialect):
     aliases text not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_withdrawn (type text not null, value text not null) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_withdrawn_iids (iid bigint primary key) ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_attributes (type text not null, value text not null, seq bigint not null, attributes text not null) ${onCommit}`.execute(trx);
+  // Filled in key order and read in pages of it, as its own B-tree on SQLite (no rowid table beside it).
+  const withoutRowid = dialect === 'sqlite' ? sql`without rowid` : sql``;
+  await sql`create temporary table pull_attribute_iids (iid bigint not null, seq bigint not null, attributes text not null,
+    primary key (iid, seq)) ${withoutRowid} ${onCommit}`.execute(trx);
+  await sql`create temporary table pull_attribute_changes (iid bigint primary key, attributes text not null, new integer not null) ${onCommit}`.execute(trx);
 }
 
 export async function dropPullTables(trx: Kysely<Database>): Promise<void> {

@@ -7,11 +7,22 @@ import type { ThreatTable } from '../db/schema.js';
 /** Every column a file's threat fills, typed as the table takes it. */
 export type ThreatRow = Required<Pick<Insertable<ThreatTable>, (typeof THREAT_COLUMNS)[number]>>;
 
-/** A new threat's row: the name, category and other names given, risk unknown, seen at `at`, nothing else known. */
-export function newThreatRow(tid: number, name: string, category: string, othernames: readonly string[], at: string): ThreatRow {
+/** What a pull knows of a threat it creates: its name, category, other names and risk (the source's). */
+export interface NewThreat {
+  name: string;
+  category: string;
+  othernames: readonly string[];
+  risk: string;
+}
+
+/**
+ * A new threat's row: what the pull knows of it, seen at `at`, nothing else known. Active (`retired`
+ * 0, issue 33): a source that names a threat has just observed it (spec section 3).
+ */
+export function newThreatRow(tid: number, threat: NewThreat, at: string): ThreatRow {
   return {
-    tid, name, category, risk: 'unknown', description: null, notes: null, wikisummary: null, wikireference: null, retired: null,
-    stamp_added: at, stamp_updated: at, stamp_seen: at, stamp_retired: null, othernames: JSON.stringify(othernames),
+    tid, name: threat.name, category: threat.category, risk: threat.risk, description: null, notes: null, wikisummary: null, wikireference: null,
+    retired: 0, stamp_added: at, stamp_updated: at, stamp_seen: at, stamp_retired: null, othernames: JSON.stringify(threat.othernames),
     attributes: '{}', ttps: '[]', news: '[]', comments: '[]', related: '[]',
     // No content hash: the next file import that brings the threat's record writes all of it.
     content_hash: '',
