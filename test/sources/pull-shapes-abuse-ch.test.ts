@@ -14,7 +14,7 @@ const shape = (name: string) => readFileSync(new URL(`../fixtures/feeds-shapes/$
 const counts = (outcome: PullOutcome) =>
   outcome.ok ? { ok: true, values: outcome.values, newIndicators: outcome.newIndicators, rejected: outcome.rejected, skipped: outcome.skipped } : { ok: false, reason: outcome.reason };
 /** Attributes compared as sets: the store decides the order it keeps values in. */
-const sortedAttributes = (attributes: Record<string, string[]>) => Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, [...v].sort()]).sort(([a], [b]) => a!.localeCompare(b!)));
+const sortedAttributes = (attributes: Record<string, string[]>) => Object.fromEntries(Object.entries(attributes).map(([k, v]): [string, string[]] => [k, [...v].sort()]).sort(([a], [b]) => a.localeCompare(b)));
 
 type Found = { type: string; risk: string; attributes: Record<string, string[]>; threats: { name: string }[] };
 

@@ -10,7 +10,8 @@ type Column = (typeof COLUMNS)[number];
 /** Where each named column is in a row, with what reads it. */
 export interface CsvColumns {
   value: number;
-  text: Partial<Record<Exclude<Column, 'value'>, number>>;
+  /** The other named columns, each a text cell copied as it is (trimmed). */
+  text: [Exclude<Column, 'value'>, number][];
   score?: { index: number; risk: (cell: unknown) => ScoreRisk | undefined };
   attributes: { name: string; index: number; split?: string }[];
 }
@@ -30,10 +31,10 @@ export function csvColumns(header: readonly string[], options: CsvOptions, posit
     }
     return index;
   };
-  const columns: CsvColumns = { value: find(options.value, 'csv.value'), text: {}, attributes: [] };
+  const columns: CsvColumns = { value: find(options.value, 'csv.value'), text: [], attributes: [] };
   for (const column of COLUMNS) {
     const name = options[column];
-    if (column !== 'value' && name !== undefined) columns.text[column] = find(name, `csv.${column}`);
+    if (column !== 'value' && name !== undefined) columns.text.push([column, find(name, `csv.${column}`)]);
   }
   if (options.riskFrom !== undefined) columns.score = { index: find(options.riskFrom.column, 'csv.riskFrom.column'), risk: scoreReader(options.riskFrom.map) };
   for (const [name, { from, split }] of Object.entries(options.attributes ?? {})) {
@@ -52,7 +53,7 @@ export function csvEntry(fields: readonly string[], line: number, columns: CsvCo
   if (value === '') return undefined;
   const entry: FeedEntry = { value, position: `line ${line}` };
   splitPort(entry);
-  for (const [column, index] of Object.entries(columns.text) as [Exclude<Column, 'value'>, number][]) {
+  for (const [column, index] of columns.text) {
     const cell = fields[index]?.trim() ?? '';
     if (cell !== '') entry[column] = cell;
   }
