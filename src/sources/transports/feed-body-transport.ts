@@ -1,18 +1,20 @@
-// The transport of the one-body formats (text, csv, json, stix): the body fetched with the previous pull's validators, spooled and hashed before anything reads it.
+// The transport of the one-body formats (text, csv, json, stix): the body fetched with the previous pull's validators, spooled, unpacked when compressed (gzip, zip) and hashed before anything reads it.
 import { PullRefused } from '../../store/contract/commands.js';
 import type { OpenContext, SourceRead } from '../formats/format-entry.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import type { FeedBody } from '../parsers/feed-body.js';
 import type { FeedBatch } from '../parsers/feed-entry.js';
 import { htmlPage } from '../sanity-gate.js';
+import { unpackBody } from './decompress-body.js';
 import { fetchSource } from './fetch-source.js';
 import { spoolBody } from './spool-body.js';
 
 /**
- * Fetches the source's body, conditional on the previous pull's validators, and gives it to `parse`
- * unless it need not be read: a 304, or the same bytes as the previous pull's body (both a pull
- * that sees the same values again, DESIGN 7). A body that is an HTML page where a list of `format`
- * was expected is refused as an outage (the sanity gate, issue 27), unless the pull is forced.
+ * Fetches the source's body, conditional on the previous pull's validators, unpacks it when it is
+ * gzip or a zip archive (decompress-body.ts), and gives it to `parse` unless it need not be read: a
+ * 304, or the same bytes as the previous pull's body (both a pull that sees the same values again,
+ * DESIGN 7). A body that is an HTML page where a list of `format` was expected is refused as an
+ * outage (the sanity gate, issue 27), unless the pull is forced.
  */
 export async function openFeedBody(
   source: CommonSource,
@@ -25,7 +27,10 @@ export async function openFeedBody(
   // A 304 keeps the validators it was asked with.
   if (fetched.kind === 'not-modified') return { rows: undefined, etag: state.etag, lastModified: state.last_modified, bodyHash: state.body_hash };
   const validators = { etag: fetched.etag, lastModified: fetched.lastModified };
-  const spooled = await spoolBody(fetched.body);
+  // The hash, the HTML sniff and the sanity gate's size are of the unpacked body, what the parser reads:
+  // a list packed again unchanged (a new gzip time stamp, new zip dates) is the same list.
+  const { body: spooled, mislabelled } = await unpackBody(await spoolBody(fetched.body), source, fetched.headers, context.fetch);
+  if (mislabelled !== undefined) context.warn(`pull: ${mislabelled}`, { url: context.fetch.displayUrl });
   if (spooled.hash === state.body_hash) {
     await spooled.remove();
     return { rows: undefined, ...validators, bodyHash: spooled.hash };

@@ -80,7 +80,7 @@ export async function fetchSource(
   const display = stripForDisplay(options.displayUrl ?? source.url);
   const timeout = AbortSignal.timeout(source.timeoutSeconds * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const limit = Math.floor(source.maxMegabytes * BYTES_PER_MEGABYTE);
+  const limit = bodyLimit(source);
   const fail = (reason: string, status?: number) => new FetchError(display, reason, status);
   const failure = (error: unknown, what = 'connection failed'): FetchError => {
     if (error instanceof FetchError) return error;
@@ -90,7 +90,7 @@ export async function fetchSource(
     if (signal.aborted) return fail('aborted');
     return fail(`${what} (${errorCode(error)})`);
   };
-  const tooLarge = () => fail(`body larger than maxMegabytes (${source.maxMegabytes})`);
+  const tooLarge = () => bodyTooLarge(source, options);
   const limited = (chunks: AsyncIterable<Uint8Array>, what?: string) => limitBody(chunks, limit, tooLarge, (error) => failure(error, what), options.meter);
 
   let url = new URL(source.url);
@@ -144,6 +144,19 @@ export async function fetchSource(
     if (next.origin !== url.origin) headers = conditionalHeaders(previous);
     url = next;
   }
+}
+
+/** The most bytes a body of `source` may hold: its `maxMegabytes`, counted on the bytes its parser reads. */
+export function bodyLimit(source: CommonSource): number {
+  return Math.floor(source.maxMegabytes * BYTES_PER_MEGABYTE);
+}
+
+/**
+ * The failure of a body past `maxMegabytes`: one wording whether the bytes came off the wire or out
+ * of a decompressor (decompress-body.ts), so a gzip or zip bomb reads as any other oversized body.
+ */
+export function bodyTooLarge(source: CommonSource, options: Pick<FetchOptions, 'displayUrl'> = {}): FetchError {
+  return new FetchError(stripForDisplay(options.displayUrl ?? source.url), `body larger than maxMegabytes (${source.maxMegabytes})`);
 }
 
 function conditionalHeaders(previous: { etag?: string | null; lastModified?: string | null }): Headers {

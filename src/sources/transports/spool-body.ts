@@ -19,6 +19,8 @@ export interface SpooledBody {
   /** The body's size in bytes, and its first HEAD_BYTES (a sanity check's sniff). */
   bytes: number;
   head: Buffer;
+  /** The file itself, for a reader that needs to seek (a zip archive's central directory sits at its end). */
+  path: string;
   /** The body again, read from the file. */
   open(): FeedBody;
   /** Deletes the file; safe to call more than once. */
@@ -53,5 +55,5 @@ export async function spoolBody(body: FeedBody): Promise<SpooledBody> {
     await remove();
     throw error;
   }
-  return { hash: hash.digest('hex'), bytes, head: Buffer.concat(heads), open: () => createReadStream(path), remove };
+  return { hash: hash.digest('hex'), bytes, head: Buffer.concat(heads), path, open: () => createReadStream(path), remove };
 }
