@@ -79,7 +79,7 @@ export function adminSchemas(): Json {
             value: string(),
             risk: ref('Risk'),
             retired: { type: 'boolean' },
-            retired_reason: nullable({ type: 'string', enum: ['aged-out', 'allowlisted', 'upstream'] }),
+            retired_reason: nullable({ type: 'string', enum: ['aged-out', 'allowlisted', 'upstream', 'feed-deleted'] }),
             stamp_retired: nullable(timestamp),
             stamp_added: nullable(timestamp),
             stamp_seen: nullable(timestamp),

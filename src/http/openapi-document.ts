@@ -208,7 +208,7 @@ function schemaComponents(config: Config): Json {
         indicator: string('The value, as stored.'),
         risk: ref('Risk'),
         retired: { type: 'integer', enum: [0, 1], description: '1 when its risk is `retired` (aged out or withdrawn upstream) or an import set its `retired` flag.' },
-        retired_reason: nullable({ type: 'string', enum: ['aged-out', 'allowlisted', 'upstream'], description: 'What retired it, when the service did: `aged-out` (no source listed it for `lifecycle.indicatorRetireDays`), `upstream` (its source withdrew it). `allowlisted` is reserved. Null otherwise.' }),
+        retired_reason: nullable({ type: 'string', enum: ['aged-out', 'allowlisted', 'upstream', 'feed-deleted'], description: 'What retired it, when the service did: `aged-out` (no source listed it for `lifecycle.indicatorRetireDays`), `upstream` (its source withdrew it), `allowlisted` (an allowlist entry covers it), `feed-deleted` (the one feed that gave it was deleted). Null otherwise.' }),
         stamp_added: nullable(ref('Timestamp')),
         stamp_updated: nullable(ref('Timestamp')),
         stamp_seen: nullable(ref('Timestamp')),

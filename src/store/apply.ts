@@ -1,19 +1,20 @@
 // The one way data changes: a write (a file's records, a feed pull, a lifecycle run, staff retiring
-// a threat) runs in one transaction, under the write lock, through the same stages in a fixed
+// a threat, a feed deleted) runs in one transaction, under the write lock, through the same stages in a fixed
 // order: ingest, derive, publish, and a new data version. A failure anywhere rolls it all back.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
-import type { PullCounts, PullPlan, WriteCommand, WriteResult } from './contract/commands.js';
+import type { AggregatePlan, PullCounts, PullPlan, WriteCommand, WriteResult } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
 import type { Database } from './db/schema.js';
-import { refreshLookupData } from './derive/derive.js';
+import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
 import { anyChange } from './ingest/change-set.js';
 import { endIngest, ingest } from './ingest/ingest.js';
 import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';
+import { keepWithdrawnVersions } from './publish/withdrawn-versions.js';
 
 /** Changes with every write that changed something: the key of every response cache. */
 export const DATA_VERSION_KEY = 'data_version';
@@ -71,6 +72,17 @@ function writePullRun(trx: Transaction<Database>, plan: PullPlan, counts: PullCo
   );
 }
 
+/**
+ * The aggregates after a feed delete: the whole-store pass. The update of only the owners a write
+ * touched adds what its new links and changed indicators bring to the stored counts and lists
+ * (derive/summary-writes.ts: links only come); a delete takes links away, from the threats that
+ * shared indicators with the feed too.
+ */
+async function refreshWhole(trx: Transaction<Database>): Promise<AggregatePlan> {
+  await refreshAllAggregates(trx);
+  return { whole: true };
+}
+
 export async function applyWrite<C extends WriteCommand>(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -83,11 +95,13 @@ export async function applyWrite<C extends WriteCommand>(
   return withWriteCaches(db, dialect, { main: WRITE_CACHE_KIB }, () =>
     db.transaction().execute(async (trx) => {
       await takeWriteLock(trx, dialect);
+      // A feed delete keeps the STIX versions clients hold of what it withdraws while its feed still renders them.
+      if (command.kind === 'feed-delete') await keepWithdrawnVersions(trx, command.plan.fid);
       const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));
       const ingested = await ingest(trx, dialect, command, batches, fresh, formatStamp(clock.now()));
       const { changes, end } = ingested;
       options.onPhase?.('derive');
-      const aggregates = await refreshLookupData(trx, changes);
+      const aggregates = command.kind === 'feed-delete' ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
       options.onPhase?.('project');
       await setup.publish(trx, changes, clock, dialect);
       if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);

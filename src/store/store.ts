@@ -16,14 +16,14 @@ import { collectionHasObject, listCollectionObjects } from './queries/stix-queri
 import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
 import { countExportIndicators, exportIndicatorPages } from './queries/export-queries.js';
 import { type ExportQuery, type ExportRow, type ExportSelection } from './contract/records.js';
-import { dueFeedSources, findFeedSource, listFeedSources, nextFeedId, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease, releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds } from './queries/source-queries.js';
+import { dueFeedSources, findFeedSource, listFeedSources, nextFeedId, previewFeedDelete, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease, releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds } from './queries/source-queries.js';
 import { type FeedSourceListing, type FeedSourceState, type PullLease } from './contract/records.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
 import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './contract/runs.js';
 import { feedHealthFacts, findValueFacts, listFeedRuns } from './queries/health-queries.js';
 import { listAllowlistEntries, previewAllowlistEntry, removeAllowlistEntry } from './queries/allowlist-queries.js';
 import type { AllowlistEntry, AllowlistPreview } from './contract/records.js';
-import type { IndicatorCover } from './contract/commands.js';
+import type { FeedDeletePreview, IndicatorCover } from './contract/commands.js';
 import { CONSOLE_SECRET_KEY, createConsoleSession, deleteConsoleSession, deleteExpiredConsoleSessions, findConsoleSession, type ConsoleSession, type NewConsoleSession } from './queries/session-queries.js';
 
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
@@ -78,6 +78,8 @@ export interface Store {
   listFeedSources(): Promise<FeedSourceListing[]>;
   /** Stops pulling a feed (its data stays); false when it had no source. */
   removeFeedSource(fid: number): Promise<boolean>;
+  /** What deleting a feed (the write `feed-delete`) would remove now; undefined when no feed has the fid. */
+  previewFeedDelete(fid: number): Promise<FeedDeletePreview | undefined>;
   /** A feed's source and the state a pull starts from; undefined when the feed has no source. */
   findFeedSource(fid: number): Promise<FeedSourceState | undefined>;
   /** Records a failed pull (DESIGN 7): the reason and time, one more failure, the retry time, and its run (DESIGN 11); no data changes. */
@@ -142,7 +144,7 @@ export interface Store {
 
   /**
    * The one way data changes (apply.ts): a command (a file's records, a feed pull, a lifecycle run,
-   * a threat retired or reactivated) and its batches (contract/write-batch.ts, built by src/import
+   * a threat retired or reactivated, a feed deleted) and its batches (contract/write-batch.ts, built by src/import
    * or src/sources) are written, then what derives from them (link ranks, aggregates, STIX objects
    * and collections) follows, all in one transaction. The result is the command's own.
    */
@@ -180,6 +182,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     nextFeedId: () => nextFeedId(db),
     listFeedSources: () => listFeedSources(db),
     removeFeedSource: (fid) => removeFeedSource(db, fid),
+    previewFeedDelete: (fid) => previewFeedDelete(db, fid),
     findFeedSource: (fid) => findFeedSource(db, fid),
     recordPullFailure: (fid, failure) => recordPullFailure(db, fid, failure),
     listFeedRuns: (fid, limit) => listFeedRuns(db, fid, limit),

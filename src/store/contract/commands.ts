@@ -169,12 +169,43 @@ export interface AllowlistCounts {
   retired: number;
 }
 
+/** A feed deleted with what only it gave (WriteCommand `feed-delete`, ingest/feed-delete.ts). */
+export interface FeedDeletePlan {
+  fid: number;
+  at: string;
+  /** The holder of the feed's pull lease the delete runs under; null for a feed with no source (none to take). */
+  leaseOwner: string | null;
+}
+
+/** What a feed delete removed, for its output line. */
+export interface FeedDeleteCounts {
+  feed: string;
+  organization: string;
+  /** Its feed links, all removed. */
+  links: number;
+  /** Indicators only it gave: retired (reason `feed-deleted`), their STIX objects revoked. */
+  retired: number;
+}
+
+/** What deleting a feed would remove, for `feeds delete` to show before it asks. */
+export interface FeedDeletePreview extends FeedDeleteCounts {
+  fid: number;
+  /** Whether it has a source (then the delete takes its pull lease). */
+  source: boolean;
+  /** Its pulls on record (DESIGN 11), which go with it. */
+  runs: number;
+}
+
+/** A feed delete that must change nothing (no such feed, or its pull lease is another's): rolled back, exit 1. */
+export class FeedDeleteRefused extends ThreatgateError {}
+
 export type WriteCommand =
   | { kind: 'records' }
   | { kind: 'pull'; plan: PullPlan }
   | { kind: 'lifecycle'; plan: LifecyclePlan }
   | { kind: 'threat-state'; plan: ThreatStatePlan }
-  | { kind: 'allowlist'; plan: AllowlistPlan };
+  | { kind: 'allowlist'; plan: AllowlistPlan }
+  | { kind: 'feed-delete'; plan: FeedDeletePlan };
 
 /** The write of a file's or a data set's records. */
 export const RECORDS: WriteCommand = { kind: 'records' };
@@ -187,6 +218,7 @@ export interface WriteResults {
   lifecycle: WriteSummary & { lifecycle: LifecycleCounts };
   'threat-state': WriteSummary & { threatStateChanged: boolean };
   allowlist: WriteSummary & { allowlisted: AllowlistCounts };
+  'feed-delete': WriteSummary & { feedDeleted: FeedDeleteCounts };
 }
 
 export type WriteResult<C extends WriteCommand> = WriteResults[C['kind']];

@@ -225,8 +225,11 @@ export interface AllowlistPreview {
   sample: Array<{ iid: number; value: string; type: string }>;
 }
 
-/** Why an indicator retired: the lifecycle aged it out, the source that listed it withdrew it, or an allowlist entry added at run time covers it. */
-export type IndicatorRetiredReason = 'aged-out' | 'allowlisted' | 'upstream';
+/**
+ * Why an indicator retired: the lifecycle aged it out, the source that listed it withdrew it, an
+ * allowlist entry added at run time covers it, or the one feed that gave it was deleted (`feeds delete`).
+ */
+export type IndicatorRetiredReason = 'aged-out' | 'allowlisted' | 'upstream' | 'feed-deleted';
 
 /** A threat an indicator is linked to, and when the link was made. */
 export interface IndicatorThreat {

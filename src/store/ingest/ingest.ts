@@ -5,8 +5,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import { upsertFeedSource } from './source-writes.js';
 import { applyLifecycle, applyThreatState } from './lifecycle-writer.js';
-import type { AllowlistCounts, LifecycleCounts, PullCounts, WriteCommand } from '../contract/commands.js';
+import type { AllowlistCounts, FeedDeleteCounts, LifecycleCounts, PullCounts, WriteCommand } from '../contract/commands.js';
 import { applyAllowlist } from './allowlist-writer.js';
+import { applyFeedDelete } from './feed-delete.js';
 import type { Dialect } from '../db/dialect.js';
 import { withoutIndexes } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -98,7 +99,7 @@ async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Ex
 export interface Ingested {
   changes: ImportChanges;
   end: EndBatch;
-  result: { pulled: PullCounts } | { lifecycle: LifecycleCounts } | { threatStateChanged: boolean } | { allowlisted: AllowlistCounts } | Record<never, never>;
+  result: { pulled: PullCounts } | { lifecycle: LifecycleCounts } | { threatStateChanged: boolean } | { allowlisted: AllowlistCounts } | { feedDeleted: FeedDeleteCounts } | Record<never, never>;
 }
 
 /** The end of a lifecycle command's write, which reads no records. */
@@ -156,6 +157,8 @@ async function applyCommand(trx: Transaction<Database>, command: WriteCommand): 
       return { threatStateChanged: await applyThreatState(trx, command.plan) };
     case 'allowlist':
       return { allowlisted: await applyAllowlist(trx, command.plan) };
+    case 'feed-delete':
+      return { feedDeleted: await applyFeedDelete(trx, command.plan) };
   }
 }
 

@@ -37,10 +37,15 @@ export async function readThreats(db: Kysely<Database>, tids: readonly number[])
   return out;
 }
 
-/** The indicators with these iids, in iid order. */
+/**
+ * The indicators with these iids, in iid order, but those a feed delete withdrew (retired with the
+ * reason `feed-deleted`, ingest/feed-delete.ts): they have no STIX form any more, so the sync revokes
+ * their objects, as it does an indicator's that lost its pattern.
+ */
 export async function readIndicators(db: Kysely<Database>, iids: readonly number[]): Promise<IndicatorRecord[]> {
   if (iids.length === 0) return [];
-  const { rows } = await sql<IndicatorRecord>`select ${INDICATOR_RECORD} from indicators i where i.iid in (${sql.join(iids)}) order by i.iid`.execute(db);
+  const { rows } = await sql<IndicatorRecord>`select ${INDICATOR_RECORD} from indicators i
+    where i.iid in (${sql.join(iids)}) and (i.retired_reason is null or i.retired_reason <> 'feed-deleted') order by i.iid`.execute(db);
   return rows;
 }
 

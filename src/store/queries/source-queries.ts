@@ -1,9 +1,11 @@
 // Source definitions of feeds (DESIGN section 7) and their pull state: one row per pulled feed, keyed by fid.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { FeedSourceListing, FeedSourceState, PullLease } from '../contract/records.js';
 import type { PullFailure } from '../contract/runs.js';
 import { writeRun } from '../ingest/run-writes.js';
+import { onlyGivenBy } from '../ingest/feed-delete.js';
+import type { FeedDeletePreview } from '../contract/commands.js';
 
 
 /** The fid after the highest in the store (1 in an empty one). */
@@ -46,6 +48,21 @@ export async function removeFeedSource(db: Kysely<Database>, fid: number): Promi
   return Number(result.numDeletedRows) > 0;
 }
 
+/** What deleting the feed would remove (ingest/feed-delete.ts); undefined when no feed has the fid. */
+export async function previewFeedDelete(db: Kysely<Database>, fid: number): Promise<FeedDeletePreview | undefined> {
+  const feed = await db.selectFrom('feeds').select(['name', 'organization']).where('fid', '=', fid).executeTakeFirst();
+  if (feed === undefined) return undefined;
+  const count = async (query: RawBuilder<unknown>) => Number((await sql<{ n: number }>`select count(*) as n from (${query}) as c`.execute(db)).rows[0]?.n ?? 0);
+  return {
+    fid,
+    feed: feed.name,
+    organization: feed.organization,
+    links: await count(sql`select 1 from feed_links where fid = ${fid}`),
+    retired: await count(onlyGivenBy(fid)),
+    source: (await db.selectFrom('feed_sources').select('fid').where('fid', '=', fid).executeTakeFirst()) !== undefined,
+    runs: await count(sql`select 1 from feed_runs where fid = ${fid}`),
+  };
+}
 
 export async function findFeedSource(db: Kysely<Database>, fid: number): Promise<FeedSourceState | undefined> {
   const row = await db
