@@ -12,6 +12,7 @@ import { createAllowlist } from './sources/allowlist.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
+import { confirmOnTerminal } from './cli/feed-delete-command.js';
 import { whyCommand } from './cli/health-commands.js';
 import { allowlistCommand } from './cli/allowlist-command.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
@@ -38,8 +39,10 @@ Commands:
   keys list
   keys revoke KEY_OR_ID
   feeds add --feed NAME --organization ORG --source FILE_OR_JSON
+            [--category C] [--description D] [--website URL] [--pricing P]
                                      create or update a feed pulled from a source (a JSON file, or inline
-                                     JSON starting with {); prints its fid alone
+                                     JSON starting with {); prints its fid alone; the other flags set the
+                                     feed's descriptive fields (an existing feed needs no --source for them)
   feeds list                         one tab-separated line per source under a header line; never a secret
   feeds pull FID... | --all [--force] [--no-wait]
                                      pull now: one line per feed, exit 1 when any pull failed;
@@ -47,6 +50,9 @@ Commands:
                                      a feed pulled elsewhere is waited for, or with --no-wait
                                      reported and skipped (exit 75)
   feeds remove FID                   stop pulling a feed (its data stays)
+  feeds delete FID [--yes]           delete a feed, its links, its source and its runs; the indicators only
+                                     it gives are retired and revoked in TAXII; asks first on a terminal,
+                                     refuses without --yes elsewhere (exit 2)
   feeds status [--json]              one line per feed: its health state, last good pull, last run
   feeds history FID [--limit N] [--json]
                                      the feed's latest runs (pulls), newest first (default 20)
@@ -121,6 +127,11 @@ function parseCommandLine(argv: string[]) {
       admin: { type: 'boolean' },
       reason: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      yes: { type: 'boolean' },
+      category: { type: 'string' },
+      description: { type: 'string' },
+      website: { type: 'string' },
+      pricing: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -186,6 +197,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         const deps = {
           store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err, health: config.health, keepRuns: config.health.keepRuns,
           terminal: process.stdout.isTTY === true,
+          confirm: confirmOnTerminal(process.stdin, process.stderr),
         };
         const code = await feedsCommand(positionals, values, deps);
         if (code !== 0) process.exitCode = code;

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { createLookupClientResolver } from '../auth/lookup-client.js';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { HotSurface } from '../http/fast-path.js';
+import type { HeaderSink } from '../http/header-list.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
@@ -37,9 +38,9 @@ export function createApiSurface(deps: {
   const renderError = createApiErrorRenderer(deps.logger);
 
   /** The checks of every request, before its route: the client from `key` (401; 429 for too many failures), then the plan's rate limits (429). */
-  const admit = async (req: Request, res: Response) => {
+  const admit = async (req: Request, res: Response, headers: HeaderSink = res) => {
     setClient(res, await clientOf(req));
-    await deps.rateLimit.count(getClient(res), req.ip, res);
+    await deps.rateLimit.count(getClient(res), req.ip, headers);
   };
 
   // Each lookup's path and how its request is read (lookup-requests.ts); every one is served alike.
@@ -68,7 +69,13 @@ export function createApiSurface(deps: {
       mount: '/api',
       renderError,
       // Known when the body is cached: a request whose parameters are a 400 throws here and goes to Express.
-      routes: routes.map(([path, read]) => ({ path, known: (req) => lookups.isCached(read(req)), admit, handle: handler(read) })),
+      routes: routes.map(([path, read]) => ({
+        path,
+        known: (req) => lookups.isCached(read(req)),
+        admit: (req, res, _params, headers) => admit(req, res, headers),
+        handle: handler(read),
+        sendsBytes: true,
+      })),
     },
   };
 }

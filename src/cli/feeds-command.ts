@@ -1,9 +1,13 @@
-// `threatgate feeds add|list|pull|remove|status|history`: feeds' source definitions, their pulls (DESIGN
-// section 7) and their health (section 11, health-commands.ts).
+// `threatgate feeds add|list|pull|remove|delete|status|history`: feeds' source definitions and descriptive
+// fields, their pulls (DESIGN section 7), deleting a feed (feed-delete-command.ts) and their health
+// (section 11, health-commands.ts).
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { addFeedSource } from './add-feed-source.js';
+import { feedDeleteCommand } from './feed-delete-command.js';
+import { feedMetadataFlags, type FeedMetadataField } from './feed-metadata.js';
+import { EXIT_BUSY, leaseHolder } from './lease-holder.js';
 import { feedsHistory, feedsStatus } from './health-commands.js';
 import { cell } from './table-output.js';
 import type { Allowlist } from '../sources/allowlist.js';
@@ -21,8 +25,7 @@ import type { Store } from '../store/store.js';
 /** The columns of `feeds list`, in order: a contract for scripts, so only ever appended to. */
 const LIST_COLUMNS = ['fid', 'feed', 'organization', 'format', 'schedule', 'stamp_pulled', 'indicators', 'url', 'last_error', 'lease'] as const;
 
-/** Exit code of `feeds pull --no-wait` when a feed is being pulled elsewhere: EX_TEMPFAIL, try again later. */
-export const EXIT_BUSY = 75;
+export { EXIT_BUSY } from './lease-holder.js';
 /** How often a waiting `feeds pull` asks for the lease again. */
 const WAIT_POLL_MS = 1000;
 
@@ -115,8 +118,7 @@ async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): P
         break;
       }
       // Not getting the lease is no failure of the feed: nothing is recorded on it.
-      const lease = await deps.store.findPullLease(fid);
-      const holder = lease === undefined ? 'another process' : `${lease.owner}${lease.since === null ? '' : ` since ${formatStamp(lease.since)}`}`;
+      const holder = await leaseHolder(deps.store, fid);
       if (flags.noWait) {
         deps.out(`fid ${fid} is being pulled by ${holder}`);
         busy = true;
@@ -154,6 +156,11 @@ export interface FeedsDeps {
   health?: FeedHealthSettings;
   /** stdout is a terminal: `feeds status` and `history` print aligned columns instead of tab-separated ones. */
   terminal?: boolean;
+  /**
+   * Asks a yes/no question on the terminal (`feeds delete` without `--yes`); undefined when there is
+   * no terminal to ask on (feed-delete-command.ts, confirmOnTerminal).
+   */
+  confirm?: (question: string) => Promise<boolean>;
 }
 
 export async function feedsCommand(
@@ -161,19 +168,23 @@ export async function feedsCommand(
   flags: { feed?: string | undefined; organization?: string | undefined; source?: string | undefined; all?: boolean | undefined } & { force?: boolean | undefined; 'no-wait'?: boolean | undefined } & {
     json?: boolean | undefined;
     limit?: string | undefined;
-  },
+    yes?: boolean | undefined;
+  } & Partial<Record<FeedMetadataField, string | undefined>>,
   deps: FeedsDeps,
 ): Promise<number> {
   const [action, target, ...rest] = args;
   switch (action) {
     case 'add': {
-      for (const flag of ['feed', 'organization', 'source'] as const) {
+      for (const flag of ['feed', 'organization'] as const) {
         if (!flags[flag]) throw new UsageError(`feeds add: --${flag} is required`);
       }
       if (target !== undefined) throw new UsageError(`feeds add: unexpected argument "${target}"`);
-      const source = readSource(flags.source!);
+      const metadata = feedMetadataFlags(flags);
+      // Without a source, an existing feed's descriptive fields change and its source stays (add-feed-source.ts).
+      if (flags.source === undefined && Object.keys(metadata).length === 0) throw new UsageError('feeds add: --source is required');
+      const source = flags.source === undefined ? {} : { source: readSource(flags.source) };
       try {
-        deps.out(String(await addFeedSource(deps.store, { feed: flags.feed!, organization: flags.organization!, source }, deps.clock, deps.env)));
+        deps.out(String(await addFeedSource(deps.store, { feed: flags.feed!, organization: flags.organization!, ...source, metadata }, deps.clock, deps.env)));
       } catch (error) {
         if (error instanceof SourceDefinitionError) throw new UsageError(`feeds add: ${error.message}`, { cause: error });
         throw error;
@@ -193,6 +204,10 @@ export async function feedsCommand(
       for (const source of await deps.store.listFeedSources()) deps.out(listLine(source, deps.clock.now()));
       return 0;
     }
+    case 'delete': {
+      if (rest.length > 0) throw new UsageError('feeds delete: give one FID');
+      return feedDeleteCommand(parseFid(target, 'delete'), { yes: flags.yes === true }, deps);
+    }
     case 'remove': {
       if (rest.length > 0) throw new UsageError('feeds remove: give one FID');
       const fid = parseFid(target);
@@ -208,7 +223,7 @@ export async function feedsCommand(
       return feedsHistory(parseFid(target, 'history'), flags, deps);
     default:
       throw new UsageError(
-        'feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list", "pull FID... | --all", "remove FID", "status" or "history FID [--limit N]"',
+        'feeds: expected "add --feed NAME --organization ORG --source FILE_OR_JSON", "list", "pull FID... | --all", "remove FID", "delete FID [--yes]", "status" or "history FID [--limit N]"',
       );
   }
 }

@@ -2,6 +2,7 @@
 // before Express, through the surfaces' own checks and handlers; anything else goes to Express untouched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
+import { deferHeaders, flushDeferredHeaders, HeaderList, type HeaderSink } from './header-list.js';
 import type { RequestLog } from './request-log.js';
 import type { SecurityHeaders } from './security-headers.js';
 
@@ -17,10 +18,19 @@ export interface HotRoute {
    * fixed at start-up. It only reads (no hit, miss or limit is counted); a throw means not sure.
    */
   known(req: Request, params: RouteParams): boolean | Promise<boolean>;
-  /** The checks the surface's router runs before it chooses a route (key, rate limits, plan, media type). */
-  admit(req: Request, res: Response, params: RouteParams): Promise<void>;
+  /**
+   * The checks the surface's router runs before it chooses a route (key, rate limits, plan, media
+   * type), setting the headers they add on `headers` (the response, or the list standing in for it).
+   */
+  admit(req: Request, res: Response, params: RouteParams, headers: HeaderSink): Promise<void>;
   /** The route's handler. */
   handle(req: Request, res: Response, params: RouteParams): void | Promise<void>;
+  /**
+   * The handler answers through sendBytes (http/send-json.ts), or throws: then the response's
+   * headers wait in a list until sendBytes writes them with the body in one writeHead, rather than
+   * being set on the response one by one. A handler that writes any other way must leave this out.
+   */
+  sendsBytes?: boolean;
 }
 
 /** A surface's share of the fast path: the routes it may answer there, and how it renders an error. */
@@ -151,14 +161,23 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     req.res = res;
     let routed = false;
     parts.requestLog.watch(req, res, () => (routed ? compiled.label : compiled.beforeRoute));
-    parts.securityHeaders.apply(res, req.secure);
+    // The headers, from the security headers on, go on the response as Express's stack sets them,
+    // or wait in a list for sendBytes to write with the body (HotRoute.sendsBytes).
+    const list = compiled.route.sendsBytes ? new HeaderList() : undefined;
+    parts.securityHeaders.apply(list ?? res, req.secure);
     compiled.route
-      .admit(req, res, params)
+      .admit(req, res, params, list ?? res)
       .then(() => {
         routed = true;
+        if (list) deferHeaders(res, list);
         return compiled.route.handle(req, res, params);
       })
       .catch((error: unknown) => {
+        // An error is rendered as the router renders it, on a response that holds every header set so far.
+        if (list) {
+          deferHeaders(res, list);
+          flushDeferredHeaders(res);
+        }
         // Where Express would end in its final handler (a renderer that fails, or passes the error
         // on), the response can only be cut off.
         try {

@@ -1,5 +1,6 @@
 // The one place lookup responses are serialized: compact, or 2-space indented with pretty=1.
 import type { Response } from 'express';
+import { takeDeferredHeaders } from './header-list.js';
 
 export function sendJson(res: Response, body: unknown, pretty: boolean, status = 200): void {
   sendJsonText(res, serialize(body, pretty), status);
@@ -16,14 +17,29 @@ export function sendJsonText(res: Response, body: string | Buffer, status = 200)
  * only (node:http). A conditional request is still answered as `res.send` would: 304 when Express
  * finds it fresh (these responses carry no validators, so only `If-None-Match: *` is). The 304 goes
  * without a Content-Type (RFC 9110 section 15.4.5) unless one was set before: the TAXII router sets
- * its media type up front, which every TAXII response must carry (DESIGN section 5).
+ * its media type up front, which every TAXII response must carry (DESIGN section 5). Headers the fast
+ * path gathered for the response (http/header-list.ts) are written with it in one go.
  */
 export function sendBytes(res: Response, status: number, contentType: string, body: Buffer): void {
+  let waiting = takeDeferredHeaders(res);
   res.statusCode = status;
   const headers = res.req.headers;
-  if ((headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) && res.req.fresh) {
-    res.statusCode = 304;
-    res.end();
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
+    // Express's freshness check reads the response's validators: the headers go on it first.
+    waiting?.moveTo(res);
+    waiting = undefined;
+    if (res.req.fresh) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+  }
+  if (waiting) {
+    // The fast path's headers, with these two, written in one go (http/header-list.ts).
+    waiting.setHeader('Content-Type', contentType);
+    waiting.setHeader('Content-Length', body.length);
+    waiting.writeHead(res, status);
+    res.end(body);
     return;
   }
   res.setHeader('Content-Type', contentType);

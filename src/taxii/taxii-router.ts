@@ -6,6 +6,7 @@ import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js'
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { HotRoute, HotSurface, RouteParams } from '../http/fast-path.js';
+import type { HeaderSink } from '../http/header-list.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { prettyParam } from '../http/query-params.js';
 import { getClient, setClient } from '../plans/request-client.js';
@@ -73,11 +74,11 @@ export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
    * twice), the rate limits (429), the plan (403; `collectionId`, the collection the path names,
    * may be the free test collection), and the media type (406).
    */
-  const admit = async (req: Request, res: Response, collectionId: string | undefined) => {
-    res.setHeader('Content-Type', TAXII_MEDIA_TYPE);
+  const admit = async (req: Request, res: Response, collectionId: string | undefined, headers: HeaderSink = res) => {
+    headers.setHeader('Content-Type', TAXII_MEDIA_TYPE);
     setClient(res, await clientOf(req));
     setAcceptOf(req, res);
-    await deps.rateLimit.count(getClient(res), req.ip, res);
+    await deps.rateLimit.count(getClient(res), req.ip, headers);
     planGate(getClient(res), collectionId);
     requireTaxiiMediaType(res);
   };
@@ -133,7 +134,14 @@ export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
   // The fast path's share of the table above: the same checks and handlers, for answers known
   // before they are asked for (the resources from the config; listings in the page cache).
   const configured = new Map(config.collections.map((c) => [c.id, c]));
-  const fixed = (path: string, handle: (req: Request, res: Response) => void): HotRoute => ({ path, known: () => true, admit: (req, res) => admit(req, res, undefined), handle });
+  // Every handler here answers through sendTaxii, hence sendBytes.
+  const fixed = (path: string, handle: (req: Request, res: Response) => void): HotRoute => ({
+    path,
+    known: () => true,
+    admit: (req, res, _params, headers) => admit(req, res, undefined, headers),
+    handle,
+    sendsBytes: true,
+  });
   const inCollection = (path: string, known: (req: Request, collection: CollectionConfig, params: RouteParams) => boolean | Promise<boolean>, handle: HotRoute['handle']): HotRoute => ({
     path,
     known: (req, params) => {
@@ -141,11 +149,12 @@ export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
       return found !== undefined && known(req, found, params);
     },
     // The router's checks, then its collection resolver (both before the route, as router.use runs them).
-    admit: async (req, res, params) => {
-      await admit(req, res, params.collectionId);
+    admit: async (req, res, params, headers) => {
+      await admit(req, res, params.collectionId, headers);
       useCollection(res, params.collectionId!);
     },
     handle,
+    sendsBytes: true,
   });
   const hotListing = (path: string, kind: ListingKind) =>
     inCollection(

@@ -1,0 +1,75 @@
+// Response headers gathered before a response is written, then written in one writeHead (the fast path, issue 32).
+import type { ServerResponse } from 'node:http';
+
+type HeaderValue = string | number | readonly string[];
+
+/** Where headers are set: a node response, or a HeaderList standing in for one until the response is written. */
+export interface HeaderSink {
+  setHeader(name: string, value: HeaderValue): unknown;
+  removeHeader(name: string): void;
+  readonly headersSent: boolean;
+}
+
+/**
+ * Headers in the order they were set, as node keeps a response's own: a name is matched without
+ * regard to case, a name set again keeps its place with the new value, and a name removed and set
+ * again goes last. node checks each name and value when a response is written with them all
+ * (`writeHead` with a list), as `setHeader` checks them one at a time; what is saved is the work
+ * `setHeader` does besides (a lower-cased copy of the name and an entry per header, per request).
+ */
+export class HeaderList implements HeaderSink {
+  readonly headersSent = false;
+  private readonly entries = new Map<string, readonly [string, HeaderValue]>();
+
+  setHeader(name: string, value: HeaderValue): this {
+    this.entries.set(name.toLowerCase(), [name, value]);
+    return this;
+  }
+
+  removeHeader(name: string): void {
+    this.entries.delete(name.toLowerCase());
+  }
+
+  /** Writes the status and the headers: at once in one list when the response holds none, else set on it one by one in order. */
+  writeHead(res: ServerResponse, status: number): void {
+    if (res.getHeaderNames().length > 0) {
+      this.moveTo(res);
+      res.writeHead(status);
+      return;
+    }
+    const flat: HeaderValue[] = [];
+    for (const [name, value] of this.entries.values()) flat.push(name, value);
+    res.writeHead(status, flat as string[]);
+  }
+
+  /** Sets every header on `res` in order (the response is then written as any other). */
+  moveTo(res: ServerResponse): void {
+    for (const [name, value] of this.entries.values()) res.setHeader(name, value);
+    this.entries.clear();
+  }
+}
+
+/** Responses whose headers wait in a list until their body is sent (sendBytes writes them with it). */
+const deferred = new WeakMap<object, HeaderList>();
+
+/** From now on the response's headers wait in `list`: sendBytes writes them, or `flushDeferredHeaders` moves them onto the response. */
+export function deferHeaders(res: object, list: HeaderList): void {
+  deferred.set(res, list);
+}
+
+/** The list a response's headers wait in, if any, to set more headers in. */
+export function deferredHeaders(res: object): HeaderList | undefined {
+  return deferred.get(res);
+}
+
+/** The list a response's headers wait in, taken off it: the caller writes them. */
+export function takeDeferredHeaders(res: object): HeaderList | undefined {
+  const list = deferred.get(res);
+  if (list !== undefined) deferred.delete(res);
+  return list;
+}
+
+/** Moves the waiting headers onto the response, in order, for any writer other than sendBytes (an error renderer). */
+export function flushDeferredHeaders(res: ServerResponse): void {
+  takeDeferredHeaders(res)?.moveTo(res);
+}
