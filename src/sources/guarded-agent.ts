@@ -4,7 +4,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { ThreatgateError } from '../errors.js';
 import { isIP, type Socket } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector as BuildConnector } from 'undici';
 import { refusal, type NetworkReach } from './network-policy.js';
 
 /** Resolves a host name to its addresses (every family); tests pass their own to control DNS. */
@@ -48,8 +48,10 @@ function guardedLookup(reach: NetworkReach, resolveHost: ResolveHost) {
  * connecting, a name is resolved through the guarded lookup, and the connected socket's remote
  * address is checked once more (whatever path led there) before a byte is sent.
  */
-export function createGuardedAgent(reach: NetworkReach, resolveHost: ResolveHost = systemResolve): Agent {
-  const connector = buildConnector({ lookup: guardedLookup(reach, resolveHost) } as buildConnector.BuildOptions);
+export async function createGuardedAgent(reach: NetworkReach, resolveHost: ResolveHost = systemResolve): Promise<Agent> {
+  // undici is loaded by the first pull over HTTP: the commands that pull nothing start without it.
+  const { Agent, buildConnector } = await import('undici');
+  const connector = buildConnector({ lookup: guardedLookup(reach, resolveHost) } as BuildConnector.BuildOptions);
   return new Agent({
     connect(options, callback) {
       const host = options.hostname.startsWith('[') ? options.hostname.slice(1, -1) : options.hostname;
@@ -77,9 +79,9 @@ export function createGuardedAgent(reach: NetworkReach, resolveHost: ResolveHost
 }
 
 /** Agents by reach (and resolver), kept for the life of the process so that pages of one walk share connections. */
-const agents = new WeakMap<ResolveHost, Map<string, Agent>>();
+const agents = new WeakMap<ResolveHost, Map<string, Promise<Agent>>>();
 
-export function agentFor(reach: NetworkReach, resolveHost: ResolveHost = systemResolve): Agent {
+export function agentFor(reach: NetworkReach, resolveHost: ResolveHost = systemResolve): Promise<Agent> {
   const key = [...reach.inner].sort().join(',');
   let byReach = agents.get(resolveHost);
   if (byReach === undefined) agents.set(resolveHost, (byReach = new Map()));

@@ -107,7 +107,7 @@ export async function fetchSource(
   const fetchImpl = options.fetchImpl ?? fetch;
   // Every connection, the first and each redirect's, goes through a pool that checks its address
   // against what the source may reach (network-policy.ts): a redirect never reaches further in.
-  const dispatcher = agentFor(sourceReach(source.url, source.network, false), options.resolveHost);
+  const dispatcher = await agentFor(sourceReach(source.url, source.network, false), options.resolveHost);
   let headers = requestHeaders(source, url, previous);
   for (let redirects = 0; ; redirects++) {
     // Userinfo is moved into Authorization by requestHeaders: fetch refuses a URL that carries it.
