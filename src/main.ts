@@ -2,7 +2,6 @@
 // The composition root and command line: reads the environment, opens the store, runs one command.
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createServedApp } from './app.js';
 import { systemClock } from './clock.js';
 import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
 import { ConfigError, ImportError, UsageError } from './errors.js';
@@ -18,7 +17,6 @@ import { allowlistCommand } from './cli/allowlist-command.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { exportCommand } from './cli/export-command.js';
-import { serve } from './cli/serve-command.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { DEFAULT_DB_PATH, openStore } from './store/open-store.js';
@@ -228,6 +226,9 @@ async function runCommand(command: string, positionals: string[], values: Return
       }
       case 'serve': {
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
+        // The HTTP side (Express, the surfaces, the console, the metrics) is loaded by serve alone:
+        // every other command starts without it.
+        const [{ createServedApp }, { serve }] = await Promise.all([import('./app.js'), import('./cli/serve-command.js')]);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
         const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createServedApp(config, { store, logger, rateLimitStores, metrics, env: process.env });
