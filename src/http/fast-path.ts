@@ -2,7 +2,7 @@
 // before Express, through the surfaces' own checks and handlers; anything else goes to Express untouched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
-import { deferHeaders, flushDeferredHeaders, HeaderList, type HeaderSink } from './header-list.js';
+import { deferHeaders, flushDeferredHeaders, type HeaderSink } from './header-list.js';
 import type { RequestLog } from './request-log.js';
 import type { SecurityHeaders } from './security-headers.js';
 
@@ -163,8 +163,8 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     parts.requestLog.watch(req, res, () => (routed ? compiled.label : compiled.beforeRoute));
     // The headers, from the security headers on, go on the response as Express's stack sets them,
     // or wait in a list for sendBytes to write with the body (HotRoute.sendsBytes).
-    const list = compiled.route.sendsBytes ? new HeaderList() : undefined;
-    parts.securityHeaders.apply(list ?? res, req.secure);
+    const list = compiled.route.sendsBytes ? parts.securityHeaders.list(req.secure) : undefined;
+    if (!list) parts.securityHeaders.apply(res, req.secure);
     compiled.route
       .admit(req, res, params, list ?? res)
       .then(() => {

@@ -19,7 +19,12 @@ export interface HeaderSink {
  */
 export class HeaderList implements HeaderSink {
   readonly headersSent = false;
-  private readonly entries = new Map<string, readonly [string, HeaderValue]>();
+  private readonly entries: Map<string, readonly [string, HeaderValue]>;
+
+  /** Empty, or holding what `from` holds (a copy: the two go on apart). */
+  constructor(from?: HeaderList) {
+    this.entries = new Map(from?.entries);
+  }
 
   setHeader(name: string, value: HeaderValue): this {
     this.entries.set(name.toLowerCase(), [name, value]);

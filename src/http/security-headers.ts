@@ -1,6 +1,7 @@
 // The security headers of every response (helmet's), worked out once at start-up rather than per request.
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
+import { HeaderList } from './header-list.js';
 
 /** A header to set (a value) or to remove (null), in the order helmet gives them. */
 type HeaderStep = readonly [name: string, value: string | null];
@@ -43,6 +44,8 @@ export interface HeaderTarget {
 export interface SecurityHeaders {
   /** Sets the headers on a response: Strict-Transport-Security too when `secure` (an HTTPS request). */
   apply(res: HeaderTarget, secure: boolean): void;
+  /** A new list holding what `apply` sets, for headers gathered before a response is written (http/header-list.ts). */
+  list(secure: boolean): HeaderList;
   /** The same, as the app's middleware: `req.secure` decides. */
   middleware: RequestHandler;
 }
@@ -64,8 +67,14 @@ export function createSecurityHeaders(): SecurityHeaders {
       else res.setHeader(name, value);
     }
   };
+  const lists = [false, true].map((overHttps) => {
+    const list = new HeaderList();
+    apply(list, overHttps);
+    return list;
+  });
   return {
     apply,
+    list: (overHttps) => new HeaderList(lists[overHttps ? 1 : 0]),
     middleware: (req, res, next) => {
       apply(res, req.secure);
       next();

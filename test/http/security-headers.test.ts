@@ -43,6 +43,24 @@ describe('createSecurityHeaders', () => {
     assert.ok(lines.some((line) => line.startsWith('Strict-Transport-Security: max-age=')));
   });
 
+  it('gives the same lines as a list written with the body (the fast path), over HTTP and HTTPS, each list its own', async () => {
+    const headers = createSecurityHeaders();
+    const listed = appWith((req, res) => {
+      const list = headers.list(req.secure);
+      list.setHeader('Content-Length', 2);
+      list.writeHead(res, 200);
+      res.end('ok');
+    });
+    for (const proto of ['http', 'https']) {
+      const expected = await headerLines(appWith(headers.middleware, (_req, res, next) => (res.setHeader('Content-Length', 2), next())), proto);
+      assert.deepEqual(await headerLines(listed, proto), expected, proto);
+    }
+    const first = headers.list(false);
+    first.setHeader('X-Frame-Options', 'changed');
+    const lines = await headerLines(listed, 'http');
+    assert.ok(lines.includes('X-Frame-Options: SAMEORIGIN'), 'a list changed by one response leaves the next one as helmet sets it');
+  });
+
   it('removes what helmet removes: an X-Powered-By set before it', async () => {
     const poweredBy: RequestHandler = (_req, res, next) => {
       res.setHeader('X-Powered-By', 'Express');
