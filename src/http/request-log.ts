@@ -98,9 +98,10 @@ export interface RequestLog {
  */
 export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null, metrics?: Metrics): RequestLog {
   const watch = (req: Request, res: Response, routeOf: (req: Request) => string) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.on('finish', () => {
-      const ms = Number((process.hrtime.bigint() - started) / 1000n) / 1000;
+      // Milliseconds to the microsecond.
+      const ms = Math.round((performance.now() - started) * 1000) / 1000;
       if (metrics) {
         metrics.request(routeOf(req), req.method, res.statusCode, ms / 1000);
         if (answeredForStoreOutage(res)) metrics.storeError();
