@@ -65,11 +65,16 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   const { rows: any } = await sql`select 1 as one from pull_attributes limit 1`.execute(trx);
   if (any.length === 0) return 0;
   // By iid, in the order the source said them: each indicator's rows come together, and the
-  // indicators are read in their own order.
-  await sql`insert into pull_attribute_iids (iid, seq, attributes)
+  // indicators are read in their own order. A row that says just what its indicator holds adds
+  // nothing, whatever the other rows say: the steady state of a list pulled day after day stays in
+  // SQL, and only the rows that may add something are read and merged here.
+  const { numAffectedRows } = await sql`insert into pull_attribute_iids (iid, seq, attributes)
     select v.iid, a.seq, a.attributes from pull_attributes a join pull_values v on v.type = a.type and v.value = a.value
+    join indicators i on i.iid = v.iid
+    where i.attributes <> a.attributes
     order by v.iid, a.seq`.execute(trx);
   await sql`delete from pull_attributes`.execute(trx);
+  if (Number(numAffectedRows ?? 0n) === 0) return 0;
 
   let pending: RawBuilder<unknown>[] = [];
   const flush = async () => {
