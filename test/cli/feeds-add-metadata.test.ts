@@ -71,6 +71,8 @@ for (const backend of storeBackends()) {
     it('without --source on an existing feed › sets the flags given; its source and the other fields stay; stamp_updated moves', async () => {
       assert.equal((await world.pull(1)).ok, true);
       const before_ = await feed();
+      // Stamps are to the second: the change is made in the next one, so that its stamp can move.
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
       const res = await add('--feed', 'example feodo', '--organization', 'EXAMPLE LABS', '--category', ' Botnet ', '--pricing', 'freemium');
       assert.equal(res.status, 0, res.stderr);
       assert.equal(res.stdout, '1\n');
