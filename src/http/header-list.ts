@@ -19,20 +19,34 @@ export interface HeaderSink {
  */
 export class HeaderList implements HeaderSink {
   readonly headersSent = false;
-  private readonly entries: Map<string, readonly [string, HeaderValue]>;
+  /** The names in lower case, in order, and beside them the names as set and their values (name, value, name, value, ...). */
+  private readonly keys: string[];
+  private readonly pairs: (string | HeaderValue)[];
 
-  /** Empty, or holding what `from` holds (a copy: the two go on apart). */
+  /** Empty, or holding what `from` holds (a copy: the two go on apart). A response's headers are a few dozen: arrays copy and search them faster than a map. */
   constructor(from?: HeaderList) {
-    this.entries = new Map(from?.entries);
+    this.keys = from ? from.keys.slice() : [];
+    this.pairs = from ? from.pairs.slice() : [];
   }
 
   setHeader(name: string, value: HeaderValue): this {
-    this.entries.set(name.toLowerCase(), [name, value]);
+    const key = name.toLowerCase();
+    const at = this.keys.indexOf(key);
+    if (at === -1) {
+      this.keys.push(key);
+      this.pairs.push(name, value);
+    } else {
+      this.pairs[2 * at] = name;
+      this.pairs[2 * at + 1] = value;
+    }
     return this;
   }
 
   removeHeader(name: string): void {
-    this.entries.delete(name.toLowerCase());
+    const at = this.keys.indexOf(name.toLowerCase());
+    if (at === -1) return;
+    this.keys.splice(at, 1);
+    this.pairs.splice(2 * at, 2);
   }
 
   /** Writes the status and the headers: at once in one list when the response holds none, else set on it one by one in order. */
@@ -42,15 +56,14 @@ export class HeaderList implements HeaderSink {
       res.writeHead(status);
       return;
     }
-    const flat: HeaderValue[] = [];
-    for (const [name, value] of this.entries.values()) flat.push(name, value);
-    res.writeHead(status, flat as string[]);
+    res.writeHead(status, this.pairs as string[]);
   }
 
   /** Sets every header on `res` in order (the response is then written as any other). */
   moveTo(res: ServerResponse): void {
-    for (const [name, value] of this.entries.values()) res.setHeader(name, value);
-    this.entries.clear();
+    for (let i = 0; i < this.pairs.length; i += 2) res.setHeader(this.pairs[i] as string, this.pairs[i + 1] as HeaderValue);
+    this.keys.length = 0;
+    this.pairs.length = 0;
   }
 }
 

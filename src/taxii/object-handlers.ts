@@ -68,10 +68,15 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   function pageKey(req: Request, kind: Kind, collection: CollectionConfig, objectId: string | undefined): string {
     let key = pageKeys.get(req);
     if (key === undefined) {
-      const params = Object.entries(req.query as Record<string, unknown>)
-        .filter(([name]) => !NOT_SHAPING.has(name))
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      key = JSON.stringify([kind, collection.id, objectId ?? null, params]);
+      // JSON of [kind, collection, object or null, [[name, value], ...]], the names sorted, written out
+      // by hand: this runs on every cached page.
+      const query = req.query as Record<string, unknown>;
+      const names: string[] = [];
+      for (const name in query) if (!NOT_SHAPING.has(name)) names.push(name);
+      names.sort();
+      let params = '';
+      for (const name of names) params += `${params === '' ? '' : ','}[${JSON.stringify(name)},${JSON.stringify(query[name])}]`;
+      key = `[${JSON.stringify(kind)},${JSON.stringify(collection.id)},${objectId === undefined ? 'null' : JSON.stringify(objectId)},[${params}]]`;
       pageKeys.set(req, key);
     }
     return key;
