@@ -28,7 +28,12 @@ for (const backend of storeBackends()) {
       const fid = await addFeedSource(store, { feed: 'Slow list', organization: 'Test', source: { url, format: 'text' } }, systemClock, {});
       try {
         const first = startCli(['feeds', 'pull', String(fid), '--db', location]);
-        while ((await store.findPullLease(fid)) === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+        // Until the first holds the lease; should it end first (it cannot have pulled: the list takes 6 s), what it said fails the test.
+        while ((await store.findPullLease(fid)) === undefined) {
+          const ended = first.child.exitCode ?? first.child.signalCode;
+          assert.equal(ended, null, `the first pull ended (${ended}) before it took the lease: ${first.stderr()}${first.stdout()}`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
         const busy = startCli(['feeds', 'pull', String(fid), '--no-wait', '--db', location]);
         const waiting = startCli(['feeds', 'pull', String(fid), '--db', location]);
         assert.equal(await busy.exited, 75, busy.stderr());
