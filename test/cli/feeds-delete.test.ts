@@ -3,10 +3,10 @@
 // read through the lookup API and TAXII. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
-import { openPullWorld, runCli, type PullWorld } from '../helpers/pull-harness.js';
+import type { FeedServer } from '../helpers/feed-server.js';
+import { twoFeedsPulled } from '../helpers/feed-delete-world.js';
+import { runCli, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 
 const ONLY_DOOMED = '192.0.2.35';
@@ -21,17 +21,7 @@ for (const backend of storeBackends()) {
     const feedStatus = async (fid: number) => ((await world.api('feed.php', { fid }, (await world.store.findFeed(fid)) ? 200 : 404)) as { fid?: number }).fid;
 
     before(async () => {
-      server = await startFeedServer();
-      server.publishFixture('feodo-ipblocklist.csv');
-      server.publishFixture('feed-delete-overlap.txt');
-      world = await openPullWorld(backend);
-      const add = (feed: string, organization: string, source: unknown) => addFeedSource(world.store, { feed, organization, source }, world.clock, {});
-      doomed = await add('Doomed C2 list', 'Doomed Labs', {
-        url: `${server.base}/feodo-ipblocklist.csv`, format: 'csv', csv: { header: 'comment', value: 'dst_ip', threat: 'malware' }, risk: 'critical',
-      });
-      kept = await add('Kept blocklist', 'Kept Labs', { url: `${server.base}/feed-delete-overlap.txt`, format: 'text', risk: 'low' });
-      assert.equal((await world.pull(doomed)).ok, true);
-      assert.equal((await world.pull(kept)).ok, true);
+      ({ server, world, doomed, kept } = await twoFeedsPulled(backend));
     });
     after(async () => {
       await world?.close();

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { stixIdForIdentity, THREATGATE_IDENTITY } from '../../src/stix/index.js';
 import { FeedDeleteRefused, type FeedDeletePlan } from '../../src/store/contract/commands.js';
 import type { WriteBatch } from '../../src/store/contract/write-batch.js';
-import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
-import { assertSameStore, openPullWorld, snapshotStore, type PullWorld, type StixObject } from '../helpers/pull-harness.js';
+import type { FeedServer } from '../helpers/feed-server.js';
+import { twoFeedsPulled } from '../helpers/feed-delete-world.js';
+import { assertSameStore, snapshotStore, type PullWorld, type StixObject } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { dbOf } from '../helpers/store-db.js';
 import { collectionPath, TEST_COLLECTION, walk } from '../taxii/taxii-request.js';
@@ -43,17 +43,7 @@ for (const backend of storeBackends()) {
     const indicatorOf = (objects: StixObject[], value: string) => objects.find((o) => o.type === 'indicator' && o.pattern === ipPattern(value));
 
     before(async () => {
-      server = await startFeedServer();
-      server.publishFixture('feodo-ipblocklist.csv');
-      server.publishFixture('feed-delete-overlap.txt');
-      world = await openPullWorld(backend);
-      const add = (feed: string, organization: string, source: unknown) => addFeedSource(world.store, { feed, organization, source }, world.clock, {});
-      doomed = await add('Doomed C2 list', 'Doomed Labs', {
-        url: `${server.base}/feodo-ipblocklist.csv`, format: 'csv', csv: { header: 'comment', value: 'dst_ip', threat: 'malware' }, risk: 'critical',
-      });
-      kept = await add('Kept blocklist', 'Kept Labs', { url: `${server.base}/feed-delete-overlap.txt`, format: 'text', risk: 'low' });
-      assert.equal((await world.pull(doomed)).ok, true);
-      assert.equal((await world.pull(kept)).ok, true);
+      ({ server, world, doomed, kept } = await twoFeedsPulled(backend));
       const linked = await indicator(IMPORT_LINKED);
       world.clock.advance(60_000);
       await importDataset(
