@@ -9,7 +9,7 @@ import { startThreatgate } from './servers.js';
 import { runWrk, type LoadSettings, type WrkRun } from './wrk.js';
 
 /** Functions that do one part of a request and call no later middleware, so their inclusive time is that part's cost. */
-const REQUEST_PARTS = ['authenticateKey', 'hashKey', 'executeQuery', 'prepare', 'increment', 'listCollectionObjects', 'decodeNext', 'encodeNext', 'envelopeJson', 'sendJsonText', 'sendTaxii', 'redactUrl'];
+const REQUEST_PARTS = ['authenticateKey', 'hashKey', 'executeQuery', 'prepare', 'increment', 'listCollectionObjects', 'incrementNow', 'decodeNext', 'encodeNext', 'envelopeJson', 'sendJsonText', 'sendTaxii', 'redactUrl'];
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 

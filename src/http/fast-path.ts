@@ -2,7 +2,7 @@
 // before Express, through the surfaces' own checks and handlers; anything else goes to Express untouched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
-import { deferHeaders, flushDeferredHeaders, type HeaderSink } from './header-list.js';
+import { deferHeaders, takeDeferredHeaders, type HeaderSink } from './header-list.js';
 import type { RequestLog } from './request-log.js';
 import type { SecurityHeaders } from './security-headers.js';
 
@@ -175,8 +175,8 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
       .catch((error: unknown) => {
         // An error is rendered as the router renders it, on a response that holds every header set so far.
         if (list) {
-          deferHeaders(res, list);
-          flushDeferredHeaders(res);
+          takeDeferredHeaders(res);
+          if (!res.headersSent) list.moveTo(res);
         }
         // Where Express would end in its final handler (a renderer that fails, or passes the error
         // on), the response can only be cut off.

@@ -70,7 +70,7 @@ export class HeaderList implements HeaderSink {
 /** Responses whose headers wait in a list until their body is sent (sendBytes writes them with it). */
 const deferred = new WeakMap<object, HeaderList>();
 
-/** From now on the response's headers wait in `list`: sendBytes writes them, or `flushDeferredHeaders` moves them onto the response. */
+/** From now on the response's headers wait in `list`, until sendBytes writes them (or their taker moves them onto the response). */
 export function deferHeaders(res: object, list: HeaderList): void {
   deferred.set(res, list);
 }
@@ -85,9 +85,4 @@ export function takeDeferredHeaders(res: object): HeaderList | undefined {
   const list = deferred.get(res);
   if (list !== undefined) deferred.delete(res);
   return list;
-}
-
-/** Moves the waiting headers onto the response, in order, for any writer other than sendBytes (an error renderer). */
-export function flushDeferredHeaders(res: ServerResponse): void {
-  takeDeferredHeaders(res)?.moveTo(res);
 }

@@ -1,25 +1,25 @@
 // A row's attributes as the csv and json readers fill them (issue 33): cells cleaned, split and bounded, and the port of an `ADDRESS:PORT` value.
 import { isIP } from 'node:net';
+import { ATTRIBUTE_LIMITS } from '../../store/contract/write-batch.js';
 import { withoutControlCharacters } from '../control-characters.js';
 import type { FeedEntry } from './feed-entry.js';
 
 /** Values one attribute keeps from one row: a tags cell is a handful, not a document. */
 export const MAX_ATTRIBUTE_VALUES = 16;
-/** The longest attribute value kept; a longer one is left out rather than cut into a value the feed never gave. */
-export const MAX_ATTRIBUTE_LENGTH = 256;
 
 /**
  * The values a cell or field gives an attribute: a string (cut at `split` when given), a finite
  * number as its decimal text, or each such element of an array; anything else (null, booleans,
  * objects, nested arrays) gives nothing. Each value loses its control characters and surrounding
- * blanks; empty and over-long values are left out, a value given twice is kept once, and at most
+ * blanks; empty values, and those longer than the store keeps (left out rather than cut into a
+ * value the feed never gave), are left out, a value given twice is kept once, and at most
  * MAX_ATTRIBUTE_VALUES are kept, the first ones.
  */
 export function attributeValues(raw: unknown, split?: string): string[] {
   const values: string[] = [];
   const keep = (piece: string) => {
     const value = withoutControlCharacters(piece).trim();
-    if (value !== '' && value.length <= MAX_ATTRIBUTE_LENGTH && !values.includes(value) && values.length < MAX_ATTRIBUTE_VALUES) values.push(value);
+    if (value !== '' && value.length <= ATTRIBUTE_LIMITS.valueLength && !values.includes(value) && values.length < MAX_ATTRIBUTE_VALUES) values.push(value);
   };
   const add = (item: unknown) => {
     if (typeof item === 'number' && Number.isFinite(item)) keep(String(item));

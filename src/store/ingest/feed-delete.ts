@@ -2,10 +2,11 @@
 // history go in one write (apply.ts); the indicators only it gave stay, retired with the reason
 // `feed-deleted`, so the write's publish stage revokes their STIX objects (docs/sources.md).
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { FeedDeleteRefused, RISK_RANKS, type FeedDeleteCounts, type FeedDeletePlan } from '../contract/commands.js';
+import { FeedDeleteRefused, type FeedDeleteCounts, type FeedDeletePlan } from '../contract/commands.js';
 import type { Database } from '../db/schema.js';
-import { keepIndicatorRows, LINK_KIND, noteChanged } from './change-set.js';
+import { LINK_KIND, noteChanged } from './change-set.js';
 import { retireIndicators } from './lifecycle-writer.js';
+import { takeListedRisks } from './pull-writer.js';
 import { CHANGES } from './temp-tables.js';
 
 /**
@@ -23,8 +24,6 @@ export function onlyGivenBy(fid: number): RawBuilder<{ iid: number }> {
 
 /** The rows of a feed's own that go with it: its links, listings (now and past), pulls' provenance, runs and rejections. */
 const FEED_TABLES = ['feed_links', 'source_listings', 'past_listings', 'threat_link_sources', 'feed_runs', 'pull_rejections'] as const;
-
-const riskCases = sql.raw(RISK_RANKS.map((r, i) => `when ${i} then '${r}'`).join(' '));
 
 /**
  * The delete runs under the feed's pull lease, taken by its caller (`feeds delete`), so no pull of
@@ -47,26 +46,6 @@ async function count(trx: Kysely<Database>, query: RawBuilder<unknown>): Promise
 }
 
 /**
- * The values the feed listed that other feeds list too take the highest risk among those others'
- * listings, as a pull that drops a value gives it (DESIGN 7, step 4); one no other feed lists keeps
- * its risk. Returns how many changed.
- */
-async function lowerListedRisks(trx: Transaction<Database>, plan: FeedDeletePlan): Promise<number> {
-  const listed = sql`select iid from source_listings where fid = ${plan.fid}`;
-  await keepIndicatorRows(trx, listed);
-  const { rows } = await sql<{ iid: number }>`
-    update indicators set risk = m.risk_text, stamp_updated = ${plan.at}, content_hash = '', retired_reason = null, stamp_retired = null
-    from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
-          from source_listings l
-          where l.fid <> ${plan.fid} and l.iid in (${listed})
-          group by l.iid) as m
-    where indicators.iid = m.iid and indicators.risk <> m.risk_text
-    returning indicators.iid`.execute(trx);
-  await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
-  return rows.length;
-}
-
-/**
  * Deletes the feed with what is its own, in the write's transaction. What only it gave is retired
  * (reason `feed-deleted`; the rows stay, so no iid is handed out again and the revoked STIX objects
  * keep their records); every other indicator it named whose created_by_ref it gave (it was their
@@ -82,7 +61,9 @@ export async function applyFeedDelete(trx: Transaction<Database>, plan: FeedDele
   await checkLease(trx, plan);
   const links = await count(trx, sql`select 1 from feed_links where fid = ${fid}`);
   const retired = await retireIndicators(trx, plan.at, sql`iid in (${onlyGivenBy(fid)})`, 'feed-deleted');
-  await lowerListedRisks(trx, plan);
+  // The values it listed that other feeds list too take the highest risk among those others' listings,
+  // as a pull that drops a value gives it; one no other feed lists keeps its risk.
+  await takeListedRisks(trx, plan.at, sql`select iid from source_listings where fid = ${fid}`, fid);
   await sql`insert into ${CHANGES.indicators} (id)
     select fl.iid from feed_links fl where fl.fid = ${fid} and not exists (select 1 from feed_links o where o.iid = fl.iid and o.fid < ${fid})
     on conflict (id) do nothing`.execute(trx);

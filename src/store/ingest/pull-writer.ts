@@ -1,7 +1,7 @@
 // The store's side of a feed pull (DESIGN section 7, "What a pull does"): the values a pull listed,
 // staged by ingest.ts, become indicators, links, listings, risks and sightings here, in the
 // import's transaction; aggregates and STIX versions then follow as for any write (apply.ts).
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { BulkInsert } from '../db/bulk-insert.js';
 import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -196,14 +196,23 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
   // UNION ALL: an IN list needs no distinct rows, and SQLite plans a UNION as a merge that reads the
   // staging table through an index at random.
-  const touched = sql`select iid from pull_listed where relisted = 1 union all select iid from pull_dropped`;
+  return takeListedRisks(trx, at, sql`select iid from pull_listed where relisted = 1 union all select iid from pull_dropped`);
+}
+
+/**
+ * Each indicator of `touched` takes the highest risk among the feeds that list it (DESIGN 7, step 4),
+ * the listings of `leaving` (a feed being deleted) left aside; one no feed lists keeps its risk. One
+ * whose risk changes is a changed record (its row from before kept for the aggregates, a new STIX
+ * version). Returns how many changed.
+ */
+export async function takeListedRisks(trx: Transaction<Database>, at: string, touched: RawBuilder<unknown>, leaving?: number): Promise<number> {
   // Their rows as they were, for the aggregates to take away (value-counts.ts).
   await keepIndicatorRows(trx, touched);
   const { rows } = await sql<{ iid: number }>`
     update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = '', retired_reason = null, stamp_retired = null
     from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
           from source_listings l
-          where l.iid in (${touched})
+          where l.iid in (${touched})${leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`}
           group by l.iid) as m
     where indicators.iid = m.iid and indicators.risk <> m.risk_text
     returning indicators.iid`.execute(trx);
