@@ -7,10 +7,11 @@ import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { HotSurface } from '../http/fast-path.js';
 import type { HeaderSink } from '../http/header-list.js';
 import type { Logger } from '../logger.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
-import { getClient, setClient } from '../plans/request-client.js';
+import { setClient } from '../plans/request-client.js';
 import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { infoRequest } from './info-request.js';
@@ -37,11 +38,16 @@ export function createApiSurface(deps: {
   const clientOf = createLookupClientResolver(deps.authenticate, deps.config);
   const renderError = createApiErrorRenderer(deps.logger);
 
-  /** The checks of every request, before its route: the client from `key` (401; 429 for too many failures), then the plan's rate limits (429). */
-  const admit = async (req: Request, res: Response, headers: HeaderSink = res) => {
-    setClient(res, await clientOf(req));
-    await deps.rateLimit.count(getClient(res), req.ip, headers);
-  };
+  /**
+   * The checks of every request, before its route: the client from `key` (401; 429 for too many
+   * failures), then the plan's rate limits (429). At once (no promise) when the key's record and the
+   * counters are in memory: an error is then thrown, else the promise rejects with it.
+   */
+  const admit = (req: Request, res: Response, headers: HeaderSink = res): MaybePromise<void> =>
+    andThen(clientOf(req), (client) => {
+      setClient(res, client);
+      return deps.rateLimit.count(client, req.ip, headers);
+    });
 
   // Each lookup's path and how its request is read (lookup-requests.ts); every one is served alike.
   const routes: readonly (readonly [path: string, read: (req: Request) => LookupRequest])[] = [

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import type { ApiKeyRecord } from '../store/contract/records.js';
 import type { Clock } from '../clock.js';
 import { ResponseCache } from '../http/response-cache.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import { hashesEqual, hashKey, isWellFormedKey } from './key-secret.js';
 
 export const UNKNOWN_KEY_MESSAGE = 'Unknown or revoked API key.';
@@ -21,7 +22,8 @@ export interface PresentedKey {
   key: string | (() => string);
 }
 
-export type KeyAuthenticator = (presented: PresentedKey, headers?: Record<string, string>) => Promise<Client>;
+/** The client a key names: at once when its record is in memory, else a promise; a refusal is always a rejected promise. */
+export type KeyAuthenticator = (presented: PresentedKey, headers?: Record<string, string>) => MaybePromise<Client>;
 
 export interface KeyAuthenticatorOptions {
   /** The counter stores the rate limits use (memory when absent): failed authentications are counted beside them. */
@@ -37,7 +39,7 @@ export interface AdminKey {
   label: string | null;
 }
 
-export type AdminAuthenticator = (presented: PresentedKey, headers?: Record<string, string>) => Promise<AdminKey>;
+export type AdminAuthenticator = (presented: PresentedKey, headers?: Record<string, string>) => MaybePromise<AdminKey>;
 
 export const ADMIN_KEY_REFUSED = 'This is an admin key: it opens only /admin/api/ and the console, not the lookup API, TAXII or the exports.';
 export const PLAN_KEY_REFUSED = 'This API key has a plan; /admin/api/ opens only with an admin key (threatgate keys create --admin).';
@@ -64,19 +66,32 @@ export function createKeyAuthenticators(
 ): { forPlans: KeyAuthenticator; forAdmin: AdminAuthenticator } {
   const resolve = createKeyResolver(store, config, clock, options);
   return {
-    async forPlans(presented, headers) {
-      const row = await resolve(presented, headers);
-      if (row.admin) throw new ForbiddenError(ADMIN_KEY_REFUSED);
-      const plan = planNamed(config, row.plan);
-      if (!plan) throw new ForbiddenError(`This API key's plan "${row.plan}" is not offered by this server.`);
-      return { keyId: row.id, planName: row.plan, plan };
-    },
-    async forAdmin(presented, headers) {
-      const row = await resolve(presented, headers);
-      if (!row.admin) throw new ForbiddenError(PLAN_KEY_REFUSED);
-      return { keyId: row.id, label: row.label };
-    },
+    forPlans: (presented, headers) =>
+      refusing(() =>
+        andThen(resolve(presented, headers), (row) => {
+          if (row.admin) throw new ForbiddenError(ADMIN_KEY_REFUSED);
+          const plan = planNamed(config, row.plan);
+          if (!plan) throw new ForbiddenError(`This API key's plan "${row.plan}" is not offered by this server.`);
+          return { keyId: row.id, planName: row.plan, plan };
+        }),
+      ),
+    forAdmin: (presented, headers) =>
+      refusing(() =>
+        andThen(resolve(presented, headers), (row) => {
+          if (!row.admin) throw new ForbiddenError(PLAN_KEY_REFUSED);
+          return { keyId: row.id, label: row.label };
+        }),
+      ),
   };
+}
+
+/** `run`'s result, with a throw turned into a rejected promise: an authenticator refuses only that way. */
+function refusing<T>(run: () => MaybePromise<T>): MaybePromise<T> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The plan surfaces' authenticator alone (its own cache and failure count): for a caller that serves no admin surface. */
@@ -86,30 +101,61 @@ export function createKeyAuthenticator(store: Store, config: Config, clock: Cloc
 
 type KeyRow = ApiKeyRecord & { hash: string };
 
-/** The active key record a presented key names, or a 401 counted as a failure (a 429 once too many). */
-function createKeyResolver(store: Store, config: Config, clock: Clock, options: KeyAuthenticatorOptions): (presented: PresentedKey, headers?: Record<string, string>) => Promise<KeyRow> {
+/** Keys remembered with their hashes, at most (then forgotten all at once). */
+const MAX_KNOWN_HASHES = 1_000;
+
+/**
+ * The active key record a presented key names, or a 401 counted as a failure (a 429 once too many).
+ * At once (no promise) when no failure of the address needs looking up and the record is in memory;
+ * a refusal is a rejected promise, after its failure is counted.
+ */
+function createKeyResolver(store: Store, config: Config, clock: Clock, options: KeyAuthenticatorOptions): (presented: PresentedKey, headers?: Record<string, string>) => MaybePromise<KeyRow> {
   const rows = new ResponseCache<KeyRow>(() => store.keysVersion(), clock, config.cache);
   const failures = createAuthFailureLimiter({ perMinute: config.auth.failuresPerMinute, ...options });
-  // A known key's row at once (no promise to wait for), else read through the cache.
-  const findKeyByHash = (hash: string) => rows.peek(hash) ?? rows.get(hash, () => store.findKeyByHash(hash));
-  return async (presented, headers) => {
-    await failures.assertAllowed(presented.address);
-    try {
-      const key = typeof presented.key === 'string' ? presented.key : presented.key();
-      return await activeKeyRow(key, findKeyByHash, headers);
-    } catch (error) {
-      if (error instanceof UnauthorizedError) await failures.recordFailure(presented.address);
-      throw error;
+  /**
+   * The SHA-256 of keys that named a key record lately, so that a client's every request does not
+   * hash its key again. Only keys that were found are kept (guesses cannot crowd them out); a
+   * revoked key's hash still finds its record, which says it is revoked.
+   */
+  const knownHashes = new Map<string, string>();
+  // A record read from the store is compared with the hash in constant time once, before it is kept.
+  const readRow = (hash: string) => rows.get(hash, async () => {
+    const row = await store.findKeyByHash(hash);
+    return row && hashesEqual(row.hash, hash) ? row : undefined;
+  });
+  const active = (row: KeyRow | undefined, key: string, hash: string, headers: Record<string, string> | undefined): KeyRow => {
+    if (!row || row.revoked_at !== null) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
+    if (!knownHashes.has(key)) {
+      if (knownHashes.size >= MAX_KNOWN_HASHES) knownHashes.clear();
+      knownHashes.set(key, hash);
     }
+    return row;
   };
-}
-
-async function activeKeyRow(key: string, findKeyByHash: (hash: string) => KeyRow | Promise<KeyRow | undefined>, headers?: Record<string, string>): Promise<KeyRow> {
-  if (!isWellFormedKey(key)) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
-  const hash = hashKey(key);
-  const found = findKeyByHash(hash);
-  const row = found instanceof Promise ? await found : found;
-  // The lookup is by hash; the constant-time comparison keeps the final check independent of the secret.
-  if (!row || !hashesEqual(row.hash, hash) || row.revoked_at !== null) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
-  return row;
+  const find = (presented: PresentedKey, headers: Record<string, string> | undefined): MaybePromise<KeyRow> => {
+    const key = typeof presented.key === 'string' ? presented.key : presented.key();
+    let hash = knownHashes.get(key);
+    if (hash === undefined) {
+      if (!isWellFormedKey(key)) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
+      hash = hashKey(key);
+    }
+    const known = rows.peek(hash);
+    if (known !== undefined) return active(known, key, hash, headers);
+    const hashed = hash;
+    return readRow(hash).then((row) => active(row, key, hashed, headers));
+  };
+  const failed = (address: string | undefined, error: unknown): Promise<never> =>
+    error instanceof UnauthorizedError ? failures.recordFailure(address).then(() => Promise.reject(error)) : Promise.reject(error);
+  const resolveNow = (presented: PresentedKey, headers: Record<string, string> | undefined): MaybePromise<KeyRow> => {
+    let row: MaybePromise<KeyRow>;
+    try {
+      row = find(presented, headers);
+    } catch (error) {
+      return failed(presented.address, error);
+    }
+    return row instanceof Promise ? row.catch((error: unknown) => failed(presented.address, error)) : row;
+  };
+  return (presented, headers) => {
+    const allowed = failures.assertAllowed(presented.address);
+    return allowed === undefined ? resolveNow(presented, headers) : allowed.then(() => resolveNow(presented, headers));
+  };
 }

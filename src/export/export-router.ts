@@ -5,6 +5,7 @@ import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import type { Clock } from '../clock.js';
 import type { CollectionConfig, Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { HotRoute, HotSurface } from '../http/fast-path.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { VersionWatch } from '../http/response-cache.js';
@@ -59,10 +60,11 @@ export function createExportSurface(deps: ExportDeps): ExportSurface {
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
 
   /** The key (401; 429 for too many failures), then the rate limits (429): every request under /export. */
-  const admit = async (req: Request, res: Response) => {
-    setClient(res, await clientOf(req));
-    await deps.rateLimit.count(getClient(res), req.ip, res);
-  };
+  const admit = (req: Request, res: Response): MaybePromise<void> =>
+    andThen(clientOf(req), (client) => {
+      setClient(res, client);
+      return deps.rateLimit.count(client, req.ip, res);
+    });
   /** The plan for the collection the name finds (403), then the collection itself (404). */
   const useNamed = (res: Response, name: string) => {
     planGate(getClient(res), named(name)?.id);

@@ -2,6 +2,7 @@
 // before Express, through the surfaces' own checks and handlers; anything else goes to Express untouched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
+import type { MaybePromise } from '../maybe-promise.js';
 import { deferHeaders, takeDeferredHeaders, type HeaderSink } from './header-list.js';
 import type { RequestLog } from './request-log.js';
 import type { SecurityHeaders } from './security-headers.js';
@@ -21,10 +22,11 @@ export interface HotRoute {
   /**
    * The checks the surface's router runs before it chooses a route (key, rate limits, plan, media
    * type), setting the headers they add on `headers` (the response, or the list standing in for it).
+   * At once when all they read is in memory (a refusal thrown), else a promise (a refusal rejected).
    */
-  admit(req: Request, res: Response, params: RouteParams, headers: HeaderSink): Promise<void>;
+  admit(req: Request, res: Response, params: RouteParams, headers: HeaderSink): MaybePromise<void>;
   /** The route's handler. */
-  handle(req: Request, res: Response, params: RouteParams): void | Promise<void>;
+  handle(req: Request, res: Response, params: RouteParams): MaybePromise<void>;
   /**
    * The handler answers through sendBytes (http/send-json.ts), or throws: then the response's
    * headers wait in a list until sendBytes writes them with the body in one writeHead, rather than
@@ -165,27 +167,36 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     // or wait in a list for sendBytes to write with the body (HotRoute.sendsBytes).
     const list = compiled.route.sendsBytes ? parts.securityHeaders.list(req.secure) : undefined;
     if (!list) parts.securityHeaders.apply(res, req.secure);
-    compiled.route
-      .admit(req, res, params, list ?? res)
-      .then(() => {
-        routed = true;
-        if (list) deferHeaders(res, list);
-        return compiled.route.handle(req, res, params);
-      })
-      .catch((error: unknown) => {
-        // An error is rendered as the router renders it, on a response that holds every header set so far.
-        if (list) {
-          takeDeferredHeaders(res);
-          if (!res.headersSent) list.moveTo(res);
-        }
-        // Where Express would end in its final handler (a renderer that fails, or passes the error
-        // on), the response can only be cut off.
-        try {
-          compiled.surface.renderError(error, req, res, () => res.destroy());
-        } catch {
-          res.destroy();
-        }
-      });
+    const proceed = () => {
+      routed = true;
+      if (list) deferHeaders(res, list);
+      return compiled.route.handle(req, res, params);
+    };
+    const fail = (error: unknown) => {
+      // An error is rendered as the router renders it, on a response that holds every header set so far.
+      if (list) {
+        takeDeferredHeaders(res);
+        if (!res.headersSent) list.moveTo(res);
+      }
+      // Where Express would end in its final handler (a renderer that fails, or passes the error
+      // on), the response can only be cut off.
+      try {
+        compiled.surface.renderError(error, req, res, () => res.destroy());
+      } catch {
+        res.destroy();
+      }
+    };
+    // The checks and the handler run at once while each answers at once (everything in memory),
+    // and wait where one returns a promise: the order is the same either way.
+    let done: MaybePromise<void>;
+    try {
+      const admitted = compiled.route.admit(req, res, params, list ?? res);
+      done = admitted instanceof Promise ? admitted.then(proceed) : proceed();
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (done instanceof Promise) done.catch(fail);
   };
 
   return (incoming, outgoing) => {

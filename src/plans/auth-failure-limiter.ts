@@ -11,8 +11,12 @@ export const AUTH_FAILURE_WINDOW: CounterWindow = { name: 'auth-failures', ms: 6
 const MAX_REMEMBERED = 10_000;
 
 export interface AuthFailureLimiter {
-  /** Throws a RateLimitError (429, `Retry-After`) when `address` has used up its failed authentications of this minute. */
-  assertAllowed(address: string | undefined): Promise<void>;
+  /**
+   * Rejects with a RateLimitError (429, `Retry-After`) when `address` has used up its failed
+   * authentications of this minute. Undefined, at once, when the address has not failed here this
+   * window (nothing to look up); else a promise, fulfilled when the address may go on.
+   */
+  assertAllowed(address: string | undefined): Promise<void> | undefined;
   /** Counts one failed authentication (a malformed, unknown or revoked key) for `address`. */
   recordFailure(address: string | undefined): Promise<void>;
 }
@@ -61,27 +65,29 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
   };
 
   return {
-    async assertAllowed(address) {
+    assertAllowed(address) {
       // No address has failed here this window (the usual case): nothing to look up.
-      if (refusedUntil.size === 0 && failedUntil.size === 0) return;
+      if (refusedUntil.size === 0 && failedUntil.size === 0) return undefined;
       const key = counterKey(address);
       const remembered = refusedUntil.get(key);
       if (remembered !== undefined) {
-        if (remembered > now()) throw refuse(remembered);
+        if (remembered > now()) return Promise.reject(refuse(remembered));
         refusedUntil.delete(key);
       }
       const failed = failedUntil.get(key);
-      if (failed === undefined) return;
+      if (failed === undefined) return undefined;
       if (failed <= now()) {
         failedUntil.delete(key);
-        return;
+        return undefined;
       }
-      const info = await store.get?.(key);
-      // rate-limit-redis reads a key that does not exist as NaN hits: only a count at the limit refuses.
-      if (info === undefined || !(info.totalHits >= perMinute)) return;
-      const until = info.resetTime?.getTime() ?? windowEnd();
-      remember(refusedUntil, key, until);
-      throw refuse(until);
+      return (async () => {
+        const info = await store.get?.(key);
+        // rate-limit-redis reads a key that does not exist as NaN hits: only a count at the limit refuses.
+        if (info === undefined || !(info.totalHits >= perMinute)) return;
+        const until = info.resetTime?.getTime() ?? windowEnd();
+        remember(refusedUntil, key, until);
+        throw refuse(until);
+      })();
     },
     async recordFailure(address) {
       options.onFailure?.();

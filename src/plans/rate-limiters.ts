@@ -76,9 +76,10 @@ export interface RateLimiter {
   /**
    * Counts one request of `client` (keyed by `address` without a key) in each window in turn and
    * writes the headers of the windows counted on `res`. A window whose count passes its limit ends
-   * it there with a RateLimitError (429, Retry-After): the later windows are not counted.
+   * it there with a RateLimitError (429, Retry-After): the later windows are not counted. At once
+   * when every window's counters are in this process (a 429 thrown), else a promise (a 429 rejected).
    */
-  count(client: Client, address: string | undefined, res: LimitHeaderTarget): Promise<void>;
+  count(client: Client, address: string | undefined, res: LimitHeaderTarget): void | Promise<void>;
   /** The same for a request past authentication (its client on the response, its address `req.ip`), as middleware. */
   middleware: RequestHandler;
 }
@@ -127,19 +128,33 @@ export function createRateLimiter(
     for (const { window, remaining } of counts) res.setHeader(window.header, String(remaining));
   };
 
-  const count = async (client: Client, address: string | undefined, res: LimitHeaderTarget) => {
+  /** Adds one window's count; past the limit, the headers of the windows counted so far and a 429. */
+  const tally = (counts: WindowCount[], client: Client, key: string, window: RateWindow, totalHits: number, resetMs: number | undefined, res: LimitHeaderTarget) => {
+    const limit = window.limitOf(client.plan);
+    counts.push({ window, limit, remaining: Math.max(limit - totalHits, 0), resetMs, key });
+    if (totalHits > limit) {
+      onLimited?.(client.planName, window.name);
+      setHeaders(res, counts);
+      const retryAfter = resetMs !== undefined ? (resetMs - Date.now()) / 1000 : window.ms / 1000;
+      throw new RateLimitError(describe(client, window), retryAfter);
+    }
+  };
+  const inProcess = windows.every(({ now }) => now !== undefined);
+
+  const count = (client: Client, address: string | undefined, res: LimitHeaderTarget): void | Promise<void> => {
     const key = counterKey(client, address);
     const counts: WindowCount[] = [];
+    if (!inProcess) return countShared(client, key, counts, res);
+    for (const { window, now } of windows) {
+      const { totalHits, resetMs } = now!(key);
+      tally(counts, client, key, window, totalHits, resetMs, res);
+    }
+    setHeaders(res, counts);
+  };
+  const countShared = async (client: Client, key: string, counts: WindowCount[], res: LimitHeaderTarget) => {
     for (const { window, store, now } of windows) {
       const { totalHits, resetMs } = now ? now(key) : await counted(store, key);
-      const limit = window.limitOf(client.plan);
-      counts.push({ window, limit, remaining: Math.max(limit - totalHits, 0), resetMs, key });
-      if (totalHits > limit) {
-        onLimited?.(client.planName, window.name);
-        setHeaders(res, counts);
-        const retryAfter = resetMs !== undefined ? (resetMs - Date.now()) / 1000 : window.ms / 1000;
-        throw new RateLimitError(describe(client, window), retryAfter);
-      }
+      tally(counts, client, key, window, totalHits, resetMs, res);
     }
     setHeaders(res, counts);
   };

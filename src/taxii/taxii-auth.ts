@@ -2,6 +2,7 @@
 import type { Request, Response } from 'express';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { Client } from '../plans/plan-rules.js';
 
 export const TAXII_USERNAME = 'taxii2';
@@ -53,8 +54,9 @@ export function setAcceptOf(req: Request, res: Response): void {
  * neither is a 401 (`hint` says how to send a key). The exports authenticate this way too, as the
  * firewalls that poll them send Basic.
  */
-export function createBasicOrQueryClientResolver(authenticate: KeyAuthenticator, hint: string): (req: Request) => Promise<Client> {
-  return async (req) => {
+export function createBasicOrQueryClientResolver(authenticate: KeyAuthenticator, hint: string): (req: Request) => MaybePromise<Client> {
+  // At once when the authenticator answers at once; a request without credentials throws its 401 at once.
+  return (req) => {
     const query = req.query as Record<string, unknown>;
     const header = req.headers.authorization;
     const given = query.key;

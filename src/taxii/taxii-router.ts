@@ -4,12 +4,13 @@ import type { CollectionConfig, Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { HotRoute, HotSurface, RouteParams } from '../http/fast-path.js';
 import type { HeaderSink } from '../http/header-list.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { prettyParam } from '../http/query-params.js';
-import { getClient, setClient } from '../plans/request-client.js';
+import { setClient } from '../plans/request-client.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
 import type { Store } from '../store/store.js';
 import { createCollectionResolver, getCollection } from './collection-resolver.js';
@@ -72,15 +73,19 @@ export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
    * section 15.4.5 leaves Content-Type off a 304, as the lookup API does, but here the TAXII
    * contract wins). Then the key (401, and 429 for too many failures; a 400 for `accept` given
    * twice), the rate limits (429), the plan (403; `collectionId`, the collection the path names,
-   * may be the free test collection), and the media type (406).
+   * may be the free test collection), and the media type (406). At once (no promise) when the key's
+   * record and the counters are in memory: an error is then thrown, else the promise rejects with it.
    */
-  const admit = async (req: Request, res: Response, collectionId: string | undefined, headers: HeaderSink = res) => {
+  const admit = (req: Request, res: Response, collectionId: string | undefined, headers: HeaderSink = res): MaybePromise<void> => {
     headers.setHeader('Content-Type', TAXII_MEDIA_TYPE);
-    setClient(res, await clientOf(req));
-    setAcceptOf(req, res);
-    await deps.rateLimit.count(getClient(res), req.ip, headers);
-    planGate(getClient(res), collectionId);
-    requireTaxiiMediaType(res);
+    return andThen(clientOf(req), (client) => {
+      setClient(res, client);
+      setAcceptOf(req, res);
+      return andThen(deps.rateLimit.count(client, req.ip, headers), () => {
+        planGate(client, collectionId);
+        requireTaxiiMediaType(res);
+      });
+    });
   };
 
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
@@ -149,10 +154,7 @@ export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
       return found !== undefined && known(req, found, params);
     },
     // The router's checks, then its collection resolver (both before the route, as router.use runs them).
-    admit: async (req, res, params, headers) => {
-      await admit(req, res, params.collectionId, headers);
-      useCollection(res, params.collectionId!);
-    },
+    admit: (req, res, params, headers) => andThen(admit(req, res, params.collectionId, headers), () => void useCollection(res, params.collectionId!)),
     handle,
     sendsBytes: true,
   });

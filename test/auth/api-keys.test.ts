@@ -114,14 +114,14 @@ describe('key records cached by the server', () => {
     assert.ok(await ctx.store.revokeKey({ hash: hashKey(key) }, '2026-01-01 00:00:00'));
     assert.equal((await authenticate({ address: '192.0.2.1', key })).planName, 'pro');
     now += 1001;
-    await assert.rejects(authenticate({ address: '192.0.2.1', key }), /Unknown or revoked API key/);
+    await assert.rejects(async () => authenticate({ address: '192.0.2.1', key }), /Unknown or revoked API key/);
   });
 
   it('never keep unknown keys: a key created after a failed attempt works at once', async () => {
     const authenticate = createKeyAuthenticator(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 60_000 } }, fixedClock);
     const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'free', 'late');
     await dbOf(ctx.store).deleteFrom('api_keys').where('hash', '=', hashKey(key)).execute();
-    await assert.rejects(authenticate({ address: '192.0.2.1', key }), /Unknown or revoked API key/);
+    await assert.rejects(async () => authenticate({ address: '192.0.2.1', key }), /Unknown or revoked API key/);
     await ctx.store.insertKey({ id: 'k_late00000001', hash: hashKey(key), plan: 'free', label: null, created_at: '2026-01-01 00:00:00' });
     assert.equal((await authenticate({ address: '192.0.2.1', key })).planName, 'free');
   });
