@@ -14,6 +14,7 @@ import { createHealthRoutes } from './http/health-routes.js';
 import { createOpenApiRoute } from './http/openapi-route.js';
 import { silentLogger, type Logger } from './logger.js';
 import { addMetricsRoute } from './http/metrics-route.js';
+import { parseQuery } from './http/query-parser.js';
 import { createFastPath } from './http/fast-path.js';
 import { createRequestLog } from './http/request-log.js';
 import { createSecurityHeaders } from './http/security-headers.js';
@@ -96,6 +97,8 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
 
   const app = express();
   app.set('trust proxy', config.trustProxy);
+  // Express's default ("simple", node's querystring), read faster when there is nothing to decode.
+  app.set('query parser', parseQuery);
   app.set('etag', false);
   app.disable('x-powered-by');
   readOncePerRequest(app, 'query');

@@ -2,6 +2,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { AdminAuthenticator, AdminKey } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
+import { RequestSlot } from '../request-slot.js';
 
 export const ADMIN_USERNAME = 'admin';
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate admin"' };
@@ -28,7 +29,7 @@ export function adminKeyFrom(header: string): string {
 }
 
 /** The admin key each request was served for, for the request log (keyed by the response, as request-client.ts keys clients). */
-const adminKeys = new WeakMap<Response, AdminKey>();
+const adminKeys = new RequestSlot<AdminKey>('admin key');
 
 export function findAdminKey(res: Response): AdminKey | undefined {
   return adminKeys.get(res);

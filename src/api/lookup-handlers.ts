@@ -3,6 +3,7 @@
 import type { Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import { NotFoundError } from '../errors.js';
 import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
@@ -82,19 +83,23 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
    * missing record is a 404. The plan's page allowance is checked before the cache: a cached page
    * is never a way around the limit.
    */
-  async function serve(res: Response, request: LookupRequest): Promise<void> {
+  /** Sends the lookup's body: at once when it is cached (no promise), else when it is built (a 404 when there is none). */
+  function serve(res: Response, request: LookupRequest): MaybePromise<void> {
     const { lookup, pretty } = request;
     if (lookup.kind === 'links') assertPageAllowed(getClient(res), lookup.page);
     const { notFound, build } = planOf(lookup);
     const key = cacheKey(request);
-    const body =
-      cache.peek(key) ??
-      (await cache.get(key, async () => {
+    const hit = cache.peek(key);
+    if (hit !== undefined) return sendJsonText(res, hit);
+    return cache
+      .get(key, async () => {
         const value = await build();
         return value === undefined ? undefined : Buffer.from(serialize(value, pretty), 'utf8');
-      }));
-    if (body === undefined) throw new NotFoundError(notFound);
-    sendJsonText(res, body);
+      })
+      .then((body) => {
+        if (body === undefined) throw new NotFoundError(notFound);
+        sendJsonText(res, body);
+      });
   }
 
   return {

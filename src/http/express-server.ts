@@ -1,6 +1,7 @@
 // node:http request and response classes whose instances are born with an Express app's prototypes.
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { addEmptySlots } from '../request-slot.js';
 
 export interface MessageClasses {
   IncomingMessage: typeof IncomingMessage;
@@ -17,12 +18,26 @@ export interface MessageClasses {
  * response with the prototype Express is about to give it and the swap changes nothing (what that
  * saves per request: bench/README.md).
  *
+ * Both are born with every request slot too (request-slot.ts): the values a request carries
+ * between its parts are properties from the start, not added as it is served.
+ *
  * Call it once per app, before serving; a server built without the classes still works, with
  * Express swapping prototypes as usual.
  */
 export function expressMessageClasses(app: Express): MessageClasses {
-  class Request extends IncomingMessage {}
-  class Response extends ServerResponse {}
+  // Born with every request slot (request-slot.ts), so that no property is added to them later.
+  class Request extends IncomingMessage {
+    constructor(...args: ConstructorParameters<typeof IncomingMessage>) {
+      super(...args);
+      addEmptySlots(this);
+    }
+  }
+  class Response extends ServerResponse {
+    constructor(...args: ConstructorParameters<typeof ServerResponse>) {
+      super(...args);
+      addEmptySlots(this);
+    }
+  }
   const take = (key: 'request' | 'response', prototype: object) => {
     const current = app[key] as object;
     Object.defineProperties(prototype, Object.getOwnPropertyDescriptors(current));

@@ -79,6 +79,10 @@ interface CompiledRoute {
  */
 const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
 
+/** Paths whose route the fast path remembers, and the longest it remembers (a TAXII object's path is about 150 characters). */
+const MAX_REMEMBERED_PATHS = 1_000;
+const MAX_REMEMBERED_PATH_LENGTH = 512;
+
 /** A surface's hot routes, compiled. */
 interface CompiledSurface {
   mount: string;
@@ -102,8 +106,14 @@ function paramsOf(route: CompiledRoute, given: readonly string[]): Record<string
   return params;
 }
 
+/** A path's route and its parameters (shared by every request for the path: never changed). */
+interface RouteMatch {
+  compiled: CompiledRoute;
+  params: RouteParams;
+}
+
 /** The route a path names, and its parameters; undefined when none matches as written. */
-function matchRoute(surfaces: readonly CompiledSurface[], path: string): { compiled: CompiledRoute; params: Record<string, string> } | undefined {
+function matchRoute(surfaces: readonly CompiledSurface[], path: string): RouteMatch | undefined {
   if (!PLAIN_PATH.test(path)) return undefined;
   for (const { mount, routes } of surfaces) {
     if (!path.startsWith(mount) || (path.length > mount.length && path[mount.length] !== '/')) continue;
@@ -112,7 +122,7 @@ function matchRoute(surfaces: readonly CompiledSurface[], path: string): { compi
     const given = rest === '' ? [] : rest.slice(1).split('/');
     for (const compiled of routes) {
       const params = paramsOf(compiled, given);
-      if (params) return { compiled, params };
+      if (params) return { compiled, params: Object.freeze(params) };
     }
     return undefined;
   }
@@ -157,6 +167,22 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     })),
   }));
   const toApp = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
+  /**
+   * The routes of paths asked for lately, and the paths that match none (null): pollers ask for the
+   * same few paths again and again. At most MAX_REMEMBERED_PATHS, then forgotten all at once.
+   */
+  const remembered = new Map<string, RouteMatch | null>();
+  const routeOf = (path: string): RouteMatch | undefined => {
+    let found = remembered.get(path);
+    if (found === undefined) {
+      found = matchRoute(surfaces, path) ?? null;
+      if (path.length <= MAX_REMEMBERED_PATH_LENGTH) {
+        if (remembered.size >= MAX_REMEMBERED_PATHS) remembered.clear();
+        remembered.set(path, found);
+      }
+    }
+    return found ?? undefined;
+  };
 
   const answer = (req: Request, res: Response, compiled: CompiledRoute, params: RouteParams) => {
     // As Express's app.handle does: the response's freshness check (req.fresh) reads it.
@@ -205,7 +231,7 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     const res = outgoing as Response;
     const url = req.url;
     const q = url.indexOf('?');
-    const found = matchRoute(surfaces, q === -1 ? url : url.slice(0, q));
+    const found = routeOf(q === -1 ? url : url.slice(0, q));
     if (!found) return toApp(req, res);
     const { compiled, params } = found;
     let known: boolean | Promise<boolean>;

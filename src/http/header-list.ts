@@ -1,5 +1,6 @@
 // Response headers gathered before a response is written, then written in one writeHead (the fast path, issue 32).
 import type { ServerResponse } from 'node:http';
+import { RequestSlot } from '../request-slot.js';
 
 type HeaderValue = string | number | readonly string[];
 
@@ -68,7 +69,7 @@ export class HeaderList implements HeaderSink {
 }
 
 /** Responses whose headers wait in a list until their body is sent (sendBytes writes them with it). */
-const deferred = new WeakMap<object, HeaderList>();
+const deferred = new RequestSlot<HeaderList>('deferred headers');
 
 /** From now on the response's headers wait in `list`, until sendBytes writes them (or their taker moves them onto the response). */
 export function deferHeaders(res: object, list: HeaderList): void {
@@ -83,6 +84,6 @@ export function deferredHeaders(res: object): HeaderList | undefined {
 /** The list a response's headers wait in, taken off it: the caller writes them. */
 export function takeDeferredHeaders(res: object): HeaderList | undefined {
   const list = deferred.get(res);
-  if (list !== undefined) deferred.delete(res);
+  if (list !== undefined) deferred.set(res, undefined);
   return list;
 }

@@ -1,10 +1,11 @@
 // The client a request is served for (key id and plan): set by each surface's authenticator, read by the
 // rate limiter, the plan checks and the request log.
 import type { Response } from 'express';
+import { RequestSlot } from '../request-slot.js';
 import type { Client } from './plan-rules.js';
 
-/** Keyed by the response, as res.locals is, but typed: no reader casts, and the entry goes with the response. */
-const clients = new WeakMap<Response, Client>();
+/** On the response, as res.locals is, but typed: no reader casts, and the value goes with the response. */
+const clients = new RequestSlot<Client>('client');
 
 export function setClient(res: Response, client: Client): void {
   clients.set(res, client);

@@ -2,8 +2,9 @@
 import type { Response } from 'express';
 import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
+import { RequestSlot } from '../request-slot.js';
 
-const collections = new WeakMap<Response, CollectionConfig>();
+const collections = new RequestSlot<CollectionConfig>('collection');
 
 /** Finds the collection a request names and keeps it for `getCollection`; a 404 when none has that name. */
 export type CollectionResolver = (res: Response, name: string) => CollectionConfig;

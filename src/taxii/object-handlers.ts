@@ -1,5 +1,6 @@
 // Handlers of the collection endpoints that list objects: objects, object, versions, manifest.
 import type { Logger } from '../logger.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { Request, Response } from 'express';
 import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
@@ -13,6 +14,7 @@ import { parseListingQuery, type MatchField } from './query-filters.js';
 import { getCollection } from './collection-resolver.js';
 import { sendTaxii } from './send-taxii.js';
 import { prettyParam } from '../http/query-params.js';
+import { RequestSlot } from '../request-slot.js';
 
 export type ListingKind = 'objects' | 'manifest' | 'object' | 'versions';
 type Kind = ListingKind;
@@ -42,6 +44,12 @@ interface RenderedPage {
 /** Query parameters that do not shape a listing: the credentials of query-string authentication. */
 const NOT_SHAPING = new Set(['key', 'accept']);
 
+/**
+ * Each request's page key, worked out once: the fast path asks whether the page is cached, then
+ * serves it (the request's path, hence kind, collection and object, and its query do not change).
+ */
+const pageKeys = new RequestSlot<string>('TAXII page key');
+
 export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string>; cacheCounter?: CacheCounter }) {
   const { store, config } = deps;
   /** Objects left out of pages because their records no longer give them (ObjectPage.skipped), since start-up. */
@@ -58,11 +66,6 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     () => store.dataVersion(), deps.clock, { ...config.cache, admitOnRepeat: true }, (page) => page.body.length, deps.cacheCounter,
   );
 
-  /**
-   * Each request's page key, worked out once: the fast path asks whether the page is cached, then
-   * serves it (the request's path, hence kind, collection and object, and its query do not change).
-   */
-  const pageKeys = new WeakMap<Request, string>();
 
   /** What determines a listing's body: the endpoint, the collection, the object, and the query's shaping parameters. */
   function pageKey(req: Request, kind: Kind, collection: CollectionConfig, objectId: string | undefined): string {
@@ -89,15 +92,17 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
     versions: versionsJson,
   };
 
-  async function respond(req: Request, res: Response, kind: Kind, objectId?: string): Promise<void> {
+  /** Sends the listing: at once when its page is cached (no promise), else when it is built. */
+  function respond(req: Request, res: Response, kind: Kind, objectId?: string): MaybePromise<void> {
     const key = pageKey(req, kind, getCollection(res), objectId);
-    const page =
-      pages.peek(key) ??
-      (await pages.get(key, async () => {
+    const hit = pages.peek(key);
+    if (hit !== undefined) return sendTaxii(res, 200, hit.body, hit.headers);
+    return pages
+      .get(key, async () => {
         const result = await listPage(req, res, kind, objectId);
         return { body: Buffer.from(RENDER[kind](result, prettyParam(req)), 'utf8'), headers: dateAddedHeaders(result.items) };
-      }));
-    sendTaxii(res, 200, page!.body, page!.headers);
+      })
+      .then((page) => sendTaxii(res, 200, page!.body, page!.headers));
   }
 
   async function listPage(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {

@@ -4,6 +4,7 @@ import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { Client } from '../plans/plan-rules.js';
+import { RequestSlot } from '../request-slot.js';
 
 export const TAXII_USERNAME = 'taxii2';
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate"' };
@@ -32,7 +33,7 @@ export function restorePlus(accept: string): string {
 }
 
 /** The Accept value a request negotiates with: its header, or the `accept` query value. */
-const accepts = new WeakMap<Response, string | undefined>();
+const accepts = new RequestSlot<string>('accept');
 
 /** The Accept value of a request the authenticator passed (undefined when it sent none). */
 export function getAccept(res: Response): string | undefined {
