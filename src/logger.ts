@@ -16,6 +16,11 @@ const RESERVED = ['time', 'level', 'pid', 'msg'];
 
 export const LOG_LEVELS = Object.keys(ORDER) as LogLevel[];
 
+function reusesReserved(fields: Record<string, unknown>): boolean {
+  for (const field of RESERVED) if (field in fields) return true;
+  return false;
+}
+
 /** The current time in ISO 8601, made once per millisecond however many lines share it. */
 let lastMs = -1;
 let lastIso = '';
@@ -36,7 +41,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     return (message: string, fields?: Record<string, unknown>) => {
       if (ORDER[name] < threshold) return;
       const time = isoNow();
-      if (fields === undefined || RESERVED.some((field) => field in fields)) {
+      if (fields === undefined || reusesReserved(fields)) {
         write(`${JSON.stringify({ time, level: name, pid: process.pid, msg: message, ...fields })}\n`);
         return;
       }

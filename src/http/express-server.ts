@@ -18,20 +18,16 @@ export interface MessageClasses {
  * response with the prototype Express is about to give it and the swap changes nothing (what that
  * saves per request: bench/README.md).
  *
- * Both are born with every request slot too (request-slot.ts): the values a request carries
- * between its parts are properties from the start, not added as it is served.
+ * The response is born with every request slot too (request-slot.ts): the values a request
+ * carries between its parts are properties of it from the start, not added as it is served.
  *
  * Call it once per app, before serving; a server built without the classes still works, with
  * Express swapping prototypes as usual.
  */
 export function expressMessageClasses(app: Express): MessageClasses {
-  // Born with every request slot (request-slot.ts), so that no property is added to them later.
-  class Request extends IncomingMessage {
-    constructor(...args: ConstructorParameters<typeof IncomingMessage>) {
-      super(...args);
-      addEmptySlots(this);
-    }
-  }
+  class Request extends IncomingMessage {}
+  // Born with every request slot (request-slot.ts), so that no property is added to it later: node's
+  // code reads the response until the request ends, the request's mostly before our code runs.
   class Response extends ServerResponse {
     constructor(...args: ConstructorParameters<typeof ServerResponse>) {
       super(...args);

@@ -31,19 +31,30 @@ function decodedName(rawName: string): string {
   return name;
 }
 
+/** What a secret parameter's name can begin with, escaped or not (SECRET_PARAMS, or a percent escape). */
+const SECRET_FIRST = /[kKaAtTpP%]/;
+
 /** The URL as logged: secret query values replaced, everything else kept for debugging. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
-  const parts = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const rawName = eq === -1 ? pair : pair.slice(0, eq);
-      return SECRET_PARAMS.test(decodedName(rawName)) ? `${rawName}=[redacted]` : pair;
-    });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
+  // One pass over the pairs; the URL is copied only when a value is replaced.
+  let redacted = '';
+  let copied = 0;
+  for (let start = q + 1; start <= url.length; ) {
+    let end = url.indexOf('&', start);
+    if (end === -1) end = url.length;
+    if (start < end && SECRET_FIRST.test(url[start]!)) {
+      const eq = url.indexOf('=', start);
+      const rawName = url.slice(start, eq !== -1 && eq < end ? eq : end);
+      if (SECRET_PARAMS.test(decodedName(rawName))) {
+        redacted += `${url.slice(copied, start)}${rawName}=[redacted]`;
+        copied = end;
+      }
+    }
+    start = end + 1;
+  }
+  return copied === 0 ? url : redacted + url.slice(copied);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Tells a database that cannot be reached apart from other failures, so both surfaces answer 503, not 500.
 import { ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { RequestSlot } from '../request-slot.js';
 
 export const STORE_UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly.';
 
@@ -46,11 +47,11 @@ export function isStoreUnavailable(error: unknown, depth = 0): boolean {
 const WARN_EVERY_MS = 10_000;
 
 /** Responses that answer a database outage, for the request metrics (threatgate_store_errors_total). */
-const outageAnswers = new WeakSet<object>();
+const outageAnswers = new RequestSlot<true>('answered for a store outage');
 
 /** True when the error renderer answered this response for an unreachable database. */
 export function answeredForStoreOutage(res: object): boolean {
-  return outageAnswers.has(res);
+  return outageAnswers.get(res) === true;
 }
 
 /**
@@ -62,7 +63,7 @@ export function createStoreUnavailableMapper(logger: Logger): (error: unknown, r
   let warnedAt = -Infinity;
   return (error, res) => {
     if (!isStoreUnavailable(error)) return undefined;
-    if (res !== undefined) outageAnswers.add(res);
+    if (res !== undefined) outageAnswers.set(res, true);
     const now = Date.now();
     if (now - warnedAt >= WARN_EVERY_MS) {
       warnedAt = now;

@@ -13,8 +13,29 @@ function unauthorized(message: string): UnauthorizedError {
   return new UnauthorizedError(message, CHALLENGE);
 }
 
+/**
+ * Authorization headers read lately, with the key each gives: a poller sends the same header with
+ * every request, and decoding it costs more than a map read. Only headers that give a key are kept
+ * (a key still to be checked: the authenticator checks it every time), at most this many, then
+ * forgotten all at once; a header longer than any key's is never kept.
+ */
+const readHeaders = new Map<string, string>();
+const MAX_READ_HEADERS = 1_000;
+const MAX_KEPT_HEADER_LENGTH = 512;
+
 /** The API key from `Authorization: Basic base64(taxii2:KEY)`; any other shape is a 401 naming it. */
 export function keyFromBasic(header: string): string {
+  const known = readHeaders.get(header);
+  if (known !== undefined) return known;
+  const key = decodeBasic(header);
+  if (header.length <= MAX_KEPT_HEADER_LENGTH) {
+    if (readHeaders.size >= MAX_READ_HEADERS) readHeaders.clear();
+    readHeaders.set(header, key);
+  }
+  return key;
+}
+
+function decodeBasic(header: string): string {
   const match = /^Basic[ ]+([A-Za-z0-9+/=_-]+)[ ]*$/i.exec(header);
   if (!match) throw unauthorized('The Authorization header must be HTTP Basic with username "taxii2" and the API key as password.');
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
