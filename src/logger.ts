@@ -21,14 +21,26 @@ function reusesReserved(fields: Record<string, unknown>): boolean {
   return false;
 }
 
-/** The current time in ISO 8601, made once per millisecond however many lines share it. */
+/**
+ * The current time in ISO 8601 to the millisecond: the text up to the seconds is made once per
+ * second, and a busy server's lines (several a millisecond) share the whole text.
+ */
 let lastMs = -1;
 let lastIso = '';
+let lastSecond = -1;
+let secondPrefix = '';
 function isoNow(): string {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;
-    lastIso = new Date(now).toISOString();
+    const ms = now % 1000;
+    const second = now - ms;
+    if (second !== lastSecond) {
+      lastSecond = second;
+      // `2026-11-27T02:47:14.000Z` without its `000Z`.
+      secondPrefix = new Date(second).toISOString().slice(0, -4);
+    }
+    lastIso = `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
   return lastIso;
 }

@@ -113,18 +113,33 @@ export function createRateLimiter(
     return { totalHits, resetMs: resetTime?.getTime() };
   };
 
+  /**
+   * The `RateLimit-Policy` lines of a client's counted windows: the same on every response while its
+   * limits stay the same, so made once per counter key (and made again should its limits change).
+   * The list is shared by the responses that send it, and never changed.
+   */
+  const policies = new Map<string, { limits: number[]; lines: readonly string[] }>();
+  const policiesOf = (counts: readonly WindowCount[]): string[] => {
+    const key = counts[0]!.key;
+    let kept = policies.get(key);
+    if (kept === undefined || kept.limits.length !== counts.length || counts.some(({ limit }, i) => limit !== kept!.limits[i])) {
+      const lines = counts.map(({ window, limit }) => `"${window.name}"; q=${limit}; w=${Math.ceil(window.ms / 1000)}; pk=:${partitionKey(key)}:`);
+      kept = { limits: counts.map(({ limit }) => limit), lines };
+      if (policies.size >= 10_000) policies.clear();
+      policies.set(key, kept);
+    }
+    return kept.lines as string[];
+  };
+
   const setHeaders = (res: LimitHeaderTarget, counts: readonly WindowCount[]) => {
     if (counts.length === 0 || res.headersSent) return;
     const lines: string[] = [];
-    const policies: string[] = [];
-    for (const { window, limit, remaining, resetMs, key } of counts) {
-      const windowSeconds = Math.ceil(window.ms / 1000);
-      const reset = resetMs !== undefined ? Math.max(0, Math.ceil((resetMs - Date.now()) / 1000)) : windowSeconds;
+    for (const { window, remaining, resetMs } of counts) {
+      const reset = resetMs !== undefined ? Math.max(0, Math.ceil((resetMs - Date.now()) / 1000)) : Math.ceil(window.ms / 1000);
       lines.push(`"${window.name}"; r=${remaining}; t=${reset}`);
-      policies.push(`"${window.name}"; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     }
     res.setHeader('RateLimit', lines);
-    res.setHeader('RateLimit-Policy', policies);
+    res.setHeader('RateLimit-Policy', policiesOf(counts));
     for (const { window, remaining } of counts) res.setHeader(window.header, String(remaining));
   };
 
