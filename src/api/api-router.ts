@@ -12,11 +12,25 @@ import type { Metrics } from '../metrics/metrics.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
 import { setClient } from '../plans/request-client.js';
+import { RequestSlot } from '../request-slot.js';
 import type { Store } from '../store/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { infoRequest } from './info-request.js';
 import { createLookupHandlers } from './lookup-handlers.js';
 import { feedRequest, indicatorRequest, threatRequest, type LookupRequest } from './lookup-requests.js';
+
+/** The lookup a request asks for, read once: the fast path asks whether its body is cached, then serves it. */
+const asked = new RequestSlot<LookupRequest>('lookup request');
+
+/** `read(req)`, remembered for the request (a request that cannot be read throws each time: its 400 is Express's to answer). */
+function readOnce(req: Request, read: (req: Request) => LookupRequest): LookupRequest {
+  let request = asked.get(req);
+  if (request === undefined) {
+    request = read(req);
+    asked.set(req, request);
+  }
+  return request;
+}
 
 export interface ApiSurface {
   router: Router;
@@ -56,7 +70,7 @@ export function createApiSurface(deps: {
     ['/indicator.php', indicatorRequest], // ?indicator=VALUE | ?iid=N
     ['/info.php', infoRequest], // Pulsedive's older single entry point, which existing integrations call (DESIGN section 4)
   ];
-  const handler = (read: (req: Request) => LookupRequest) => (req: Request, res: Response) => lookups.serve(res, read(req));
+  const handler = (read: (req: Request) => LookupRequest) => (req: Request, res: Response) => lookups.serve(res, readOnce(req, read));
 
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
@@ -77,7 +91,7 @@ export function createApiSurface(deps: {
       // Known when the body is cached: a request whose parameters are a 400 throws here and goes to Express.
       routes: routes.map(([path, read]) => ({
         path,
-        known: (req) => lookups.isCached(read(req)),
+        known: (req) => lookups.isCached(readOnce(req, read)),
         admit: (req, res, _params, headers) => admit(req, res, headers),
         handle: handler(read),
         sendsBytes: true,

@@ -76,19 +76,19 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
   const feedBody = (feed: Awaited<ReturnType<Store['findFeed']>>) => feed && toFeedBody(feed);
   const indicatorBody = (indicator: Awaited<ReturnType<Store['findIndicator']>>) => indicator && toIndicatorBody(indicator);
 
-  const cacheKey = ({ lookup, pretty }: LookupRequest) => `${planOf(lookup).key}|${pretty ? 1 : 0}`;
+  const cacheKey = (plan: LookupPlan, pretty: boolean) => `${plan.key}|${pretty ? 1 : 0}`;
 
   /**
    * Serves the cached body of the lookup, rendered compact or `pretty`, building it on a miss; a
    * missing record is a 404. The plan's page allowance is checked before the cache: a cached page
-   * is never a way around the limit.
+   * is never a way around the limit. At once when the body is cached (no promise), else when it is built.
    */
-  /** Sends the lookup's body: at once when it is cached (no promise), else when it is built (a 404 when there is none). */
   function serve(res: Response, request: LookupRequest): MaybePromise<void> {
     const { lookup, pretty } = request;
     if (lookup.kind === 'links') assertPageAllowed(getClient(res), lookup.page);
-    const { notFound, build } = planOf(lookup);
-    const key = cacheKey(request);
+    const plan = planOf(lookup);
+    const { notFound, build } = plan;
+    const key = cacheKey(plan, pretty);
     const hit = cache.peek(key);
     if (hit !== undefined) return sendJsonText(res, hit);
     return cache
@@ -105,6 +105,6 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
   return {
     serve,
     /** Whether `serve` would find the body cached now (the fast path's question); counts nothing. */
-    isCached: (request: LookupRequest) => cache.has(cacheKey(request)),
+    isCached: ({ lookup, pretty }: LookupRequest) => cache.has(cacheKey(planOf(lookup), pretty)),
   };
 }
