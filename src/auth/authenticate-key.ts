@@ -47,7 +47,7 @@ export const PLAN_KEY_REFUSED = 'This API key has a plan; /admin/api/ opens only
 /**
  * Resolves keys for every surface. Key records are kept in memory until a key is revoked anywhere
  * (the store's keys version is re-read at most every `cache.versionCheckMs`), so a known key costs
- * one hash and a map read; unknown keys are never kept.
+ * two map reads (its hash, then its record) and no promise; unknown keys are never kept.
  *
  * Each failed authentication (a malformed, unknown or revoked key: a 401) counts for the client
  * address. An address that has made `auth.failuresPerMinute` of them this minute gets a 429 for
