@@ -1,6 +1,6 @@
 // Values a request carries between the parts that serve it, kept on its own objects rather than in WeakMaps (issue 32).
 
-/** Every slot's symbol, in the order declared: the app's request and response classes are born with them all. */
+/** Every slot's symbol, in the order declared: the app's response class is born with them all. */
 const declared: symbol[] = [];
 
 /**
@@ -28,9 +28,10 @@ export class RequestSlot<T> {
 }
 
 /**
- * Gives `owner` every slot declared so far, empty: the constructors of the app's request and
- * response classes (http/express-server.ts) call it, so that the objects node builds for each
- * request have their final shape from the start and no property is added to them later.
+ * Gives `owner` every slot declared so far, empty: the constructor of the app's response class
+ * (http/express-server.ts) calls it, so that the response node builds for each request has its
+ * final shape from the start and no property is added to it later. (Slots kept on the request are
+ * added as they are set: node's code is mostly done with the request by then.)
  */
 export function addEmptySlots(owner: object): void {
   for (const symbol of declared) (owner as Record<symbol, undefined>)[symbol] = undefined;

@@ -6,6 +6,7 @@ import { prettyParam, singleParam } from '../http/query-params.js';
 import type { LinkOwner } from '../store/contract/records.js';
 import { indicatorValueOf, type IndicatorValue } from '../sources/indicator-value.js';
 import { idParam, pageParam, requiredParam } from './lookup-params.js';
+import { rememberBounded } from '../bounded-map.js';
 
 export type Lookup =
   | { kind: 'threat'; tid: number }
@@ -73,8 +74,7 @@ const READ_VALUES_KEPT = 4096;
 function valueOf(raw: string): IndicatorValue | undefined {
   if (readValues.has(raw)) return readValues.get(raw);
   const value = indicatorValueOf(raw);
-  if (readValues.size >= READ_VALUES_KEPT) readValues.clear();
-  readValues.set(raw, value);
+  rememberBounded(readValues, READ_VALUES_KEPT, raw, value);
   return value;
 }
 

@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import { hashesEqual, hashKey, isWellFormedKey } from './key-secret.js';
+import { rememberBounded } from '../bounded-map.js';
 
 export const UNKNOWN_KEY_MESSAGE = 'Unknown or revoked API key.';
 
@@ -125,10 +126,7 @@ function createKeyResolver(store: Store, config: Config, clock: Clock, options: 
   });
   const active = (row: KeyRow | undefined, key: string, hash: string, headers: Record<string, string> | undefined): KeyRow => {
     if (!row || row.revoked_at !== null) throw new UnauthorizedError(UNKNOWN_KEY_MESSAGE, headers);
-    if (!knownHashes.has(key)) {
-      if (knownHashes.size >= MAX_KNOWN_HASHES) knownHashes.clear();
-      knownHashes.set(key, hash);
-    }
+    if (!knownHashes.has(key)) rememberBounded(knownHashes, MAX_KNOWN_HASHES, key, hash);
     return row;
   };
   const find = (presented: PresentedKey, headers: Record<string, string> | undefined): MaybePromise<KeyRow> => {

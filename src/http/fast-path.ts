@@ -6,6 +6,7 @@ import type { MaybePromise } from '../maybe-promise.js';
 import { deferHeaders, takeDeferredHeaders, type HeaderSink } from './header-list.js';
 import type { RequestLog } from './request-log.js';
 import type { SecurityHeaders } from './security-headers.js';
+import { rememberBounded } from '../bounded-map.js';
 
 /** A route's path parameters, as the request spells them (the fast path takes no percent-escape). */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -176,10 +177,7 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     let found = remembered.get(path);
     if (found === undefined) {
       found = matchRoute(surfaces, path) ?? null;
-      if (path.length <= MAX_REMEMBERED_PATH_LENGTH) {
-        if (remembered.size >= MAX_REMEMBERED_PATHS) remembered.clear();
-        remembered.set(path, found);
-      }
+      if (path.length <= MAX_REMEMBERED_PATH_LENGTH) rememberBounded(remembered, MAX_REMEMBERED_PATHS, path, found);
     }
     return found ?? undefined;
   };

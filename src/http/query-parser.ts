@@ -15,10 +15,10 @@ const NO_MEMBERS: object = Object.freeze(Object.create(null) as object);
 /**
  * `querystring.parse(text)`, the parser Express 5's default `query parser` setting ("simple") uses:
  * an object of name to value that inherits nothing, a name given twice to a list of its values in order, a
- * pair without `=` an empty value, empty pairs skipped. A query with no `%` and no `+` (the usual
+ * pair without `=` an empty value, nothing between two `&` skipped. A query with no `%` and no `+` (the usual
  * API call: `tid=1&key=...`, `limit=100`) has nothing to decode, so it is split here, without the
  * decoder's work per character; every other query, and one of very many pairs, is node's to read.
- * test/http/query-parser.test.ts holds the two equal on every query of a generated corpus.
+ * test/http/query-parsing.test.ts holds the two equal on every query of a generated corpus.
  */
 export function parseQuery(text: unknown): Record<string, string | string[]> {
   if (typeof text !== 'string' || text.includes('%') || text.includes('+') || text.length > SHORTCUT_MAX_PAIRS) {

@@ -3,6 +3,7 @@ import { ipKeyGenerator, type Options, type Store as RateLimitStore } from 'expr
 import { RateLimitError } from '../errors.js';
 import { FixedWindowStore } from './fixed-window-store.js';
 import type { CounterWindow, RateLimitStoreFactory } from './rate-limiters.js';
+import { rememberBounded } from '../bounded-map.js';
 
 /** One window of a minute, aligned to the epoch as the plans' windows are; its own counters in a shared store. */
 export const AUTH_FAILURE_WINDOW: CounterWindow = { name: 'auth-failures', ms: 60_000 };
@@ -51,10 +52,7 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
    */
   const failedUntil = new Map<string, number>();
   const windowEnd = () => now() - (now() % AUTH_FAILURE_WINDOW.ms) + AUTH_FAILURE_WINDOW.ms;
-  const remember = (map: Map<string, number>, key: string, until: number) => {
-    if (map.size >= MAX_REMEMBERED) map.clear();
-    map.set(key, until);
-  };
+  const remember = (map: Map<string, number>, key: string, until: number) => rememberBounded(map, MAX_REMEMBERED, key, until);
 
   const refuse = (until: number) => {
     options.onRefused?.();

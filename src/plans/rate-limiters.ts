@@ -7,6 +7,7 @@ import { RateLimitError } from '../errors.js';
 import { FixedWindowStore } from './fixed-window-store.js';
 import type { Client } from './plan-rules.js';
 import { getClient } from './request-client.js';
+import { rememberBounded } from '../bounded-map.js';
 
 const DAY_MS = 86_400_000;
 
@@ -48,9 +49,8 @@ function partitionKeys(): (key: string) => string {
   return (key) => {
     let value = known.get(key);
     if (value === undefined) {
-      if (known.size >= 10_000) known.clear();
       value = Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
-      known.set(key, value);
+      rememberBounded(known, 10_000, key, value);
     }
     return value;
   };
@@ -125,8 +125,7 @@ export function createRateLimiter(
     if (kept === undefined || kept.limits.length !== counts.length || counts.some(({ limit }, i) => limit !== kept!.limits[i])) {
       const lines = counts.map(({ window, limit }) => `"${window.name}"; q=${limit}; w=${Math.ceil(window.ms / 1000)}; pk=:${partitionKey(key)}:`);
       kept = { limits: counts.map(({ limit }) => limit), lines };
-      if (policies.size >= 10_000) policies.clear();
-      policies.set(key, kept);
+      rememberBounded(policies, 10_000, key, kept);
     }
     return kept.lines as string[];
   };

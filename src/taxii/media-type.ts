@@ -1,4 +1,5 @@
 // Content negotiation for TAXII 2.1 (TAXII 2.1 section 1.6.8, DESIGN section 5): pure parsing of Accept.
+import { rememberBounded } from '../bounded-map.js';
 
 export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
 export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1';
@@ -95,8 +96,7 @@ export function rememberingAcceptsTaxii(capacity = 256): (accept: string | undef
     let answer = answers.get(accept);
     if (answer === undefined) {
       answer = acceptsTaxii(accept);
-      if (answers.size >= capacity) answers.clear();
-      answers.set(accept, answer);
+      rememberBounded(answers, capacity, accept, answer);
     }
     return answer;
   };

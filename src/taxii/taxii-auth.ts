@@ -5,6 +5,7 @@ import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { Client } from '../plans/plan-rules.js';
 import { RequestSlot } from '../request-slot.js';
+import { rememberBounded } from '../bounded-map.js';
 
 export const TAXII_USERNAME = 'taxii2';
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="threatgate"' };
@@ -28,10 +29,7 @@ export function keyFromBasic(header: string): string {
   const known = readHeaders.get(header);
   if (known !== undefined) return known;
   const key = decodeBasic(header);
-  if (header.length <= MAX_KEPT_HEADER_LENGTH) {
-    if (readHeaders.size >= MAX_READ_HEADERS) readHeaders.clear();
-    readHeaders.set(header, key);
-  }
+  if (header.length <= MAX_KEPT_HEADER_LENGTH) rememberBounded(readHeaders, MAX_READ_HEADERS, header, key);
   return key;
 }
 

@@ -2,6 +2,7 @@
 // shape; building each batch through Kysely's query builder cost more than the database's own work.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
+import { rememberBounded } from '../../bounded-map.js';
 
 export interface BulkInsert {
   table: string;
@@ -28,8 +29,7 @@ export function bulkInsertText(dialect: Dialect, spec: BulkInsert, rowCount: num
   }
   text = `insert into ${spec.table} (${spec.columns.join(', ')}) values ${tuples.join(', ')} ${spec.tail}`;
   // Full batches repeat; a last, shorter batch is a one-off. Forgetting everything now and then is enough.
-  if (texts.size >= MAX_TEXTS) texts.clear();
-  texts.set(key, text);
+  rememberBounded(texts, MAX_TEXTS, key, text);
   return text;
 }
 
