@@ -6,10 +6,11 @@
 # On a shared VM, cpu-per-request.sh run build after build drifts by 10% and more between runs;
 # this is for deciding differences of a few percent.
 #   bash bench/cpu-per-request-ab.sh DB BURSTS NAME=CLONE_DIR...   (each clone built, npm run build; oldest first:
-#   keys are made by the last, whose migrations the store then has)
+#   keys are made by the last, whose migrations the store then has); SCENARIOS=threat,objects for only those
+#   (threat, ind-iid, ind-value, links, discovery, objects)
 # e.g. bash bench/cpu-per-request-ab.sh bench/out/db-10k.sqlite 10 before=/tmp/base after=.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,10p' "$0" >&2; exit 1; }
+[ $# -ge 3 ] || { sed -n '2,12p' "$0" >&2; exit 1; }
 DB=$(realpath "$1")
 N=$2
 shift 2
@@ -47,13 +48,17 @@ burst() {
   before=$(cpu_ticks "$pid")
   out=$(taskset -c 1 wrk -t1 -c16 -d3s "$@" "http://127.0.0.1:$port$path")
   after=$(cpu_ticks "$pid")
-  echo $(((after - before) * TICK_US / $(awk '/requests in/{print $1}' <<<"$out")))
+  # Tenths of a µs: a few percent is what these runs are for.
+  awk -v t=$(((after - before) * TICK_US)) -v n="$(awk '/requests in/{print $1}' <<<"$out")" 'BEGIN { printf "%.1f", t / n }'
+
 }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 run() {
   local name=$1 path=$2
   shift 2
+  # SCENARIOS=threat,objects runs only those.
+  [ -z "${SCENARIOS:-}" ] || [[ ",$SCENARIOS," == *",$name,"* ]] || return 0
   local k=${#pids[@]} i j r
   local -a got=()
   for ((j = 0; j < k; j++)); do taskset -c 1 wrk -t1 -c16 -d2s "$@" "http://127.0.0.1:${ports[j]}$path" >/dev/null; done

@@ -51,8 +51,9 @@ export interface AppDeps {
  */
 function readOncePerRequest(app: Express, property: 'query' | 'ip'): void {
   const kept = Symbol(`${property} read once`);
-  const read = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), property)?.get;
-  if (!read) throw new Error(`Express no longer defines req.${property} as a getter`);
+  const express = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), property)?.get;
+  if (!express) throw new Error(`Express no longer defines req.${property} as a getter`);
+  const read = property === 'ip' && app.get('trust proxy') === false ? peerAddress : express;
   Object.defineProperty(app.request, property, {
     configurable: true,
     enumerable: true,
@@ -62,6 +63,15 @@ function readOncePerRequest(app: Express, property: 'query' | 'ip'): void {
       return this[kept];
     },
   });
+}
+
+/**
+ * `req.ip` when no proxy is trusted: the peer's address, which is what Express's getter gives then
+ * (proxy-addr with a trust function that refuses every address keeps only the socket's address)
+ * without parsing X-Forwarded-For into a list first.
+ */
+function peerAddress(this: { socket?: { remoteAddress?: string } }): string | undefined {
+  return this.socket?.remoteAddress;
 }
 
 /** The app, and the server's request listener: the fast path in front of the app, or the app alone. */

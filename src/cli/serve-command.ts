@@ -112,9 +112,13 @@ export function createDrainableServer(handler: (req: IncomingMessage, res: Serve
   const active = new Set<ServerResponse>();
   let draining = false;
   const { limits } = options;
+  // One listener for every response (`close` comes once): no closure per request.
+  function forget(this: ServerResponse) {
+    active.delete(this);
+  }
   const server = createServer({ ...options.classes, ...(limits ? serverTimeouts(limits) : {}) }, (req, res) => {
     active.add(res);
-    res.once('close', () => active.delete(res));
+    res.on('close', forget);
     if (draining) res.setHeader('Connection', 'close');
     handler(req, res);
   });

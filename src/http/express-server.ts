@@ -24,13 +24,17 @@ export interface MessageClasses {
  * Call it once per app, before serving; a server built without the classes still works, with
  * Express swapping prototypes as usual.
  */
+/** node's ServerResponse as node calls it: the request, and options (highWaterMark, ...) its types leave out. */
+const NodeResponse = ServerResponse as unknown as new (req: IncomingMessage, options?: object) => ServerResponse;
+
 export function expressMessageClasses(app: Express): MessageClasses {
   class Request extends IncomingMessage {}
   // Born with every request slot (request-slot.ts), so that no property is added to it later: node's
   // code reads the response until the request ends, the request's mostly before our code runs.
-  class Response extends ServerResponse {
-    constructor(...args: ConstructorParameters<typeof ServerResponse>) {
-      super(...args);
+  class Response extends NodeResponse {
+    // node's two arguments named, not spread: no array per response.
+    constructor(req: IncomingMessage, options?: object) {
+      super(req, options);
       addEmptySlots(this);
     }
   }

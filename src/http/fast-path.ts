@@ -3,7 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, Response } from 'express';
 import type { MaybePromise } from '../maybe-promise.js';
-import { deferHeaders, takeDeferredHeaders, type HeaderSink } from './header-list.js';
+import { deferHeaders, takeDeferredHeaders, type HeaderList, type HeaderSink } from './header-list.js';
+import { RequestSlot } from '../request-slot.js';
 import type { RequestLog } from './request-log.js';
 import type { SecurityHeaders } from './security-headers.js';
 import { rememberBounded } from '../bounded-map.js';
@@ -68,9 +69,12 @@ interface CompiledRoute {
   route: HotRoute;
   /** The path's segments after the mount. */
   segments: readonly Segment[];
-  /** The metrics' route labels, as the request log's routeLabel gives them for Express: the route's template once its handler runs, the surface's `/*` before. */
-  label: string;
-  beforeRoute: string;
+  /** The metrics' route label, as the request log's routeLabel gives it for Express: the route's template once its handler runs, the surface's `/*` before. */
+  routeName: (req: Request) => string;
+}
+
+function routeNameOf(label: string, beforeRoute: string): (req: Request) => string {
+  return (req) => (routed.get(req.res!) ? label : beforeRoute);
 }
 
 /**
@@ -140,6 +144,31 @@ function eligible(req: IncomingMessage, app: Express): boolean {
   return Object.getPrototypeOf(req) === app.request && req.url !== undefined && req.url.startsWith('/');
 }
 
+/** Whether a response the fast path answers got past the surface's checks to its route (the metrics' label then names the route). */
+const routed = new RequestSlot<boolean>('routed');
+
+/** The route's handler, once the checks let the request through (their headers then wait with the rest in `list`). */
+function proceed(req: Request, res: Response, compiled: CompiledRoute, params: RouteParams, list: HeaderList | undefined): MaybePromise<void> {
+  routed.set(res, true);
+  if (list) deferHeaders(res, list);
+  return compiled.route.handle(req, res, params);
+}
+
+/** An error of the checks or the handler, rendered as the router renders it, on a response that holds every header set so far. */
+function fail(error: unknown, req: Request, res: Response, compiled: CompiledRoute, list: HeaderList | undefined): void {
+  if (list) {
+    takeDeferredHeaders(res);
+    if (!res.headersSent) list.moveTo(res);
+  }
+  // Where Express would end in its final handler (a renderer that fails, or passes the error
+  // on), the response can only be cut off.
+  try {
+    compiled.surface.renderError(error, req, res, () => res.destroy());
+  } catch {
+    res.destroy();
+  }
+}
+
 export interface FastPathParts {
   requestLog: RequestLog;
   securityHeaders: SecurityHeaders;
@@ -163,8 +192,7 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
       surface,
       route,
       segments: route.path.split('/').filter((segment) => segment !== '').map(segmentOf),
-      label: `${surface.mount}${route.path}`,
-      beforeRoute: `${surface.mount}/*`,
+      routeName: routeNameOf(`${surface.mount}${route.path}`, `${surface.mount}/*`),
     })),
   }));
   const toApp = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
@@ -185,42 +213,22 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
   const answer = (req: Request, res: Response, compiled: CompiledRoute, params: RouteParams) => {
     // As Express's app.handle does: the response's freshness check (req.fresh) reads it.
     req.res = res;
-    let routed = false;
-    parts.requestLog.watch(req, res, () => (routed ? compiled.label : compiled.beforeRoute));
+    parts.requestLog.watch(req, res, compiled.routeName);
     // The headers, from the security headers on, go on the response as Express's stack sets them,
     // or wait in a list for sendBytes to write with the body (HotRoute.sendsBytes).
     const list = compiled.route.sendsBytes ? parts.securityHeaders.list(req.secure) : undefined;
     if (!list) parts.securityHeaders.apply(res, req.secure);
-    const proceed = () => {
-      routed = true;
-      if (list) deferHeaders(res, list);
-      return compiled.route.handle(req, res, params);
-    };
-    const fail = (error: unknown) => {
-      // An error is rendered as the router renders it, on a response that holds every header set so far.
-      if (list) {
-        takeDeferredHeaders(res);
-        if (!res.headersSent) list.moveTo(res);
-      }
-      // Where Express would end in its final handler (a renderer that fails, or passes the error
-      // on), the response can only be cut off.
-      try {
-        compiled.surface.renderError(error, req, res, () => res.destroy());
-      } catch {
-        res.destroy();
-      }
-    };
     // The checks and the handler run at once while each answers at once (everything in memory),
     // and wait where one returns a promise: the order is the same either way.
     let done: MaybePromise<void>;
     try {
       const admitted = compiled.route.admit(req, res, params, list ?? res);
-      done = admitted instanceof Promise ? admitted.then(proceed) : proceed();
+      done = admitted instanceof Promise ? admitted.then(() => proceed(req, res, compiled, params, list)) : proceed(req, res, compiled, params, list);
     } catch (error) {
-      fail(error);
+      fail(error, req, res, compiled, list);
       return;
     }
-    if (done instanceof Promise) done.catch(fail);
+    if (done instanceof Promise) done.catch((error: unknown) => fail(error, req, res, compiled, list));
   };
 
   return (incoming, outgoing) => {

@@ -3,7 +3,12 @@ import { unescape } from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Logger } from '../logger.js';
+import { RequestSlot } from '../request-slot.js';
 import { answeredForStoreOutage } from './store-unavailable.js';
+
+/** When a watched request began (performance.now()), and how its route is named once it finishes. */
+const started = new RequestSlot<number>('request started');
+const routeOfSlot = new RequestSlot<(req: Request) => string>('route of request');
 
 /**
  * Query parameters whose values are secrets, by how their names begin, case-insensitively: any name
@@ -108,25 +113,30 @@ export interface RequestLog {
  * With `metrics`, each request is also counted there (by route template, method and status).
  */
 export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null, metrics?: Metrics): RequestLog {
-  const watch = (req: Request, res: Response, routeOf: (req: Request) => string) => {
-    const started = performance.now();
-    res.on('finish', () => {
-      // Milliseconds to the microsecond.
-      const ms = Math.round((performance.now() - started) * 1000) / 1000;
-      if (metrics) {
-        metrics.request(routeOf(req), req.method, res.statusCode, ms / 1000);
-        if (answeredForStoreOutage(res)) metrics.storeError();
-      }
-      logger.info('request', {
-        method: req.method,
-        // As requestPath reads it, with the query (its secrets redacted).
-        url: redactUrl(req.originalUrl ?? req.url),
-        status: res.statusCode,
-        ms,
-        client: keyIdOf(res),
-        ip: req.ip,
-      });
+  // One listener for every response, with what it needs in the response's slots: no closure per request.
+  function finished(this: Response) {
+    const res = this;
+    const req = res.req;
+    // Milliseconds to the microsecond.
+    const ms = Math.round((performance.now() - started.get(res)!) * 1000) / 1000;
+    if (metrics) {
+      metrics.request(routeOfSlot.get(res)!(req), req.method, res.statusCode, ms / 1000);
+      if (answeredForStoreOutage(res)) metrics.storeError();
+    }
+    logger.info('request', {
+      method: req.method,
+      // As requestPath reads it, with the query (its secrets redacted).
+      url: redactUrl(req.originalUrl ?? req.url),
+      status: res.statusCode,
+      ms,
+      client: keyIdOf(res),
+      ip: req.ip,
     });
+  }
+  const watch = (_req: Request, res: Response, routeOf: (req: Request) => string) => {
+    started.set(res, performance.now());
+    routeOfSlot.set(res, routeOf);
+    res.on('finish', finished);
   };
   return {
     watch,

@@ -71,6 +71,8 @@ export class ResponseCache<T = string> {
   /** With admitOnRepeat: keys asked for once whose bodies were not kept, oldest first. */
   private readonly seenOnce = new Set<string>();
   private size = 0;
+  /** The key last set or moved to the most recently used end (when it is still kept, it is last in `entries`). */
+  private newest: string | undefined;
   /** The data version the entries were built for. */
   private version: string | undefined;
   private readonly versions: VersionWatch;
@@ -89,6 +91,7 @@ export class ResponseCache<T = string> {
 
   private clear(): void {
     this.entries.clear();
+    this.newest = undefined;
     this.size = 0;
   }
 
@@ -114,8 +117,12 @@ export class ResponseCache<T = string> {
   private take(key: string): T | undefined {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+      // A poller asks for the same key again and again: the most recent needs no moving.
+      if (key !== this.newest) {
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        this.newest = key;
+      }
       this.counter?.hit();
     }
     return hit;
@@ -145,6 +152,7 @@ export class ResponseCache<T = string> {
     // A body built while the version changed might mix old and new data: serve it, don't keep it.
     if (body !== undefined && versionBefore === this.version && !this.entries.has(key) && this.admits(key)) {
       this.entries.set(key, body);
+      this.newest = key;
       this.size += this.sizeOf(body);
       const maxSize = (this.options.maxMegabytes ?? Infinity) * 1024 * 1024;
       while (this.entries.size > this.options.maxEntries || (this.size > maxSize && this.entries.size > 0)) {

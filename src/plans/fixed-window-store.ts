@@ -23,10 +23,11 @@ export class FixedWindowStore implements Store {
     return now - (now % this.windowMs);
   }
 
-  private sweep(windowStart: number): void {
-    if (this.sweepAt > this.now()) return;
+  /** Drops the counters of windows gone by, at most once a minute (or once a window, if shorter). */
+  private sweep(windowStart: number, now: number): void {
+    if (this.sweepAt > now) return;
     for (const [key, counter] of this.counters) if (counter.windowStart < windowStart) this.counters.delete(key);
-    this.sweepAt = this.now() + Math.min(this.windowMs, 60_000);
+    this.sweepAt = now + Math.min(this.windowMs, 60_000);
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
@@ -42,8 +43,10 @@ export class FixedWindowStore implements Store {
 
   /** `increment` at once, for a caller in this process: the count, and when its window ends (ms since the epoch). */
   incrementNow(key: string): { totalHits: number; resetMs: number } {
-    const windowStart = this.currentWindow();
-    this.sweep(windowStart);
+    // One reading of the clock for the window and the sweep.
+    const now = this.now();
+    const windowStart = now - (now % this.windowMs);
+    this.sweep(windowStart, now);
     let counter = this.counters.get(key);
     if (!counter || counter.windowStart !== windowStart) {
       counter = { hits: 0, windowStart };

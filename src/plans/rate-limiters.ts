@@ -133,8 +133,9 @@ export function createRateLimiter(
   const setHeaders = (res: LimitHeaderTarget, counts: readonly WindowCount[]) => {
     if (counts.length === 0 || res.headersSent) return;
     const lines: string[] = [];
+    const now = Date.now();
     for (const { window, remaining, resetMs } of counts) {
-      const reset = resetMs !== undefined ? Math.max(0, Math.ceil((resetMs - Date.now()) / 1000)) : Math.ceil(window.ms / 1000);
+      const reset = resetMs !== undefined ? Math.max(0, Math.ceil((resetMs - now) / 1000)) : Math.ceil(window.ms / 1000);
       lines.push(`"${window.name}"; r=${remaining}; t=${reset}`);
     }
     res.setHeader('RateLimit', lines);
