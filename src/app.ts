@@ -19,6 +19,7 @@ import { createFastPath } from './http/fast-path.js';
 import { createRequestLog } from './http/request-log.js';
 import { createSecurityHeaders } from './http/security-headers.js';
 import type { Metrics } from './metrics/metrics.js';
+import { RequestSlot } from './request-slot.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { findClient } from './plans/request-client.js';
 import type { Store } from './store/store.js';
@@ -42,6 +43,12 @@ export interface AppDeps {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Where a request keeps the properties read once (declared once for every app: a slot per app would grow every request's slots). */
+const READ_ONCE = { query: new RequestSlot<unknown>('query read once'), ip: new RequestSlot<unknown>('ip read once') };
+
+/** What a read-once property holds when it was read as undefined (an empty slot is one not read yet). */
+const READ_UNDEFINED = Symbol('read as undefined');
+
 /**
  * Express 5 works out `req.query` (parsing the query string) and `req.ip` (reading X-Forwarded-For
  * against `trust proxy`) again on every read, and a request reads each several times (the query
@@ -50,17 +57,20 @@ export interface AppDeps {
  * on the request and the app's settings, which do not change while the request is served.
  */
 function readOncePerRequest(app: Express, property: 'query' | 'ip'): void {
-  const kept = Symbol(`${property} read once`);
+  const kept = READ_ONCE[property];
   const express = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(app.request), property)?.get;
   if (!express) throw new Error(`Express no longer defines req.${property} as a getter`);
   const read = property === 'ip' && app.get('trust proxy') === false ? peerAddress : express;
   Object.defineProperty(app.request, property, {
     configurable: true,
     enumerable: true,
-    get(this: Record<symbol, unknown>) {
-      // `in`, not a value test: an address Express cannot tell (a closed socket) is undefined, and stays so.
-      if (!(kept in this)) this[kept] = read.call(this) as unknown;
-      return this[kept];
+    get(this: object) {
+      const held = kept.get(this);
+      if (held !== undefined) return held === READ_UNDEFINED ? undefined : held;
+      // An address Express cannot tell (a closed socket) is undefined, and stays so.
+      const value = read.call(this) as unknown;
+      kept.set(this, value === undefined ? READ_UNDEFINED : value);
+      return value;
     },
   });
 }

@@ -1,38 +1,52 @@
 // Values a request carries between the parts that serve it, kept on its own objects rather than in WeakMaps (issue 32).
 
-/** Every slot's symbol, in the order declared: the app's response class is born with them all. */
-const declared: symbol[] = [];
+/** The one property every slot lives under: an array, a place per slot declared. */
+const SLOTS = Symbol('request slots');
+
+type Owner = { [SLOTS]?: unknown[] };
+
+/** How many slots are declared: the length of an owner's array. */
+let declared = 0;
+
+/** An array with a place for every slot declared so far, each empty (a packed array: V8 keeps it in its fastest form). */
+function emptySlots(): unknown[] {
+  const slots = new Array<unknown>(declared);
+  for (let i = 0; i < declared; i++) slots[i] = undefined;
+  return slots;
+}
 
 /**
  * One value a request carries from the part that works it out to the parts that read it (its
  * client, its collection, the headers waiting for its body, ...), typed as a WeakMap would be but
- * kept on the request or response object itself under a private symbol: a WeakMap entry per
- * request costs an allocation and the garbage collector's ephemeron work, a property next to
- * nothing. Declare slots at module level (a slot declared per request would grow every object).
+ * kept on the request or response object itself: a WeakMap entry per request costs an allocation
+ * and the garbage collector's ephemeron work. Every slot of an object shares one array under one
+ * private symbol, so that setting one is a store into that array, whatever the slot, and an object
+ * never changes shape for it. Declare slots at module level (a slot declared per request would grow
+ * every array).
  */
 export class RequestSlot<T> {
-  private readonly symbol: symbol;
+  private readonly index: number;
 
-  constructor(name: string) {
-    this.symbol = Symbol(name);
-    declared.push(this.symbol);
+  constructor(readonly name: string) {
+    this.index = declared++;
   }
 
   get(owner: object): T | undefined {
-    return (owner as Record<symbol, T | undefined>)[this.symbol];
+    return (owner as Owner)[SLOTS]?.[this.index] as T | undefined;
   }
 
   set(owner: object, value: T | undefined): void {
-    (owner as Record<symbol, T | undefined>)[this.symbol] = value;
+    let slots = (owner as Owner)[SLOTS];
+    if (slots === undefined) slots = (owner as Owner)[SLOTS] = emptySlots();
+    slots[this.index] = value;
   }
 }
 
 /**
- * Gives `owner` every slot declared so far, empty: the constructor of the app's response class
- * (http/express-server.ts) calls it, so that the response node builds for each request has its
- * final shape from the start and no property is added to it later. (Slots kept on the request are
- * added as they are set: node's code is mostly done with the request by then.)
+ * Gives `owner` its slots, every one empty: the constructors of the app's request and response
+ * classes (http/express-server.ts) call it, so that the objects node builds for each request have
+ * their final shape from the start. An object born without them gets them when a slot is first set.
  */
 export function addEmptySlots(owner: object): void {
-  for (const symbol of declared) (owner as Record<symbol, undefined>)[symbol] = undefined;
+  (owner as Owner)[SLOTS] = emptySlots();
 }

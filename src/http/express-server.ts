@@ -1,5 +1,6 @@
 // node:http request and response classes whose instances are born with an Express app's prototypes.
 import { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import { addEmptySlots } from '../request-slot.js';
 
@@ -7,6 +8,9 @@ export interface MessageClasses {
   IncomingMessage: typeof IncomingMessage;
   ServerResponse: typeof ServerResponse;
 }
+
+/** node's ServerResponse as node calls it: the request, and options (highWaterMark, ...) its types leave out. */
+const NodeResponse = ServerResponse as unknown as new (req: IncomingMessage, options?: object) => ServerResponse;
 
 /**
  * On every request Express swaps the prototypes of node's request and response for its own
@@ -18,19 +22,20 @@ export interface MessageClasses {
  * response with the prototype Express is about to give it and the swap changes nothing (what that
  * saves per request: bench/README.md).
  *
- * The response is born with every request slot too (request-slot.ts): the values a request
- * carries between its parts are properties of it from the start, not added as it is served.
+ * Both are born with their request slots too (request-slot.ts): the values a request carries
+ * between its parts have their place from the start, not added as it is served.
  *
  * Call it once per app, before serving; a server built without the classes still works, with
  * Express swapping prototypes as usual.
  */
-/** node's ServerResponse as node calls it: the request, and options (highWaterMark, ...) its types leave out. */
-const NodeResponse = ServerResponse as unknown as new (req: IncomingMessage, options?: object) => ServerResponse;
-
 export function expressMessageClasses(app: Express): MessageClasses {
-  class Request extends IncomingMessage {}
-  // Born with every request slot (request-slot.ts), so that no property is added to it later: node's
-  // code reads the response until the request ends, the request's mostly before our code runs.
+  // Born with their request slots (request-slot.ts), so that no property is added to them later.
+  class Request extends IncomingMessage {
+    constructor(socket: Socket) {
+      super(socket);
+      addEmptySlots(this);
+    }
+  }
   class Response extends NodeResponse {
     // node's two arguments named, not spread: no array per response.
     constructor(req: IncomingMessage, options?: object) {
