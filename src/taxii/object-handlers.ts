@@ -14,6 +14,7 @@ import { parseListingQuery, type MatchField } from './query-filters.js';
 import { getCollection } from './collection-resolver.js';
 import { sendTaxii } from './send-taxii.js';
 import { prettyParam } from '../http/query-params.js';
+import { rememberBounded } from '../bounded-map.js';
 import { RequestSlot } from '../request-slot.js';
 
 export type ListingKind = 'objects' | 'manifest' | 'object' | 'versions';
@@ -50,6 +51,23 @@ const NOT_SHAPING = new Set(['key', 'accept']);
  */
 const pageKeys = new RequestSlot<string>('TAXII page key');
 
+/** URLs whose page key is remembered, and the longest remembered. */
+const MAX_REMEMBERED_URLS = 1_000;
+const MAX_REMEMBERED_URL_LENGTH = 1_024;
+
+/**
+ * JSON of [kind, collection, object or null, [[name, value], ...]] for the query's shaping
+ * parameters, the names sorted, written out by hand.
+ */
+function buildPageKey(query: Record<string, unknown>, kind: Kind, collectionId: string, objectId: string | undefined): string {
+  const names: string[] = [];
+  for (const name in query) if (!NOT_SHAPING.has(name)) names.push(name);
+  names.sort();
+  let params = '';
+  for (const name of names) params += `${params === '' ? '' : ','}[${JSON.stringify(name)},${JSON.stringify(query[name])}]`;
+  return `[${JSON.stringify(kind)},${JSON.stringify(collectionId)},${objectId === undefined ? 'null' : JSON.stringify(objectId)},[${params}]]`;
+}
+
 export function createObjectHandlers(deps: { store: Store; config: Config; clock: Clock; logger: Logger; secret: () => Promise<string>; cacheCounter?: CacheCounter }) {
   const { store, config } = deps;
   /** Objects left out of pages because their records no longer give them (ObjectPage.skipped), since start-up. */
@@ -67,21 +85,25 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
   );
 
 
+  /**
+   * The page keys of URLs asked for lately: the URL (its query) with the route's kind, collection and
+   * object gives the key, and a poller asks for the same URL again and again. The key is then the
+   * same string every time, whose hash the cache's map has already worked out.
+   */
+  const keysByUrl = new Map<string, { kind: Kind; collectionId: string; objectId: string | undefined; key: string }>();
+
   /** What determines a listing's body: the endpoint, the collection, the object, and the query's shaping parameters. */
   function pageKey(req: Request, kind: Kind, collection: CollectionConfig, objectId: string | undefined): string {
     let key = pageKeys.get(req);
-    if (key === undefined) {
-      // JSON of [kind, collection, object or null, [[name, value], ...]], the names sorted, written out
-      // by hand: this runs on every cached page.
-      const query = req.query as Record<string, unknown>;
-      const names: string[] = [];
-      for (const name in query) if (!NOT_SHAPING.has(name)) names.push(name);
-      names.sort();
-      let params = '';
-      for (const name of names) params += `${params === '' ? '' : ','}[${JSON.stringify(name)},${JSON.stringify(query[name])}]`;
-      key = `[${JSON.stringify(kind)},${JSON.stringify(collection.id)},${objectId === undefined ? 'null' : JSON.stringify(objectId)},[${params}]]`;
-      pageKeys.set(req, key);
+    if (key !== undefined) return key;
+    const url = req.url;
+    const known = keysByUrl.get(url);
+    if (known !== undefined && known.kind === kind && known.collectionId === collection.id && known.objectId === objectId) key = known.key;
+    else {
+      key = buildPageKey(req.query as Record<string, unknown>, kind, collection.id, objectId);
+      if (url.length <= MAX_REMEMBERED_URL_LENGTH) rememberBounded(keysByUrl, MAX_REMEMBERED_URLS, url, { kind, collectionId: collection.id, objectId, key });
     }
+    pageKeys.set(req, key);
     return key;
   }
 
