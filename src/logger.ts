@@ -1,4 +1,5 @@
 // A small structured logger: one JSON object per line, levels filtered at creation.
+import { rememberBounded } from './bounded-map.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -45,6 +46,61 @@ function isoNow(): string {
   return lastIso;
 }
 
+/** Text JSON writes as it is: printable ASCII but `"` and `\\`. */
+const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** `,"name":` for the field names logged lately (they are the code's own, a few dozen). */
+const nameTexts = new Map<string, string>();
+
+function nameText(name: string): string {
+  let text = nameTexts.get(name);
+  if (text === undefined) {
+    text = `,${JSON.stringify(name)}:`;
+    rememberBounded(nameTexts, 1_000, name, text);
+  }
+  return text;
+}
+
+/**
+ * The members of `JSON.stringify(fields)`, each after a comma (`,"a":1,"b":"x"`), written out
+ * field by field: a log line's fields are a handful of short strings and numbers, which need no
+ * escaping, and everything else is left to JSON.stringify. An object that is not a plain one (a
+ * prototype of its own, a toJSON) is JSON.stringify's alone.
+ */
+export function fieldsText(fields: Record<string, unknown>): string {
+  if (Object.getPrototypeOf(fields) !== Object.prototype || 'toJSON' in fields) {
+    const all = JSON.stringify(fields);
+    return all.length > 2 ? `,${all.slice(1, -1)}` : '';
+  }
+  let text = '';
+  // Own names only, as JSON.stringify takes them (for-in would take inherited ones too).
+  for (const name of Object.keys(fields)) {
+    const value = fields[name];
+    switch (typeof value) {
+      case 'string':
+        text += nameText(name) + (PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value));
+        break;
+      case 'number':
+        text += nameText(name) + (Number.isFinite(value) ? `${value}` : 'null');
+        break;
+      case 'boolean':
+        text += nameText(name) + (value ? 'true' : 'false');
+        break;
+      // JSON leaves these out of an object.
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        break;
+      default: {
+        // null, objects, and a bigint (which JSON.stringify refuses, as it would here).
+        const json = JSON.stringify(value) as string | undefined;
+        if (json !== undefined) text += nameText(name) + json;
+      }
+    }
+  }
+  return text;
+}
+
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
   const threshold = ORDER[level];
   const emit = (name: Exclude<LogLevel, 'silent'>) => {
@@ -58,8 +114,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
         return;
       }
       // The same line as above, without building a merged object for every request's line.
-      const rest = JSON.stringify(fields);
-      write(`{"time":"${time}"${after}${JSON.stringify(message)}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}\n`);
+      write(`{"time":"${time}"${after}${JSON.stringify(message)}${fieldsText(fields)}}\n`);
     };
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };

@@ -1,7 +1,7 @@
 // Log lines: one JSON object each, the same from every path; written together (once per turn of the event loop, or after a delay), in order, never lost on flush.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchedWriter, createLogger } from '../src/logger.js';
+import { batchedWriter, createLogger, fieldsText } from '../src/logger.js';
 
 describe('batchedWriter', () => {
   it('writes the lines of one turn in one call, in order', async () => {
@@ -66,6 +66,40 @@ describe('createLogger', () => {
     assert.match(String(parsed.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual(Object.keys(JSON.parse(lineOf('plain'))), ['time', 'level', 'pid', 'msg']);
     assert.deepEqual(Object.keys(JSON.parse(lineOf('empty', {}))), ['time', 'level', 'pid', 'msg']);
+  });
+
+  it('writes the fields exactly as JSON.stringify writes them, whatever their values', () => {
+    class Point {
+      constructor(readonly x = 1) {}
+    }
+    const inherited = Object.create({ fromPrototype: 1 }) as Record<string, unknown>;
+    inherited.own = 2;
+    const odd: Record<string, unknown>[] = [
+      {},
+      { 2: 'b', 1: 'a', z: 0, 'a b': 1, 'quo"te': 'x', [Symbol('s')]: 'left out' },
+      { s: 'tab\there', n: 'new\nline', q: '"', b: '\\', c: '\u0001', d: '\u007f', e: 'é ü 日本', f: '\u2028\u2029', g: '\ud800 lone', h: '😀' },
+      { nan: NaN, inf: Infinity, minf: -Infinity, negZero: -0, big: 1e21, small: 5e-7, int: 42, frac: 0.1 + 0.2 },
+      { t: true, f: false, n: null, u: undefined, fn: () => 1, sym: Symbol('x') },
+      { date: new Date(0), list: [1, 'a', undefined, null], nested: { a: { b: [{}] } }, point: new Point(), json: { toJSON: () => 'mine' } },
+      { toJSON: () => ({ replaced: true }) },
+      new Point(3) as unknown as Record<string, unknown>,
+      inherited,
+      Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 }),
+    ];
+    const rest = (fields: Record<string, unknown>) => {
+      const all = JSON.stringify(fields);
+      return all.length > 2 ? `,${all.slice(1, -1)}` : '';
+    };
+    for (const fields of odd) assert.equal(fieldsText(fields), rest(fields), JSON.stringify(fields));
+    // Generated strings: every character from the first 256 code points, and some beyond.
+    const chars = [...Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)), '\u2028', '\ud83d', '\ude00', '\uffff'];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    for (let i = 0; i < 2_000; i++) {
+      const text = Array.from({ length: next(12) }, () => chars[next(chars.length)]).join('');
+      const fields = { [text]: text, plain: `p${i}`, ms: next(100_000) / 1000 };
+      assert.equal(fieldsText(fields), rest(fields));
+    }
   });
 
   it('lets a field named like a line key replace it, with no duplicate keys', () => {
