@@ -10,12 +10,16 @@ export class FixedWindowStore implements Store {
   private windowMs = 60_000;
   private readonly counters = new Map<string, { hits: number; windowStart: number }>();
   private sweepAt = 0;
+  /** The current window, as incrementNow last worked it out. */
+  private windowStart = 0;
+  private windowEnd = 0;
   localKeys = true;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   init(options: Options): void {
     this.windowMs = options.windowMs;
+    this.windowEnd = 0;
   }
 
   private currentWindow(): number {
@@ -43,9 +47,14 @@ export class FixedWindowStore implements Store {
 
   /** `increment` at once, for a caller in this process: the count, and when its window ends (ms since the epoch). */
   incrementNow(key: string): { totalHits: number; resetMs: number } {
-    // One reading of the clock for the window and the sweep.
+    // One reading of the clock for the window and the sweep; the window's start worked out again
+    // only once it has ended (a remainder of numbers this large is not cheap).
     const now = this.now();
-    const windowStart = now - (now % this.windowMs);
+    if (now >= this.windowEnd || now < this.windowStart) {
+      this.windowStart = now - (now % this.windowMs);
+      this.windowEnd = this.windowStart + this.windowMs;
+    }
+    const windowStart = this.windowStart;
     this.sweep(windowStart, now);
     let counter = this.counters.get(key);
     if (!counter || counter.windowStart !== windowStart) {

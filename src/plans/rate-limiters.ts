@@ -29,9 +29,18 @@ export interface CounterWindow {
 /** Gives each window its counter store (in-process when undefined; the cluster primary's, or Redis, when shared). */
 export type RateLimitStoreFactory = (window: CounterWindow) => RateLimitStore | undefined;
 
+/** Counter keys of key ids seen lately: the same string for a client's every request, whose hash the counters' maps keep. */
+const keyCounterKeys = new Map<string, string>();
+
 /** Counters are per key id, or per client address (IPv6 grouped by /56) without a key. */
 function counterKey(client: Client, address: string | undefined): string {
-  return client.keyId ? `key:${client.keyId}` : `ip:${ipKeyGenerator(address ?? '0.0.0.0')}`;
+  if (!client.keyId) return `ip:${ipKeyGenerator(address ?? '0.0.0.0')}`;
+  let key = keyCounterKeys.get(client.keyId);
+  if (key === undefined) {
+    key = `key:${client.keyId}`;
+    rememberBounded(keyCounterKeys, 10_000, client.keyId, key);
+  }
+  return key;
 }
 
 function describe(client: Client, window: RateWindow): string {
@@ -54,6 +63,13 @@ function partitionKeys(): (key: string) => string {
     }
     return value;
   };
+}
+
+/** Whether `counts` counted windows of these limits, in this order. */
+function sameLimits(limits: readonly number[], counts: readonly WindowCount[]): boolean {
+  if (limits.length !== counts.length) return false;
+  for (let i = 0; i < limits.length; i++) if (limits[i] !== counts[i]!.limit) return false;
+  return true;
 }
 
 /** One window's count for a request, as express-rate-limit's RateLimitInfo has it. */
@@ -122,7 +138,7 @@ export function createRateLimiter(
   const policiesOf = (counts: readonly WindowCount[]): string[] => {
     const key = counts[0]!.key;
     let kept = policies.get(key);
-    if (kept === undefined || kept.limits.length !== counts.length || counts.some(({ limit }, i) => limit !== kept!.limits[i])) {
+    if (kept === undefined || !sameLimits(kept.limits, counts)) {
       const lines = counts.map(({ window, limit }) => `"${window.name}"; q=${limit}; w=${Math.ceil(window.ms / 1000)}; pk=:${partitionKey(key)}:`);
       kept = { limits: counts.map(({ limit }) => limit), lines };
       rememberBounded(policies, 10_000, key, kept);
