@@ -1,5 +1,6 @@
 // Response headers gathered before a response is written, then written in one writeHead (the fast path, issue 32).
 import type { ServerResponse } from 'node:http';
+import { rememberBounded } from '../bounded-map.js';
 import { RequestSlot } from '../request-slot.js';
 
 type HeaderValue = string | number | readonly string[];
@@ -9,6 +10,18 @@ export interface HeaderSink {
   setHeader(name: string, value: HeaderValue): unknown;
   removeHeader(name: string): void;
   readonly headersSent: boolean;
+}
+
+/** Header names in lower case, as set lately: the code's own few dozen names, each lowered once rather than per response. */
+const lowered = new Map<string, string>();
+
+function lowerCase(name: string): string {
+  let lower = lowered.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    rememberBounded(lowered, 1_000, name, lower);
+  }
+  return lower;
 }
 
 /**
@@ -31,7 +44,7 @@ export class HeaderList implements HeaderSink {
   }
 
   setHeader(name: string, value: HeaderValue): this {
-    const key = name.toLowerCase();
+    const key = lowerCase(name);
     const at = this.keys.indexOf(key);
     if (at === -1) {
       this.keys.push(key);
@@ -44,7 +57,7 @@ export class HeaderList implements HeaderSink {
   }
 
   removeHeader(name: string): void {
-    const at = this.keys.indexOf(name.toLowerCase());
+    const at = this.keys.indexOf(lowerCase(name));
     if (at === -1) return;
     this.keys.splice(at, 1);
     this.pairs.splice(2 * at, 2);

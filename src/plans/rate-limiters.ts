@@ -149,14 +149,17 @@ export function createRateLimiter(
   const setHeaders = (res: LimitHeaderTarget, counts: readonly WindowCount[]) => {
     if (counts.length === 0 || res.headersSent) return;
     const lines: string[] = [];
+    const remainders: string[] = [];
     const now = Date.now();
     for (const { window, remaining, resetMs } of counts) {
       const reset = resetMs !== undefined ? Math.max(0, Math.ceil((resetMs - now) / 1000)) : Math.ceil(window.ms / 1000);
-      lines.push(`"${window.name}"; r=${remaining}; t=${reset}`);
+      const left = String(remaining);
+      remainders.push(left);
+      lines.push(`"${window.name}"; r=${left}; t=${reset}`);
     }
     res.setHeader('RateLimit', lines);
     res.setHeader('RateLimit-Policy', policiesOf(counts));
-    for (const { window, remaining } of counts) res.setHeader(window.header, String(remaining));
+    for (let i = 0; i < counts.length; i++) res.setHeader(counts[i]!.window.header, remainders[i]!);
   };
 
   /** Adds one window's count; past the limit, the headers of the windows counted so far and a 429. */
