@@ -2,7 +2,7 @@
 import type { Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit';
 import { FixedWindowStore } from './fixed-window-store.js';
-import type { RateLimitStoreFactory } from './rate-limiters.js';
+import type { RateLimitStoreFactory, WindowHits, WindowLimit } from './rate-limiters.js';
 
 /** Messages are tagged so they never mix with other IPC traffic. */
 const REQUEST = 'threatgate:rate-limit';
@@ -13,7 +13,7 @@ const REPLY_BATCH = 'threatgate:rate-limit-reply-batch';
 /** The primary answers in microseconds; this only guards against a primary that is gone. */
 const REPLY_TIMEOUT_MS = 2000;
 
-type Operation = 'increment' | 'decrement' | 'get' | 'resetKey';
+type Operation = 'increment' | 'decrement' | 'get' | 'resetKey' | 'incrementInOrder';
 
 interface CounterRequest {
   type: typeof REQUEST;
@@ -22,12 +22,18 @@ interface CounterRequest {
   window: string;
   windowMs: number;
   key: string;
+  /** incrementInOrder: the windows to count, in order, each with the limit past which counting stops. */
+  windows?: readonly WindowLimit[];
 }
+
+type CountInfo = { totalHits: number; resetTime: number | undefined };
 
 interface CounterReply {
   type: typeof REPLY;
   id: number;
-  info?: { totalHits: number; resetTime: number | undefined };
+  info?: CountInfo;
+  /** incrementInOrder: the count of each window counted. */
+  infos?: CountInfo[];
   error?: string;
 }
 
@@ -99,7 +105,7 @@ export function createPrimaryCounterStores(channel: WorkerChannel): RateLimitSto
       outbox.push({ type: REQUEST, id, ...request });
     });
 
-  return (window) => {
+  const factory: RateLimitStoreFactory = (window) => {
     let windowMs = window.ms;
     const ask = (op: Operation, key: string) => call({ op, window: window.name, windowMs, key });
     const toInfo = (reply: CounterReply): ClientRateLimitInfo | undefined =>
@@ -127,6 +133,13 @@ export function createPrimaryCounterStores(channel: WorkerChannel): RateLimitSto
     };
     return store;
   };
+  // A request's windows in one message: the primary counts them in order and stops after the first past its limit.
+  factory.countInOrder = async (key, windows): Promise<WindowHits[]> => {
+    const reply = await call({ op: 'incrementInOrder', window: '', windowMs: 0, key, windows });
+    if (!reply.infos) throw new Error('rate-limit counters: empty answer to incrementInOrder');
+    return reply.infos.map(({ totalHits, resetTime }) => ({ totalHits, resetMs: resetTime }));
+  };
+  return factory;
 }
 
 /** Primary side: answers every worker's counter requests from one FixedWindowStore per window. */
@@ -142,8 +155,18 @@ export function servePrimaryCounters(source: { on(event: 'message', listener: (w
     return store;
   };
   const answer = async (request: CounterRequest): Promise<CounterReply> => {
-    const store = storeFor(request.window, request.windowMs);
     try {
+      if (request.op === 'incrementInOrder') {
+        const infos: CountInfo[] = [];
+        for (const window of request.windows ?? []) {
+          const { totalHits, resetMs } = storeFor(window.name, window.ms).incrementNow(request.key);
+          infos.push({ totalHits, resetTime: resetMs });
+          // As the limiter counting one window at a time: a window past its limit ends the count.
+          if (totalHits > window.limit) break;
+        }
+        return { type: REPLY, id: request.id, infos };
+      }
+      const store = storeFor(request.window, request.windowMs);
       let info: ClientRateLimitInfo | undefined;
       switch (request.op) {
         case 'increment':

@@ -5,7 +5,10 @@ import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { Options } from 'express-rate-limit';
 import { createPrimaryCounterStores, servePrimaryCounters } from '../../src/plans/cluster-rate-limit-store.js';
-import { RATE_WINDOWS } from '../../src/plans/rate-limiters.js';
+import type { Plan } from '../../src/config.js';
+import { RateLimitError } from '../../src/errors.js';
+import type { Client } from '../../src/plans/plan-rules.js';
+import { RATE_WINDOWS, createRateLimiter } from '../../src/plans/rate-limiters.js';
 
 /** A worker and its primary in one process, with IPC's copying and its asynchrony. */
 function connectedPair() {
@@ -30,7 +33,7 @@ function connectedPair() {
     store.init?.({ windowMs: RATE_WINDOWS[index]!.ms } as Options);
     return store;
   };
-  return { sent, storeFor };
+  return { sent, storeFor, stores };
 }
 
 describe('rate-limit counters held by the cluster primary', () => {
@@ -71,5 +74,51 @@ describe('rate-limit counters held by the cluster primary', () => {
       results.map((r) => r.status === 'rejected' && String(r.reason)),
       ['Error: rate-limit counters: cannot reach the cluster primary (channel closed)', 'Error: rate-limit counters: cannot reach the cluster primary (channel closed)'],
     );
+  });
+
+  it('counts a request\'s windows in one message, in order, stopping after the first past its limit', async () => {
+    const { sent, stores } = connectedPair();
+    const windows = [
+      { name: 'second', ms: 1000, limit: 2 },
+      { name: 'day', ms: 86_400_000, limit: 100 },
+    ];
+    const counted = [];
+    for (let i = 0; i < 3; i++) counted.push(await stores.countInOrder!('key:a', windows));
+    assert.deepEqual(sent.map((m) => m.type), ['threatgate:rate-limit', 'threatgate:rate-limit', 'threatgate:rate-limit']);
+    // The third passes the second's limit: the day is not counted for it.
+    assert.deepEqual(counted.map((c) => c.map((w) => w.totalHits)), [[1, 1], [2, 2], [3]]);
+    assert.ok(counted.flat().every((w) => typeof w.resetMs === 'number' && w.resetMs > Date.now()));
+  });
+
+  it('gives a limiter over them the same counts, headers and 429s as one counting in this process, one message a request', async () => {
+    const plan = { perSecond: 3, perDay: 2, perMonth: 1000 } as Plan;
+    const client: Client = { keyId: 'k1', planName: 'pro', plan };
+    const run = async (limiter: ReturnType<typeof createRateLimiter>) => {
+      const seen: unknown[] = [];
+      // Seven requests in one second window: begun in the first half of a second.
+      while (Date.now() % 1000 > 500) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 7; i++) {
+        const headers: Record<string, unknown> = {};
+        const target = { headersSent: false, setHeader: (name: string, value: unknown) => void (headers[name] = value) };
+        try {
+          await limiter.count(client, '192.0.2.1', target);
+          seen.push({ headers });
+        } catch (error) {
+          assert.ok(error instanceof RateLimitError);
+          seen.push({ headers, refused: error.message });
+        }
+      }
+      // Seconds to a window's end are left out: the two runs may fall in different seconds.
+      return JSON.parse(JSON.stringify(seen).replace(/t=\d+/g, 't=T')) as unknown;
+    };
+    const here = await run(createRateLimiter());
+    const { sent, stores } = connectedPair();
+    const atPrimary = await run(createRateLimiter(stores));
+    assert.deepEqual(atPrimary, here);
+    assert.equal(sent.length, 7);
+    assert.ok(sent.every((m) => (m as unknown as { op?: string }).op === 'incrementInOrder'));
+    // The 3rd passes the day's 2 (the second counted first), the 4th to 7th the second's 3 (the day no longer counted).
+    const refusals = (here as { refused?: string }[]).map((r) => r.refused?.replace(/.* (per \w+).*/, '$1'));
+    assert.deepEqual(refusals, [undefined, undefined, 'per day', 'per second', 'per second', 'per second', 'per second']);
   });
 });
