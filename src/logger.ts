@@ -123,21 +123,16 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 export const silentLogger: Logger = createLogger('silent');
 
 /**
- * Gathers lines and writes them together: once per turn of the event loop, or with `delayMs` at most
- * that long after the first line waiting (and at once at 64 KB). A busy server logs a line per
- * request, and one write per line would cost a system call each; a few milliseconds gather hundreds
- * of lines into one. Call `flush()` before the process exits (a process 'exit' handler does).
+ * Gathers lines and writes them once per turn of the event loop (or at 64 KB): a busy server logs a
+ * line per request, and one write per line would cost a system call each. Call `flush()` before the
+ * process exits (a process 'exit' handler does).
  */
-export function batchedWriter(write: (text: string) => void, maxChars = 64 * 1024, delayMs = 0): { write(line: string): void; flush(): void } {
+export function batchedWriter(write: (text: string) => void, maxChars = 64 * 1024): { write(line: string): void; flush(): void } {
   let lines: string[] = [];
   let size = 0;
-  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  let scheduled = false;
   const flush = () => {
-    if (timer !== undefined) {
-      if (delayMs > 0) clearTimeout(timer as NodeJS.Timeout);
-      else clearImmediate(timer as NodeJS.Immediate);
-      timer = undefined;
-    }
+    scheduled = false;
     if (lines.length === 0) return;
     const text = lines.join('');
     lines = [];
@@ -149,8 +144,10 @@ export function batchedWriter(write: (text: string) => void, maxChars = 64 * 102
       lines.push(line);
       size += line.length;
       if (size >= maxChars) flush();
-      // The timer never keeps the process alive: the 'exit' handler writes what waits.
-      else if (timer === undefined) timer = delayMs > 0 ? setTimeout(flush, delayMs).unref() : setImmediate(flush);
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
     },
     flush,
   };

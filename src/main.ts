@@ -81,11 +81,8 @@ Options for every command:
 
 serve also reads PORT, HOST, REDIS_URL and LOG_LEVEL.`;
 
-/**
- * Log lines are batched, written at most 10 ms after they are logged (or at 64 KB); anything
- * printed directly goes after the lines logged before it.
- */
-const log = batchedWriter((text) => process.stderr.write(text), 64 * 1024, 10);
+/** Log lines are batched; anything printed directly goes after the lines logged before it. */
+const log = batchedWriter((text) => process.stderr.write(text));
 process.on('exit', log.flush);
 exitQuietlyOnClosedPipe([process.stdout, process.stderr]);
 const out = (line: string) => {

@@ -1,4 +1,4 @@
-// Log lines: one JSON object each, the same from every path; written together (once per turn of the event loop, or after a delay), in order, never lost on flush.
+// Log lines: one JSON object each, the same from every path; written together once per turn of the event loop, in order, never lost on flush.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { batchedWriter, createLogger, fieldsText } from '../src/logger.js';
@@ -14,23 +14,6 @@ describe('batchedWriter', () => {
     assert.deepEqual(writes, ['a\nb\n']);
     log.write('c\n');
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(writes, ['a\nb\n', 'c\n']);
-  });
-
-  it('with a delay, writes the lines of several turns in one call, once the delay has passed', async () => {
-    const writes: string[] = [];
-    const log = batchedWriter((text) => writes.push(text), 64 * 1024, 30);
-    log.write('a\n');
-    await new Promise((resolve) => setImmediate(resolve));
-    log.write('b\n');
-    assert.deepEqual(writes, []);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    assert.deepEqual(writes, ['a\nb\n']);
-    // Flushed early (before exit, or before a line printed directly): the timer goes with it.
-    log.write('c\n');
-    log.flush();
-    assert.deepEqual(writes, ['a\nb\n', 'c\n']);
-    await new Promise((resolve) => setTimeout(resolve, 60));
     assert.deepEqual(writes, ['a\nb\n', 'c\n']);
   });
 
