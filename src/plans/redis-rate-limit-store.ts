@@ -4,7 +4,7 @@ import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import { ConfigError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { RateLimitStoreFactory } from './rate-limiters.js';
+import type { RateLimitStoreFactory, WindowHits, WindowLimit } from './rate-limiters.js';
 
 /** `open`: a request passes unlimited when Redis fails (logged); `closed`: it gets a 503. */
 export type RedisFailureMode = 'open' | 'closed';
@@ -146,6 +146,89 @@ class GuardedRedisStore implements Store {
   }
 }
 
+/**
+ * rate-limit-redis's increment (a window starts at its first hit and ends windowMs later), for
+ * each window of KEYS in turn (ARGV: its windowMs, then its limit), stopping after the first whose
+ * count passes its limit: a request's windows in one round trip. Replies hits and ms left, per
+ * window counted.
+ */
+const COUNT_IN_ORDER = `
+local out = {}
+for i = 1, #KEYS do
+  local windowMs = tonumber(ARGV[2 * i - 1])
+  local limit = tonumber(ARGV[2 * i])
+  local left = redis.call("PTTL", KEYS[i])
+  local hits
+  if left <= 0 then
+    redis.call("SET", KEYS[i], 1, "PX", windowMs)
+    hits = 1
+    left = windowMs
+  else
+    hits = redis.call("INCR", KEYS[i])
+  end
+  out[#out + 1] = hits
+  out[#out + 1] = left
+  if hits > limit then break end
+end
+return out`.trim();
+
+const isNoScript = (error: unknown) => error instanceof Error && /^NOSCRIPT(?:\s|$)/.test(error.message);
+
+/**
+ * countInOrder for counters in Redis, under the same keys as the windows' stores (so their get,
+ * decrement and reset see the same counts) and the same failure mode: open, every window counts
+ * the request as its first (it passes); closed, a 503.
+ */
+function createInOrderCounter(
+  send: (args: string[]) => Promise<unknown>,
+  windowPrefix: (name: string) => string,
+  mode: RedisFailureMode,
+  outage: Outage,
+): NonNullable<RateLimitStoreFactory['countInOrder']> {
+  let sha: Promise<string> | undefined;
+  const load = () =>
+    (sha ??= send(['SCRIPT', 'LOAD', COUNT_IN_ORDER]).then(
+      (reply) => {
+        if (typeof reply !== 'string') throw new TypeError('unexpected reply from Redis to SCRIPT LOAD');
+        return reply;
+      },
+      (error: unknown) => {
+        sha = undefined;
+        throw error;
+      },
+    ));
+  const count = async (key: string, windows: readonly WindowLimit[]): Promise<WindowHits[]> => {
+    const keys = windows.map(({ name }) => `${windowPrefix(name)}${key}`);
+    const args = windows.flatMap(({ ms, limit }) => [String(ms), String(limit)]);
+    const run = async () => send(['EVALSHA', await load(), String(keys.length), ...keys, ...args]);
+    let reply: unknown;
+    try {
+      reply = await run();
+    } catch (error) {
+      // Redis restarted (or flushed its scripts): load it again, once.
+      if (!isNoScript(error)) throw error;
+      sha = undefined;
+      reply = await run();
+    }
+    if (!Array.isArray(reply) || reply.length === 0 || reply.length % 2 !== 0) throw new TypeError('unexpected reply from Redis to the rate-limit script');
+    const now = Date.now();
+    const counted: WindowHits[] = [];
+    for (let i = 0; i < reply.length; i += 2) counted.push({ totalHits: Number(reply[i]), resetMs: now + Number(reply[i + 1]) });
+    return counted;
+  };
+  return async (key, windows) => {
+    try {
+      const counted = await count(key, windows);
+      outage.succeeded('rate-limit counters in Redis are reachable again');
+      return counted;
+    } catch (error) {
+      outage.failed(error);
+      if (mode === 'closed') throw new ServiceUnavailableError(STORE_FAILURE_MESSAGE, { cause: error });
+      return windows.map(() => ({ totalHits: 1, resetMs: undefined }));
+    }
+  };
+}
+
 function newClient(url: string) {
   return createClient({
     url,
@@ -208,13 +291,12 @@ export async function connectRedisRateLimits(options: RedisRateLimitOptions): Pr
     logger,
     onError === 'open' ? 'rate-limit counters unavailable: requests pass without limits' : 'rate-limit counters unavailable: requests are refused with 503',
   );
+  const windowPrefix = (name: string) => `${prefix}${name}:`;
+  const stores: RateLimitStoreFactory = (window) =>
+    new GuardedRedisStore(new RedisStore({ prefix: windowPrefix(window.name), sendCommand: (...args: string[]) => client.sendCommand(args) }), onError, storeFailures);
+  stores.countInOrder = createInOrderCounter((args) => client.sendCommand(args), windowPrefix, onError, storeFailures);
   return {
-    stores: (window) =>
-      new GuardedRedisStore(
-        new RedisStore({ prefix: `${prefix}${window.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) }),
-        onError,
-        storeFailures,
-      ),
+    stores,
     async close() {
       if (client.isReady) await client.close().catch(() => client.destroy());
       else if (client.isOpen) client.destroy();

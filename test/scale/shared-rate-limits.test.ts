@@ -7,7 +7,10 @@ import request from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
+import type { Options } from 'express-rate-limit';
+import { createRateLimiter, RATE_WINDOWS } from '../../src/plans/rate-limiters.js';
 import { connectRedisRateLimits, STORE_FAILURE_MESSAGE, type RedisRateLimits } from '../../src/plans/redis-rate-limit-store.js';
+import { BURST_REFUSALS, limiterTrace } from '../helpers/limiter-trace.js';
 import { openInstance, seedDatabase, type Instance } from '../helpers/gateway-instances.js';
 import { eventually } from '../helpers/eventually.js';
 import { storeBackends, type Backend } from '../helpers/store-backends.js';
@@ -123,6 +126,30 @@ describe('rate limits with REDIS_URL', () => {
       }
       assertTaxiiError(await taxiiGet(b.app, '/taxii2/', keys.pro!).set('X-Forwarded-For', '203.0.113.51'), 429);
       await lookup(b, '203.0.113.52', keys.pro!).expect(200);
+    });
+  });
+
+  describe('a request\'s windows counted in Redis in one round trip', { skip: needsRedis }, () => {
+    it('gives the same counts, headers and 429s as counting in this process, under the keys the windows\' stores read', async () => {
+      const here = await limiterTrace(createRateLimiter());
+      const shared = await connectRedisRateLimits({ url: REDIS_URL!, onError: 'closed', logger: captureLogger().logger, prefix: `${PREFIX}in-order:` });
+      try {
+        assert.ok(shared.stores.countInOrder);
+        const inRedis = await limiterTrace(createRateLimiter(shared.stores));
+        assert.deepEqual(inRedis, here);
+        assert.deepEqual(here.map((r) => r.refused), BURST_REFUSALS);
+        // The windows' own stores see those counts: 7 in the second, 3 in the day (the 4th to 7th
+        // stopped at the second), 2 in the month (the 3rd stopped at the day).
+        const counts = [];
+        for (const window of RATE_WINDOWS) {
+          const store = shared.stores(window)!;
+          store.init?.({ windowMs: window.ms } as Options);
+          counts.push((await store.get!('key:k1'))?.totalHits);
+        }
+        assert.deepEqual(counts, [7, 3, 2]);
+      } finally {
+        await shared.close();
+      }
     });
   });
 
