@@ -46,7 +46,7 @@ function isoNow(): string {
   return lastIso;
 }
 
-/** Text JSON writes as it is: printable ASCII but `"` and `\\`. */
+/** Text JSON writes as it is: printable ASCII but `"` and the backslash. */
 const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** `,"name":` for the field names logged lately (they are the code's own, a few dozen). */

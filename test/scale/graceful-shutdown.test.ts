@@ -1,6 +1,6 @@
 // Graceful shutdown: stop accepting, let in-flight requests finish (bounded), close the store, exit 0.
 import assert from 'node:assert/strict';
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createDrainableServer } from '../../src/cli/serve-command.js';
@@ -68,6 +68,39 @@ describe('draining the server on shutdown', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(body, 'done');
     assert.equal(res.headers.connection, 'close');
+    assert.equal(await drained, 'drained');
+    agent.destroy();
+  });
+
+  it('with several requests in flight, finishing in any order › counts each out once, and closes the connections of those still in flight', async () => {
+    const held: ServerResponse[] = [];
+    let arrived!: () => void;
+    const allArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const drainable = createDrainableServer((_req, res) => {
+      held.push(res);
+      if (held.length === 3) arrived();
+    });
+    await new Promise<void>((resolve) => drainable.server.listen(0, '127.0.0.1', resolve));
+    const port = (drainable.server.address() as { port: number }).port;
+    const agent = new Agent({ keepAlive: true });
+    const pending = [get(port, agent), get(port, agent), get(port, agent)];
+    await allArrived;
+    assert.equal(drainable.inFlight(), 3);
+    // The first to arrive finishes first: the last in the list takes its place.
+    const [first, second, third] = held as [ServerResponse, ServerResponse, ServerResponse];
+    first.end('first');
+    await pending[0];
+    assert.equal(drainable.inFlight(), 2);
+    const drained = drainable.drain(5000);
+    third.end('third');
+    await pending[2];
+    assert.equal(drainable.inFlight(), 1);
+    second.end('second');
+    const answers = await Promise.all(pending);
+    assert.equal(drainable.inFlight(), 0);
+    assert.deepEqual(answers.map(({ body }) => body), ['first', 'second', 'third']);
+    // Answered after the drain began: told to close.
+    assert.deepEqual(answers.map(({ res }) => res.headers.connection), ['keep-alive', 'close', 'close']);
     assert.equal(await drained, 'drained');
     agent.destroy();
   });
