@@ -7,8 +7,16 @@ const KEY_BYTES = 32;
 /** Anything a well-formed key cannot be is refused before hashing (and never looked up). */
 const KEY_SHAPE = /^[A-Za-z0-9_-]{16,256}$/;
 
+/**
+ * A new key. One whose text would begin with `-` is drawn again: pasted into a command line
+ * (`threatgate keys revoke KEY`) it would read as an option. The other 63 first characters stay
+ * equally likely, and the rest of the key is untouched by the choice.
+ */
 export function generateKey(): string {
-  return randomBytes(KEY_BYTES).toString('base64url');
+  for (;;) {
+    const key = randomBytes(KEY_BYTES).toString('base64url');
+    if (key[0] !== '-') return key;
+  }
 }
 
 /** Node's one-shot digest (Node 20.12 and later): every request with a key hashes it, and this skips building a Hash object. */

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
 import { createKey } from '../../src/cli/keys-command.js';
-import { hashKey } from '../../src/auth/key-secret.js';
+import { generateKey, hashKey } from '../../src/auth/key-secret.js';
 import { createKeyAuthenticator } from '../../src/auth/authenticate-key.js';
 import { dbOf } from '../helpers/store-db.js';
 
@@ -26,6 +26,17 @@ describe('API keys on the lookup API', () => {
 
   it('are 43 base64url characters (32 random bytes)', async () => {
     assert.match(ctx.keys.pro!, /^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('never begin with "-", which a command line would read as an option', () => {
+    // One key in 64 would without the redraw: 5,000 draws all pass it by chance with odds of 1e-34.
+    const firsts = new Set<string>();
+    for (let i = 0; i < 5_000; i++) {
+      const key = generateKey();
+      assert.match(key, /^[A-Za-z0-9_][A-Za-z0-9_-]{42}$/);
+      firsts.add(key[0]!);
+    }
+    assert.equal(firsts.size, 63, 'every other first character still occurs');
   });
 
   describe('with an unknown key', () => {
