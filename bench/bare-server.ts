@@ -1,4 +1,5 @@
 // A bare node:http server (or with --express, a bare Express 5 app) that replays recorded threatgate responses byte for byte: http-bench.ts's ceiling and Express floor.
+// With --least-work it also does the least any server must do for those answers (finds the key, counts its three windows, writes their values, logs a line).
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -46,6 +47,114 @@ function handler(replies: Map<string, Reply>) {
   };
 }
 
+/** A key's rate-limit windows, as its answers' RateLimit-Policy lines give them, and its counts. */
+interface LeastWorkClient {
+  id: string;
+  windows: { name: string; header: string; limit: number; seconds: number; start: number; count: number }[];
+}
+
+/** A recorded RateLimit-Policy line: the window's name, limit, seconds and the key's partition key. */
+const POLICY = /^"(\w+)"; q=(\d+); w=(\d+); pk=:([^:]+):$/;
+
+/** The API key a request carries: `key=` in the query, or HTTP Basic `taxii2:KEY`. */
+function keyOf(req: IncomingMessage): string | undefined {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  if (q !== -1) {
+    const found = /(?:^|&)key=([^&]*)/.exec(url.slice(q + 1));
+    if (found) return found[1];
+  }
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Basic ')) {
+    const pair = Buffer.from(auth.slice(6), 'base64').toString('utf8');
+    return pair.slice(pair.indexOf(':') + 1);
+  }
+  return undefined;
+}
+
+/** A client for a key first seen on `reply`: its windows from the reply's RateLimit-Policy lines, none counted yet. */
+function clientFrom(reply: Reply): LeastWorkClient {
+  const windows: LeastWorkClient['windows'] = [];
+  let pk = '';
+  for (let i = 0; i < reply.headers.length; i += 2) {
+    if (reply.headers[i]!.toLowerCase() !== 'ratelimit-policy') continue;
+    const [, name, limit, seconds, partition] = POLICY.exec(reply.headers[i + 1]!) ?? [];
+    if (!name) continue;
+    pk = partition!;
+    windows.push({ name, header: `X-Requests-Remaining-${name[0]!.toUpperCase()}${name.slice(1)}`, limit: Number(limit), seconds: Number(seconds), start: 0, count: 0 });
+  }
+  return { id: `k_${pk.slice(0, 12)}`, windows };
+}
+
+/**
+ * The least work: what any server giving these answers must do per request besides sending them,
+ * written as plainly as it can be, without a framework: find the client by its key (a key is known
+ * from its first request on, with the windows its answer's RateLimit-Policy lines name), count the
+ * request in each of the key's fixed windows and write the RateLimit and X-Requests-Remaining values
+ * anew, and log one JSON line per request (the key redacted from the URL) to stderr, in one write
+ * per turn of the event loop. What threatgate does besides (hashing and checking the key, metrics,
+ * the plan gate, media types, errors, Express's request objects) it leaves out: threatgate ÷ least
+ * work is what all that costs.
+ */
+function leastWorkHandler(replies: Map<string, Reply>) {
+  const clients = new Map<string, LeastWorkClient>();
+  let lines: string[] = [];
+  const flush = () => {
+    const text = lines.join('');
+    lines = [];
+    process.stderr.write(text);
+  };
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const url = req.url ?? '';
+    const reply = replies.get(url);
+    if (!reply) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not recorded\n');
+      return;
+    }
+    const key = keyOf(req);
+    let client = key === undefined ? undefined : clients.get(key);
+    if (key !== undefined && client === undefined) {
+      client = clientFrom(reply);
+      clients.set(key, client);
+    }
+    let headers = reply.headers;
+    if (client && client.windows.length > 0) {
+      headers = headers.slice();
+      const now = Date.now() / 1000;
+      let limitAt = 0;
+      for (const w of client.windows) {
+        const start = Math.floor(now / w.seconds) * w.seconds;
+        if (w.start !== start) {
+          w.start = start;
+          w.count = 0;
+        }
+        const remaining = Math.max(0, w.limit - ++w.count);
+        // The recorded order: the RateLimit lines in window order, then each window's X-Requests-Remaining.
+        for (let i = limitAt; i < headers.length; i += 2) {
+          if (headers[i] === 'RateLimit') {
+            headers[i + 1] = `"${w.name}"; r=${remaining}; t=${Math.ceil(start + w.seconds - now)}`;
+            limitAt = i + 2;
+            break;
+          }
+        }
+        const at = headers.indexOf(w.header);
+        if (at !== -1) headers[at + 1] = String(remaining);
+      }
+    }
+    res.writeHead(reply.status, headers).end(reply.body);
+    res.once('finish', () => {
+      const ms = Math.round((performance.now() - started) * 1000) / 1000;
+      if (lines.length === 0) setImmediate(flush);
+      lines.push(
+        `{"time":"${new Date().toISOString()}","level":"info","pid":${process.pid},"msg":"request","method":"${req.method}",` +
+          `"url":${JSON.stringify(url.replace(/([?&]key=)[^&]*/, '$1[redacted]'))},"status":${res.statusCode},"ms":${ms},` +
+          `"client":${client ? `"${client.id}"` : 'null'},"ip":"${req.socket.remoteAddress}"}\n`,
+      );
+    });
+  };
+}
+
 /**
  * The Express floor: the same handler as the only layer of an Express 5 app, with nothing that
  * adds headers (no ETag, no X-Powered-By): what Express itself costs per request.
@@ -58,13 +167,16 @@ function expressApp(replies: Map<string, Reply>) {
   return app;
 }
 
-function listen(replies: Map<string, Reply>, port: number, host: string, useExpress: boolean): Promise<number> {
+/** What the server does: replay (`bare`), replay through Express (`express`), or replay with the least work (`least`). */
+type Mode = 'bare' | 'express' | 'least';
+
+function listen(replies: Map<string, Reply>, port: number, host: string, mode: Mode): Promise<number> {
   let server;
-  if (useExpress) {
+  if (mode === 'express') {
     // Built as threatgate builds its server: objects born with the app's prototypes.
     const app = expressApp(replies);
     server = createServer(expressMessageClasses(app), app);
-  } else server = createServer(handler(replies));
+  } else server = createServer(mode === 'least' ? leastWorkHandler(replies) : handler(replies));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   process.once('SIGTERM', () => server.close(() => process.exit(0)).closeAllConnections());
   return new Promise((done, fail) => {
@@ -105,10 +217,11 @@ async function main(argv: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       workers: { type: 'string', default: '1' },
       express: { type: 'boolean', default: false },
+      'least-work': { type: 'boolean', default: false },
     },
   });
-  if (!values.responses) {
-    process.stderr.write('Usage: node --import tsx bench/bare-server.ts --responses FILE.json [--port N] [--host H] [--workers N] [--express]\n');
+  if (!values.responses || (values.express && values['least-work'])) {
+    process.stderr.write('Usage: node --import tsx bench/bare-server.ts --responses FILE.json [--port N] [--host H] [--workers N] [--express | --least-work]\n');
     process.exitCode = 1;
     return;
   }
@@ -118,7 +231,8 @@ async function main(argv: string[]): Promise<void> {
     runPrimary(workers, values.host);
     return;
   }
-  const port = await listen(loadReplies(values.responses), Number(values.port), values.host, values.express);
+  const mode: Mode = values.express ? 'express' : values['least-work'] ? 'least' : 'bare';
+  const port = await listen(loadReplies(values.responses), Number(values.port), values.host, mode);
   if (cluster.isPrimary) process.stdout.write(`listening on http://${values.host}:${port}\n`);
 }
 

@@ -23,6 +23,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --workers 1             threatgate serve --workers N; the bare server, the Express floor and gunicorn get as many
   --scenarios a,b         only these (ids in the table); --no-medallion skips the reference server
   --no-express-floor      skip the Express floor (the same replies through a bare Express 5 app)
+  --least-work            also the least-work server: the same replies with the key found, its windows counted and
+                          written, and a log line per request, without a framework (bench/bare-server.ts --least-work)
   --no-response-cache     serve with cache.maxEntries 0: no response is served from threatgate's cache
   --cpu-prof              instead of comparing, profile threatgate under wrk, one server run per scenario
   --side-by-side          instead of comparing with the other servers, measure the scenarios against one another
@@ -45,6 +47,7 @@ function parseOptions(argv: string[]): Options | null {
       scenarios: { type: 'string' },
       'no-medallion': { type: 'boolean', default: false },
       'no-express-floor': { type: 'boolean', default: false },
+      'least-work': { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       'no-response-cache': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
@@ -70,6 +73,7 @@ function parseOptions(argv: string[]): Options | null {
     scenarios: values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : null,
     medallion: !values['no-medallion'],
     expressFloor: !values['no-express-floor'],
+    leastWork: values['least-work'],
     build: !values['no-build'],
     responseCache: !values['no-response-cache'],
     cpuProf: values['cpu-prof'],

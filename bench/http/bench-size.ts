@@ -17,11 +17,19 @@ export interface ScenarioResult {
   threatgate: Figures;
   bare?: Figures;
   express?: Figures;
+  least?: Figures;
   medallion?: Figures;
   medallionPath?: string;
   medallionNote?: string;
   /** Median req/s over median req/s; null where one side was not measured or completed nothing. */
-  ratios: { threatgateToBare: number | null; threatgateToExpress: number | null; expressToBare: number | null; threatgateToMedallion: number | null };
+  ratios: {
+    threatgateToBare: number | null;
+    threatgateToExpress: number | null;
+    expressToBare: number | null;
+    threatgateToLeast: number | null;
+    leastToBare: number | null;
+    threatgateToMedallion: number | null;
+  };
 }
 
 export interface SizeResult {
@@ -29,7 +37,7 @@ export interface SizeResult {
   label: string;
   db: string;
   scenarios: ScenarioResult[];
-  rssMB: { threatgateBefore: number; threatgateAfter: number; threatgateProcesses: number; bare?: number; express?: number; medallion?: number };
+  rssMB: { threatgateBefore: number; threatgateAfter: number; threatgateProcesses: number; bare?: number; express?: number; least?: number; medallion?: number };
   medallion: { objects: number; skipped?: string } | null;
 }
 
@@ -37,6 +45,7 @@ interface Servers {
   threatgate: Server;
   bare?: Server;
   express?: Server;
+  least?: Server;
   medallion?: Server;
 }
 
@@ -51,11 +60,11 @@ export async function benchSize(size: number, options: Options, layout: CoreLayo
     const scenarios = await discoverScenarios(tgPort, keys, options);
     const responses = join(options.outDir, `bare-responses-${label}.json`);
     const recorded = await recordResponses(tgPort, scenarios, responses);
-    const replays: ReplayKind[] = options.expressFloor ? ['bare', 'express'] : ['bare'];
+    const replays: ReplayKind[] = ['bare', ...(options.expressFloor ? ['express' as const] : []), ...(options.leastWork ? ['least' as const] : [])];
     for (const kind of replays) {
       const server = await startReplay(kind, responses, options, layout, label);
       servers[kind] = server;
-      await checkReplay(server, recorded);
+      await checkReplay(server, recorded, kind);
     }
     let medallion: MedallionSetup | null = null;
     let medallionSkipped: string | undefined;
@@ -83,6 +92,7 @@ export async function benchSize(size: number, options: Options, layout: CoreLayo
         threatgateProcesses: rssAfter.processes,
         bare: treeRssMB(servers.bare!.child.pid!).mb,
         ...(servers.express ? { express: treeRssMB(servers.express.child.pid!).mb } : {}),
+        ...(servers.least ? { least: treeRssMB(servers.least.child.pid!).mb } : {}),
         ...(servers.medallion ? { medallion: treeRssMB(servers.medallion.child.pid!).mb } : {}),
       },
       medallion: medallion ? { objects: medallion.objects } : options.medallion ? { objects: 0, skipped: medallionSkipped ?? 'no TAXII scenario' } : null,
@@ -98,12 +108,13 @@ async function benchScenario(s: Scenario, servers: Servers, medallion: Medallion
     { name: 'bare', server: servers.bare!, path: s.path, headers: s.headers },
   ];
   if (servers.express) targets.push({ name: 'express', server: servers.express, path: s.path, headers: s.headers });
+  if (servers.least) targets.push({ name: 'least', server: servers.least, path: s.path, headers: s.headers });
   const medallionPath = medallion?.paths[s.id];
   if (medallion && medallionPath) targets.push({ name: 'medallion', server: medallion.server, path: medallionPath, headers: medallion.headers });
   log(`measuring ${s.id}: ${targets.map((t) => t.name).join(', ')} × ${options.rounds} rounds of ${options.duration} s …`);
   const measured = await measure(targets, options, load);
   const tg = measured.get('threatgate')!;
-  const [bare, express, ref] = [measured.get('bare'), measured.get('express'), measured.get('medallion')];
+  const [bare, express, least, ref] = [measured.get('bare'), measured.get('express'), measured.get('least'), measured.get('medallion')];
   const gap = medallion && !(ref && medallionPath) ? MEDALLION_GAPS[s.id] : undefined;
   const result: ScenarioResult = {
     id: s.id,
@@ -112,11 +123,19 @@ async function benchScenario(s: Scenario, servers: Servers, medallion: Medallion
     threatgate: tg,
     ...(bare ? { bare } : {}),
     ...(express ? { express } : {}),
+    ...(least ? { least } : {}),
     ...(ref && medallionPath ? { medallion: ref, medallionPath } : {}),
     ...(gap ? { medallionNote: gap } : {}),
-    ratios: { threatgateToBare: ratio(tg, bare), threatgateToExpress: ratio(tg, express), expressToBare: ratio(express, bare), threatgateToMedallion: ratio(tg, ref) },
+    ratios: {
+      threatgateToBare: ratio(tg, bare),
+      threatgateToExpress: ratio(tg, express),
+      expressToBare: ratio(express, bare),
+      threatgateToLeast: ratio(tg, least),
+      leastToBare: ratio(least, bare),
+      threatgateToMedallion: ratio(tg, ref),
+    },
   };
   const rps = (name: string, f: Figures | undefined) => (f ? `; ${name} ${f.rps.toFixed(0)} req/s` : '');
-  log(`  threatgate ${tg.rps.toFixed(0)} req/s p99 ${tg.p99Ms.toFixed(2)} ms${rps('bare', bare)}${rps('express', express)}${rps('medallion', ref)}`);
+  log(`  threatgate ${tg.rps.toFixed(0)} req/s p99 ${tg.p99Ms.toFixed(2)} ms${rps('bare', bare)}${rps('express', express)}${rps('least work', least)}${rps('medallion', ref)}`);
   return result;
 }

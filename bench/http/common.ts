@@ -16,6 +16,8 @@ export interface Options {
   medallion: boolean;
   /** Also measure the recorded replies served through a bare Express 5 app. */
   expressFloor: boolean;
+  /** Also measure the recorded replies served with the least work any server must do for them (bare-server.ts --least-work). */
+  leastWork: boolean;
   build: boolean;
   responseCache: boolean;
   cpuProf: boolean;

@@ -46,14 +46,23 @@ function ratioColumn(head: string, a: (s: ScenarioResult) => Figures | undefined
 
 export function formatSizeTable(result: SizeResult): string {
   const withExpress = result.scenarios.some((s) => s.express);
-  const [tg, bare, express, medallion] = [(s: ScenarioResult) => s.threatgate, (s: ScenarioResult) => s.bare, (s: ScenarioResult) => s.express, (s: ScenarioResult) => s.medallion];
+  const withLeast = result.scenarios.some((s) => s.least);
+  const [tg, bare, express, least, medallion] = [
+    (s: ScenarioResult) => s.threatgate,
+    (s: ScenarioResult) => s.bare,
+    (s: ScenarioResult) => s.express,
+    (s: ScenarioResult) => s.least,
+    (s: ScenarioResult) => s.medallion,
+  ];
   const columns: Column[] = [
     { head: 'scenario', align: '---', cell: (s) => s.id },
     ...figureColumns('threatgate', tg),
     ...figureColumns('bare', bare),
     ...(withExpress ? figureColumns('express', express) : []),
+    ...(withLeast ? figureColumns('least work', least) : []),
     ratioColumn('tg ÷ bare', tg, bare, BARE_RATIO_TARGET),
     ...(withExpress ? [ratioColumn('tg ÷ express', tg, express), ratioColumn('express ÷ bare', express, bare)] : []),
+    ...(withLeast ? [ratioColumn('tg ÷ least', tg, least), ratioColumn('least ÷ bare', least, bare)] : []),
     ...figureColumns('medallion', medallion, true),
     ratioColumn('tg ÷ medallion', tg, medallion),
   ];
@@ -63,10 +72,14 @@ export function formatSizeTable(result: SizeResult): string {
   const rss = result.rssMB;
   const notes = [
     `threatgate RSS ${rss.threatgateBefore.toFixed(0)} MB before the runs, ${rss.threatgateAfter.toFixed(0)} MB after (${rss.threatgateProcesses} process${rss.threatgateProcesses === 1 ? '' : 'es'}, summed); ` +
-      `bare server ${rss.bare?.toFixed(0)} MB${rss.express !== undefined ? `; express floor ${rss.express.toFixed(0)} MB` : ''}${rss.medallion !== undefined ? `; medallion ${rss.medallion.toFixed(0)} MB` : ''}.`,
+      `bare server ${rss.bare?.toFixed(0)} MB${rss.express !== undefined ? `; express floor ${rss.express.toFixed(0)} MB` : ''}${rss.least !== undefined ? `; least-work server ${rss.least.toFixed(0)} MB` : ''}${rss.medallion !== undefined ? `; medallion ${rss.medallion.toFixed(0)} MB` : ''}.`,
     `tg ÷ bare is threatgate's req/s over the bare node:http replay's (target ≥ ${BARE_RATIO_TARGET}x, bold when missed).`,
   ];
   if (withExpress) notes.push("express: the same replies through a bare Express 5 app (one handler, no middleware), the floor of any design on Express; tg ÷ express is what threatgate's stack costs above it.");
+  if (withLeast)
+    notes.push(
+      'least work: the same replies from node:http with the key found, its three windows counted and their values written anew, and a JSON log line per request (bench/bare-server.ts --least-work), the least any server giving these answers does; tg ÷ least is what the rest of threatgate costs.',
+    );
   if (result.medallion?.skipped) notes.push(`medallion not measured: ${result.medallion.skipped}`);
   else if (result.medallion) notes.push(`medallion holds the first ${result.medallion.objects} objects of the collection.`);
   for (const s of result.scenarios) if (s.note) notes.push(`${s.id}: ${s.note}.`);
@@ -108,5 +121,6 @@ export function runFacts(options: Options, layout: CoreLayout) {
     workers: options.workers,
     responseCache: options.responseCache,
     expressFloor: options.expressFloor ? { express: expressVersion() } : false,
+    leastWork: options.leastWork,
   };
 }
