@@ -53,6 +53,12 @@ interface LeastWorkClient {
   windows: { name: string; header: string; limit: number; seconds: number; start: number; count: number }[];
 }
 
+const STARTED = Symbol('started');
+const CLIENT = Symbol('client');
+
+/** A response of the least-work server, with what its log line needs. */
+type LeastWorkResponse = ServerResponse & { [STARTED]: number; [CLIENT]: LeastWorkClient | undefined };
+
 /** A recorded RateLimit-Policy line: the window's name, limit, seconds and the key's partition key. */
 const POLICY = /^"(\w+)"; q=(\d+); w=(\d+); pk=:([^:]+):$/;
 
@@ -104,6 +110,28 @@ function leastWorkHandler(replies: Map<string, Reply>) {
     lines = [];
     process.stderr.write(text);
   };
+  // The time as the log writes it, made once per millisecond: a busy server's lines share it.
+  let lastMs = -1;
+  let lastIso = '';
+  const isoNow = () => {
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      lastIso = new Date(now).toISOString();
+    }
+    return lastIso;
+  };
+  // One listener for every response, what it logs kept on the response: no closure per request.
+  function finished(this: LeastWorkResponse) {
+    const ms = Math.round((performance.now() - this[STARTED]) * 1000) / 1000;
+    const client = this[CLIENT];
+    if (lines.length === 0) setImmediate(flush);
+    lines.push(
+      `{"time":"${isoNow()}","level":"info","pid":${process.pid},"msg":"request","method":"${this.req.method}",` +
+        `"url":${JSON.stringify(this.req.url!.replace(/([?&]key=)[^&]*/, '$1[redacted]'))},"status":${this.statusCode},"ms":${ms},` +
+        `"client":${client ? `"${client.id}"` : 'null'},"ip":"${this.req.socket.remoteAddress}"}\n`,
+    );
+  }
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const url = req.url ?? '';
@@ -142,16 +170,11 @@ function leastWorkHandler(replies: Map<string, Reply>) {
         if (at !== -1) headers[at + 1] = String(remaining);
       }
     }
+    const logged = res as LeastWorkResponse;
+    logged[STARTED] = started;
+    logged[CLIENT] = client;
+    res.on('finish', finished);
     res.writeHead(reply.status, headers).end(reply.body);
-    res.once('finish', () => {
-      const ms = Math.round((performance.now() - started) * 1000) / 1000;
-      if (lines.length === 0) setImmediate(flush);
-      lines.push(
-        `{"time":"${new Date().toISOString()}","level":"info","pid":${process.pid},"msg":"request","method":"${req.method}",` +
-          `"url":${JSON.stringify(url.replace(/([?&]key=)[^&]*/, '$1[redacted]'))},"status":${res.statusCode},"ms":${ms},` +
-          `"client":${client ? `"${client.id}"` : 'null'},"ip":"${req.socket.remoteAddress}"}\n`,
-      );
-    });
   };
 }
 
