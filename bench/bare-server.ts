@@ -24,7 +24,7 @@ const KEEP_ALIVE_MS = 65_000;
 /** Headers that node:http writes itself, per response: recording them would send them twice. */
 export const PER_CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
-interface Reply {
+export interface Reply {
   status: number;
   headers: string[];
   body: Buffer;
@@ -97,18 +97,18 @@ function clientFrom(reply: Reply): LeastWorkClient {
  * written as plainly as it can be, without a framework: find the client by its key (a key is known
  * from its first request on, with the windows its answer's RateLimit-Policy lines name), count the
  * request in each of the key's fixed windows and write the RateLimit and X-Requests-Remaining values
- * anew, and log one JSON line per request (the key redacted from the URL) to stderr, in one write
+ * anew, and log one JSON line per request (the key redacted from the URL) to stderr (`writeLog`), in one write
  * per turn of the event loop. What threatgate does besides (hashing and checking the key, metrics,
  * the plan gate, media types, errors, Express's request objects) it leaves out: threatgate ÷ least
  * work is what all that costs.
  */
-function leastWorkHandler(replies: Map<string, Reply>) {
+export function leastWorkHandler(replies: Map<string, Reply>, writeLog: (text: string) => void = (text) => process.stderr.write(text)) {
   const clients = new Map<string, LeastWorkClient>();
   let lines: string[] = [];
   const flush = () => {
     const text = lines.join('');
     lines = [];
-    process.stderr.write(text);
+    writeLog(text);
   };
   // The time as the log writes it, made once per millisecond: a busy server's lines share it.
   let lastMs = -1;
