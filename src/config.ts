@@ -98,12 +98,17 @@ const configSchema = z.strictObject({
     .strictObject({
       /** Open connections a process (each worker) accepts; more are closed at once. */
       maxConnections: z.number().int().min(1).max(1_000_000).default(10_000),
-      /** A client has this long to send a request's headers. */
-      headersTimeoutSeconds: z.number().min(1).max(600).default(20),
+      /**
+       * Of those, open connections from one client address (IPv6 per /56); a proxy that `trustProxy`
+       * trusts is held to maxConnections alone. Absent: max(16, maxConnections / 20) (connectionsPerAddress).
+       */
+      maxConnectionsPerAddress: z.number().int().min(1).max(1_000_000).optional(),
+      /** A client has this long to send a request's headers (a few seconds: docs/deployment.md). */
+      headersTimeoutSeconds: z.number().min(1).max(600).default(5),
       /** A client has this long to send a whole request. */
       requestTimeoutSeconds: z.number().min(1).max(3600).default(30),
     })
-    .default({ maxConnections: 10_000, headersTimeoutSeconds: 20, requestTimeoutSeconds: 30 }),
+    .default({ maxConnections: 10_000, headersTimeoutSeconds: 5, requestTimeoutSeconds: 30 }),
   /** Failed authentications (unknown, malformed or revoked keys) a client address may make per minute before 429 (issue 26). */
   auth: z.strictObject({ failuresPerMinute: z.number().int().min(1).max(1_000_000).default(60) }).default({ failuresPerMinute: 60 }),
   /** Feed health (DESIGN 11): the runs kept per feed, and how long an unchanged upstream may stay so before it is `quiet-upstream`. */

@@ -15,7 +15,7 @@ import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
 import type { RedisRateLimits } from '../plans/redis-rate-limit-store.js';
 import type { Store } from '../store/store.js';
 import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
-import { capConnections, serverTimeouts, type ServerLimits } from './server-limits.js';
+import { capConnections, connectionsPerAddress, serverTimeouts, type ServerLimits } from './server-limits.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
 import { createAllowlist } from '../sources/allowlist.js';
 import { startBackgroundPulls, type BackgroundPulls } from '../sources/background-pulls.js';
@@ -102,6 +102,8 @@ export interface DrainableServerOptions {
   limits?: ServerLimits;
   /** Serving as a node:cluster worker (see capConnections). */
   inClusterWorker?: boolean;
+  /** Whether a peer is a proxy `trustProxy` trusts: exempt from the per-address cap (see capConnections). */
+  isProxy?: (address: string) => boolean;
 }
 
 /** A response's place in its server's list of responses in flight. */
@@ -137,7 +139,10 @@ export function createDrainableServer(handler: (req: IncomingMessage, res: Serve
     if (draining) res.setHeader('Connection', 'close');
     handler(req, res);
   });
-  if (limits) capConnections(server, limits.maxConnections, options.inClusterWorker ?? false);
+  if (limits) {
+    const caps = { max: limits.maxConnections, perAddress: connectionsPerAddress(limits), ...(options.isProxy ? { isProxy: options.isProxy } : {}) };
+    capConnections(server, caps, options.inClusterWorker ?? false);
+  }
   const drain = (graceMs: number) =>
     new Promise<'drained' | 'timed out'>((resolve) => {
       draining = true;
@@ -189,7 +194,14 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   const served = metrics && cluster.isWorker ? withScrape(metrics, joinClusterMetrics(process, metrics.registry)) : metrics;
   const { app, listener } = options.buildApp(rateLimitStores, served);
   // Requests are born with the app's prototypes, which the fast path needs as much as Express.
-  const { server, drain, inFlight } = createDrainableServer(listener, { classes: expressMessageClasses(app), limits: config.server, inClusterWorker: cluster.isWorker });
+  // The peers Express takes X-Forwarded-For from (`trustProxy`, compiled as req.ip reads it) are proxies.
+  const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const { server, drain, inFlight } = createDrainableServer(listener, {
+    classes: expressMessageClasses(app),
+    limits: config.server,
+    inClusterWorker: cluster.isWorker,
+    isProxy: (address) => trusted(address, 0),
+  });
   try {
     await listen(server, settings.port, settings.host, '--port');
   } catch (error) {

@@ -1,6 +1,7 @@
 // The HTTP server's limits on connections and slow clients (config `server`, issue 26), applied by every process that serves.
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
+import { ipKeyGenerator } from 'express-rate-limit';
 import type { Config } from '../config.js';
 
 export type ServerLimits = Config['server'];
@@ -32,27 +33,70 @@ export function serverTimeouts(limits: ServerLimits): ServerOptions {
 }
 
 /**
- * Closes every connection past `max` open ones at once, so that a flood of idle or slow sockets
- * cannot use up the process's file descriptors.
+ * An address's open connections when the config names no `server.maxConnectionsPerAddress`: a
+ * twentieth of `maxConnections` (500 of 10,000), so that one address cannot refuse everyone else,
+ * and no fewer than 16, so that a few browsers behind one NAT (six connections each) still fit a
+ * small `maxConnections` (docs/deployment.md, "Connections and slow clients").
+ */
+export function connectionsPerAddress(limits: ServerLimits): number {
+  return limits.maxConnectionsPerAddress ?? Math.max(16, Math.ceil(limits.maxConnections / 20));
+}
+
+export interface ConnectionCaps {
+  /** Open connections in all (`server.maxConnections`). */
+  max: number;
+  /** Open connections from one address (connectionsPerAddress). */
+  perAddress: number;
+  /**
+   * Whether the peer at this address is a proxy that `trustProxy` trusts (Express's `trust proxy fn`
+   * at hop 0): every client behind it arrives from its address, so it is held to `max` alone.
+   */
+  isProxy?: (address: string) => boolean;
+}
+
+/**
+ * Closes every connection past `max` open ones, or past `perAddress` open ones from its address,
+ * at once, before a byte of it is read: so that a flood of idle or slow sockets cannot use up the
+ * process's file descriptors, nor one address every slot. IPv6 peers are counted per /56, as the
+ * rate limits count them (docs/interface.md 7.3), so that one host cannot rotate through its prefix.
  *
  * A single process uses `server.maxConnections`: node closes the extra socket before building it. A
  * node:cluster worker cannot: there node hands a connection it refuses back to the primary, which
  * offers it to the next worker, and so on, round and round while every worker is full (the socket
  * held open in the primary all the while). A worker takes every connection and closes the extra
- * ones itself.
+ * ones itself. Both caps are per process, as `maxConnections` is: the primary deals connections to
+ * the workers in turn, so an address holds the same share of every worker's slots.
  */
-export function capConnections(server: Server, max: number, inClusterWorker: boolean): void {
-  if (!inClusterWorker) {
-    server.maxConnections = max;
-    return;
-  }
+export function capConnections(server: Server, caps: ConnectionCaps, inClusterWorker: boolean): void {
+  if (!inClusterWorker) server.maxConnections = caps.max;
   let open = 0;
+  const fromAddress = new Map<string, number>();
+  const isProxy = caps.isProxy ?? (() => false);
   server.on('connection', (socket: Socket) => {
-    if (open >= max) {
+    if (inClusterWorker && open >= caps.max) {
+      socket.destroy();
+      return;
+    }
+    const address = socket.remoteAddress;
+    // No address: the peer has already gone.
+    if (address === undefined) {
+      socket.destroy();
+      return;
+    }
+    const key = isProxy(address) ? undefined : ipKeyGenerator(address);
+    const held = key === undefined ? 0 : (fromAddress.get(key) ?? 0);
+    if (held >= caps.perAddress) {
       socket.destroy();
       return;
     }
     open++;
-    socket.once('close', () => open--);
+    if (key !== undefined) fromAddress.set(key, held + 1);
+    socket.once('close', () => {
+      open--;
+      if (key === undefined) return;
+      const left = fromAddress.get(key)! - 1;
+      if (left === 0) fromAddress.delete(key);
+      else fromAddress.set(key, left);
+    });
   });
 }

@@ -151,8 +151,8 @@ describe('threatgate serve applies config server (built)', () => {
 });
 
 describe('config server', () => {
-  it('defaults to 10,000 connections, 20 s for the headers and 30 s for the whole request', () => {
-    assert.deepEqual(loadConfig().server, { maxConnections: 10_000, headersTimeoutSeconds: 20, requestTimeoutSeconds: 30 });
+  it('defaults to 10,000 connections, 5 s for the headers and 30 s for the whole request', () => {
+    assert.deepEqual(loadConfig().server, { maxConnections: 10_000, headersTimeoutSeconds: 5, requestTimeoutSeconds: 30 });
   });
 
   it('refuses a headersTimeoutSeconds longer than requestTimeoutSeconds, naming the keys', () => {
