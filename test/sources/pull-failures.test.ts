@@ -37,6 +37,12 @@ const CASES: FailureCase[] = [
     reason: /the header has no column "dst_ip" \(csv\.value\)/,
   },
   {
+    // Feodo Tracker's own layout: its header is the first row after the "#" lines, which "comment" does not read.
+    what: 'a CSV whose header is its first row, read with csv.header "comment"', feed: 'csv',
+    arrange: () => ({ path: '/feodo-ipblocklist.csv', failure: { kind: 'body', body: fixtureFeed('feodo-ipblocklist.csv').replace('# "first_seen_utc"', '"first_seen_utc"') } }),
+    reason: /^line 7: the header has no column "dst_ip" \(csv\.value\): no column names were found in it; line 8, the first row, holds "dst_ip": if it names the columns, set csv\.header to "first-row"$/,
+  },
+  {
     // The first 700 lines stage a batch before the bad line is reached.
     what: 'NDJSON that breaks off after 700 good lines', feed: 'json',
     arrange: () => ({

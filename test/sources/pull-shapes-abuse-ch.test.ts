@@ -31,7 +31,7 @@ for (const backend of storeBackends()) {
       world = await openPullWorld(backend);
       const feodo = await world.addSource('Feodo Tracker', {
         url: `${server.base}/feodo-ipblocklist.csv`, format: 'csv', risk: 'high',
-        csv: { header: 'comment', value: 'dst_ip', threat: 'malware', lastSeen: 'last_online', attributes: { port: 'dst_port', status: 'c2_status' } },
+        csv: { header: 'first-row', value: 'dst_ip', threat: 'malware', lastSeen: 'last_online', attributes: { port: 'dst_port', status: 'c2_status' } },
       });
       const urlhaus = await world.addSource('URLhaus', {
         url: `${server.base}/urlhaus.csv`, format: 'csv', risk: 'high',

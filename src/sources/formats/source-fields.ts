@@ -22,6 +22,13 @@ const ALLOWED_SCHEMES = ['https', 'http', 'file'];
 export const text = z.string().min(1, 'must not be empty');
 export const dottedPath = z.string().regex(/^[^.]+(\.[^.]+)*$/, 'must be a dotted path such as "data.ioc"');
 const risk = z.enum(RISK_LEVELS, { error: `must be one of ${RISK_LEVELS.join(', ')}` });
+/**
+ * A threat's name and category within what an import takes for a threat record (README, "Import
+ * format"): any category its data uses, as threats have (docs/stix-mapping.md maps the known ones
+ * to STIX), so that a threat a pull creates can be exported and imported again.
+ */
+const threatName = text.max(1000, 'must be at most 1000 characters');
+const threatCategory = text.max(200, 'must be at most 200 characters');
 
 /**
  * The error of a field a format cannot do without: parseSource says `required` for any missing
@@ -66,7 +73,7 @@ export const COMMON_FIELDS = {
    * that name or other name), or `{"name": NAME, "category": CATEGORY}` for another category.
    */
   threat: z
-    .union([text, z.strictObject({ name: text, category: text.default('malware') })], {
+    .union([threatName, z.strictObject({ name: threatName, category: threatCategory.default('malware') })], {
       error: (issue) => (issue.input === undefined ? undefined : 'must be a threat name or {"name": NAME, "category": CATEGORY}'),
     })
     .transform((threat) => (typeof threat === 'string' ? { name: threat, category: 'malware' } : threat))

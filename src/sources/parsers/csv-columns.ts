@@ -17,18 +17,38 @@ export interface CsvColumns {
 }
 
 /**
+ * The row the other `csv.header` mode would read the names from: the first row for `"first-row"`,
+ * the last `#` line before the data for `"comment"`. It is read only to word a failure, so that a
+ * source set to the wrong mode is told the one to set (docs/sources.md, "Feed shapes").
+ */
+export interface OtherHeader {
+  mode: 'first-row' | 'comment';
+  names: readonly string[];
+  line: number;
+}
+
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/** `; line 9, the first row, holds "dst_ip": ...` when `other` has the column, else nothing. */
+export function otherHeaderHint(other: OtherHeader | undefined, name: string): string {
+  if (other === undefined || !other.names.some((n) => sameName(n, name))) return '';
+  const where = other.mode === 'first-row' ? 'the first row, holds' : 'the last "#" line before the data, names';
+  return `; line ${other.line}, ${where} "${name.trim()}": if it names the columns, set csv.header to "${other.mode}"`;
+}
+
+/**
  * The columns the options name, found in `header` (trimmed, without regard to case: feeds change
  * `dst_ip` to `DST_IP` more often than they mean a different column). A column the header lacks
- * fails the pull, naming the option and the header's columns: the feed has changed its layout,
- * and reading on would silently drop values, threats or attributes.
+ * fails the pull, naming the option and the header's columns (or saying it names none), and the
+ * header mode to set when `other` has the column: the feed has changed its layout, or the source
+ * reads the wrong line, and reading on would silently drop values, threats or attributes.
  */
-export function csvColumns(header: readonly string[], options: CsvOptions, position: string): CsvColumns {
+export function csvColumns(header: readonly string[], options: CsvOptions, position: string, other?: OtherHeader): CsvColumns {
   const names = header.map((name) => name.trim().toLowerCase());
+  const found = names.some((name) => name !== '') ? `; its columns are ${header.map((n) => `"${n.trim()}"`).join(', ')}` : ': no column names were found in it';
   const find = (name: string, option: string): number => {
     const index = names.indexOf(name.trim().toLowerCase());
-    if (index < 0) {
-      throw new FeedFormatError(position, `the header has no column "${name}" (${option}); its columns are ${header.map((n) => `"${n.trim()}"`).join(', ')}`);
-    }
+    if (index < 0) throw new FeedFormatError(position, `the header has no column "${name}" (${option})${found}${otherHeaderHint(other, name)}`);
     return index;
   };
   const columns: CsvColumns = { value: find(options.value, 'csv.value'), text: [], attributes: [] };

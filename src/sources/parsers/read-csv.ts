@@ -25,7 +25,7 @@ import { parse as parseRecords } from 'csv-parse/sync';
 import type { CsvOptions } from '../formats/csv-format.js';
 import { decodeText } from '../../text/decode-text.js';
 import type { FeedBody } from './feed-body.js';
-import { csvColumns, csvEntry } from './csv-columns.js';
+import { csvColumns, csvEntry, otherHeaderHint, type CsvColumns, type OtherHeader } from './csv-columns.js';
 import { FeedFormatError, type FeedBatch } from './feed-entry.js';
 
 export type { CsvOptions } from '../formats/csv-format.js';
@@ -55,14 +55,12 @@ export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenera
 
   const text = decodeText(body)[Symbol.asyncIterator]();
   let start: Preamble;
+  /** With `header: "comment"`, the names of the last `#` line (undefined: there is none); read as the first row is. */
+  let commentNames: string[] | undefined;
   try {
     start = await readPreamble(text);
-    if (start.data !== undefined && options.header === 'comment') {
-      const comment = start.lastComment;
-      if (comment === undefined) {
-        throw new FeedFormatError(`line ${start.dataLine}`, 'no "#" comment line before the data names the columns (csv.header is "comment")');
-      }
-      columns = csvColumns(commentHeader(comment, options.delimiter), options, `line ${comment.line}`);
+    if (start.data !== undefined && options.header === 'comment' && start.lastComment !== undefined) {
+      commentNames = commentHeader(start.lastComment, options.delimiter);
     }
   } catch (error) {
     await text.return?.(undefined);
@@ -89,8 +87,8 @@ export async function* readCsv(body: FeedBody, options: CsvOptions): AsyncGenera
   try {
     for await (const row of parser as AsyncIterable<Row>) {
       if (columns === undefined) {
-        columns = csvColumns(row.fields, options, `line ${row.line}`);
-        continue;
+        columns = headerColumns(row, start, commentNames, options);
+        if (options.header === 'first-row') continue;
       }
       const entry = csvEntry(row.fields, row.line, columns);
       if (entry) batch.entries.push(entry);
@@ -146,6 +144,37 @@ async function readPreamble(text: AsyncIterator<string>): Promise<Preamble> {
     const next = await text.next();
     if (next.done) ended = true;
     else pending += next.value;
+  }
+}
+
+/**
+ * The columns of a body whose header is in it, found once its first row is read: the last `#`
+ * line's names for `"comment"` (`commentNames`), the first row's for `"first-row"`. A failure names
+ * the header mode to set when the other place holds the column: abuse.ch's Feodo Tracker writes its
+ * header as the first row after its `#` lines, URLhaus and ThreatFox as the last `#` line
+ * (docs/sources.md, "Feed shapes").
+ */
+function headerColumns(first: Row, start: Preamble, commentNames: string[] | undefined, options: CsvOptions): CsvColumns {
+  const comment = start.lastComment;
+  if (options.header === 'comment') {
+    const firstRow: OtherHeader = { mode: 'first-row', names: first.fields, line: first.line };
+    if (comment === undefined || commentNames === undefined) {
+      const hint = otherHeaderHint(firstRow, options.value);
+      throw new FeedFormatError(`line ${first.line}`, `no "#" comment line before the data names the columns (csv.header is "comment")${hint}`);
+    }
+    return csvColumns(commentNames, options, `line ${comment.line}`, firstRow);
+  }
+  const lastComment = comment === undefined ? undefined : { mode: 'comment' as const, names: commentNamesOrNone(comment, options.delimiter), line: comment.line };
+  return csvColumns(first.fields, options, `line ${first.line}`, lastComment);
+}
+
+/** A comment's names when it reads as a csv record, else none: the last `#` line may be any text (a title, terms of use). */
+function commentNamesOrNone(comment: NonNullable<Preamble['lastComment']>, delimiter: string): string[] {
+  try {
+    return commentHeader(comment, delimiter);
+  } catch (error) {
+    if (error instanceof FeedFormatError) return [];
+    throw error;
   }
 }
 

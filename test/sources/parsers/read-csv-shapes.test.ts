@@ -15,9 +15,9 @@ const csv = (options: Record<string, unknown>) => {
 };
 
 describe('readCsv, the shapes of issue 33', () => {
-  describe('a Feodo-Tracker-like ipblocklist with port, status and malware kept as attributes', () => {
+  describe('a Feodo-Tracker-like ipblocklist (its header the first row after the "#" lines) with port, status and malware kept as attributes', () => {
     it('gives each row its columns as attributes, an empty cell leaving its attribute out', async () => {
-      const reader = csv({ value: 'dst_ip', threat: 'malware', attributes: { port: 'dst_port', status: 'c2_status', malware: 'malware' } });
+      const reader = csv({ header: 'first-row', value: 'dst_ip', threat: 'malware', attributes: { port: 'dst_port', status: 'c2_status', malware: 'malware' } });
       assert.deepEqual(await readEveryWay(shape('feodo-ipblocklist.csv'), reader), {
         entries: [
           { value: '192.0.2.41', threat: 'Dridex', position: 'line 9', attributes: { port: ['443'], status: ['online'], malware: ['Dridex'] } },
@@ -33,8 +33,26 @@ describe('readCsv, the shapes of issue 33', () => {
     it('fails naming csv.attributes.NAME when the header lacks its column', async () => {
       await rejectsEveryWay(
         shape('feodo-ipblocklist.csv'),
-        csv({ value: 'dst_ip', attributes: { port: 'port' } }),
+        csv({ header: 'first-row', value: 'dst_ip', attributes: { port: 'port' } }),
         'line 8: the header has no column "port" (csv.attributes.port); its columns are "first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_online", "malware"',
+      );
+    });
+
+    it('read with csv.header "comment", fails saying the last "#" line names no columns and that the first row holds the value column', async () => {
+      await rejectsEveryWay(
+        shape('feodo-ipblocklist.csv'),
+        csv({ header: 'comment', value: 'dst_ip', threat: 'malware' }),
+        'line 7: the header has no column "dst_ip" (csv.value): no column names were found in it; line 8, the first row, holds "dst_ip": if it names the columns, set csv.header to "first-row"',
+      );
+    });
+  });
+
+  describe('a URLhaus-like dump read with csv.header "first-row"', () => {
+    it('fails naming the first row\'s cells, and the last "#" line that names the column', async () => {
+      await rejectsEveryWay(
+        shape('urlhaus.csv'),
+        csv({ header: 'first-row', value: 'url' }),
+        /^line 9: the header has no column "url" \(csv\.value\); its columns are "3000101", .*; line 8, the last "#" line before the data, names "url": if it names the columns, set csv\.header to "comment"$/,
       );
     });
   });

@@ -97,6 +97,18 @@ describe('readCsv', () => {
     it('refuses a "comment" header body whose data comes before any "#" line', async () => {
       await rejectsEveryWay('192.0.2.1,x\n# ip,note\n', csv({ header: 'comment', value: 'ip' }), 'line 1: no "#" comment line before the data names the columns (csv.header is "comment")');
     });
+
+    it('says to set "first-row" when a "comment" header body has no "#" line and its first row holds the value column', async () => {
+      await rejectsEveryWay(
+        '"IP","note"\n192.0.2.1,x\n',
+        csv({ header: 'comment', value: 'ip' }),
+        'line 1: no "#" comment line before the data names the columns (csv.header is "comment"); line 1, the first row, holds "ip": if it names the columns, set csv.header to "first-row"',
+      );
+    });
+
+    it('says the header names no columns when its "#" line is empty, without a hint when the first row lacks the column too', async () => {
+      await rejectsEveryWay('# a list\n#\n192.0.2.1,x\n', csv({ header: 'comment', value: 'ip' }), 'line 2: the header has no column "ip" (csv.value): no column names were found in it');
+    });
   });
 
   describe('a body cut short inside a quoted field', () => {
