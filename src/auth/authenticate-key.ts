@@ -51,9 +51,9 @@ export const PLAN_KEY_REFUSED = 'This API key has a plan; /admin/api/ opens only
  * two map reads (its hash, then its record) and no promise; unknown keys are never kept.
  *
  * Each failed authentication (a malformed, unknown or revoked key: a 401) counts for the client
- * address. An address that has made `auth.failuresPerMinute` of them this minute gets a 429 for
- * every key it presents until the minute ends, before the key is read, hashed or looked up: guessing
- * keys costs the server nothing more, and a valid key does not help a guesser through.
+ * address. An address that has made `auth.failuresPerMinute` of them within the last minute gets a
+ * 429 for every key it presents until the oldest is a minute old, before the key is read, hashed or
+ * looked up: guessing keys costs the server nothing more, and a valid key does not help a guesser through.
  *
  * The plan surfaces (lookup API, TAXII, exports) and the admin surface share the one cache and the
  * one count of failures, so a guesser gains no second allowance by turning to the admin surface. A

@@ -172,7 +172,7 @@ const MEANINGS: Record<number, string> = {
   409: 'The feed is being pulled by another holder (the scheduler, `threatgate feeds pull`, another console); the message names it. Nothing is recorded on the feed. Or the allowlist entry is there already (at run time or in the config), or is the config\u2019s, which only the config changes.',
   413: 'The request body is larger than 16384 bytes.',
   415: 'The request body is not JSON (`Content-Type: application/json`, UTF-8).',
-  429: 'The client address made `auth.failuresPerMinute` failed authentications this minute: every key it presents is refused until the minute ends. No plan\u2019s rate limits apply here.',
+  429: 'The client address made `auth.failuresPerMinute` failed authentications within the last minute: every key it presents is refused until the oldest of them is a minute old. No plan\u2019s rate limits apply here.',
   500: 'An unexpected fault (the body never carries internal details).',
   503: 'The database cannot be reached.',
 };

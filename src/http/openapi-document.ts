@@ -458,7 +458,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   403: 'Refused by the plan: a links page beyond its allowance, TAXII beyond the free test collection, or a key whose plan this server no longer offers. Or an admin key, which opens only the operator API (`/admin/api/`).',
   404: 'No such record, collection, object or path.',
   406: `The request does not accept \`${TAXII}\` (Accept header, or the \`accept\` parameter with query-string authentication).`,
-  429: 'A rate limit is used up, or the client address made `auth.failuresPerMinute` failed authentications this minute (then every key it presents is refused until the minute ends, before it is checked); the message says which, and `Retry-After` how long to wait.',
+  429: 'A rate limit is used up, or the client address made `auth.failuresPerMinute` failed authentications within the last minute (then every key it presents is refused until the oldest of them is a minute old, before it is checked); the message says which, and `Retry-After` how long to wait.',
   500: 'An unexpected fault (the body never carries internal details).',
   503: 'The database cannot be reached, or the rate limits cannot be checked while Redis is down and configured to fail closed.',
 };
@@ -762,7 +762,7 @@ export function buildOpenApiDocument(config: Config, version: string): Json {
         'The lookup API (`/api/threat.php`, `/api/feed.php`, `/api/indicator.php`, and `/api/info.php`, which stands for any of them) answers JSON (`application/json; charset=utf-8`); the TAXII 2.1 gateway (`/taxii2/`) answers exactly `application/taxii+json;version=2.1`, errors included. Everything is read with GET (HEAD gives the headers alone); other methods on a known path are 405 with `Allow`. A parameter the service reads may be given once; a repeated one is a 400 (a repeated TAXII `key` is a 401). docs/interface.md is the full reference.',
         '',
         '**Keys.** The lookup API takes an optional `key` query parameter: without one, requests run under the `anonymous` plan and are counted per client address; a key that is given but malformed, unknown or revoked is a 401. Every TAXII request needs a key: HTTP Basic with username `taxii2` and the key as password, or `?key=KEY&accept=...` for trying things out. An admin key (no plan) opens only the operator API (`/admin/api/`), and the other surfaces refuse it with 403. ' +
-          `A client address that presents ${config.auth.failuresPerMinute} malformed, unknown or revoked keys within a minute (\`auth.failuresPerMinute\`) gets a 429 with \`Retry-After\` for any key it presents until the minute ends.`,
+          `A client address that presents ${config.auth.failuresPerMinute} malformed, unknown or revoked keys within a minute (\`auth.failuresPerMinute\`, a sliding minute) gets a 429 with \`Retry-After\` for any key it presents until the oldest of them is a minute old.`,
         '',
         '**Rate limits.** Each plan has three fixed windows; a request must fit in all three, and the lookup API and the TAXII gateway share one budget per key. Counted responses carry `RateLimit`, `RateLimit-Policy` and `X-Requests-Remaining-Second|Day|Month`; a request over a limit is a 429 with `Retry-After`. The limits of this server:',
         '',

@@ -107,7 +107,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const authRefusals = new Counter({
     name: 'threatgate_auth_refused_total',
-    help: 'Requests refused with 429 because their client address made auth.failuresPerMinute failed authentications this minute.',
+    help: 'Requests refused with 429 because their client address made auth.failuresPerMinute failed authentications within the last minute.',
     registers,
   });
   const cacheCounts = new Map<string, { hits: number; misses: number }>(CACHE_NAMES.map((cache) => [cache, { hits: 0, misses: 0 }]));

@@ -1,12 +1,18 @@
-// Failed authentications counted per client address (issue 26): past `auth.failuresPerMinute`, a request that presents a key gets a 429 before its key is hashed or looked up.
-import { ipKeyGenerator, type Options, type Store as RateLimitStore } from 'express-rate-limit';
+// Failed authentications counted per client address (issue 26): past `auth.failuresPerMinute` in the last minute, a request that presents a key gets a 429 before its key is hashed or looked up.
+import { ipKeyGenerator } from 'express-rate-limit';
 import { RateLimitError } from '../errors.js';
-import { FixedWindowStore } from './fixed-window-store.js';
-import type { CounterWindow, RateLimitStoreFactory } from './rate-limiters.js';
+import type { RateLimitStoreFactory } from './rate-limiters.js';
+import { MemorySlidingLog, type SlidingLogStore, type SlidingWindow } from './sliding-log.js';
 import { rememberBounded } from '../bounded-map.js';
 
-/** One window of a minute, aligned to the epoch as the plans' windows are; its own counters in a shared store. */
-export const AUTH_FAILURE_WINDOW: CounterWindow = { name: 'auth-failures', ms: 60_000 };
+/**
+ * A sliding minute, not one aligned to the clock: with a fixed window an address could fail
+ * `perMinute` times at the end of one minute and as many again at the start of the next, twice
+ * the limit within a few seconds (docs/interface.md 7.3). The shared logs have a name of their own
+ * (Redis keys `tg:rl:auth-failure-log:ip:...`).
+ */
+export const AUTH_FAILURE_WINDOW_MS = 60_000;
+const authFailureWindow = (perMinute: number): SlidingWindow => ({ name: 'auth-failure-log', ms: AUTH_FAILURE_WINDOW_MS, keep: perMinute });
 
 /** Refused addresses remembered in this process (an attacker's flood then costs no store round trip); more are forgotten. */
 const MAX_REMEMBERED = 10_000;
@@ -14,8 +20,8 @@ const MAX_REMEMBERED = 10_000;
 export interface AuthFailureLimiter {
   /**
    * Rejects with a RateLimitError (429, `Retry-After`) when `address` has used up its failed
-   * authentications of this minute. Undefined, at once, when the address has not failed here this
-   * window (nothing to look up); else a promise, fulfilled when the address may go on.
+   * authentications of the last minute. Undefined, at once, when the address has not failed here in
+   * the last minute (nothing to look up); else a promise, fulfilled when the address may go on.
    */
   assertAllowed(address: string | undefined): Promise<void> | undefined;
   /** Counts one failed authentication (a malformed, unknown or revoked key) for `address`. */
@@ -25,7 +31,7 @@ export interface AuthFailureLimiter {
 export interface AuthFailureLimiterOptions {
   /** `auth.failuresPerMinute`. */
   perMinute: number;
-  /** The counters: the rate limits' factory, so that a cluster or Redis shares them (memory when absent). */
+  /** The counters: the rate limits' factory, whose `slidingLog` a cluster or Redis shares (memory when absent). */
   counters?: RateLimitStoreFactory;
   /** Hears each failure counted, and each request refused (the metrics). */
   onFailure?: () => void;
@@ -39,19 +45,18 @@ const counterKey = (address: string | undefined) => `ip:${ipKeyGenerator(address
 export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): AuthFailureLimiter {
   const { perMinute } = options;
   const now = options.now ?? Date.now;
-  const store: RateLimitStore = options.counters?.(AUTH_FAILURE_WINDOW) ?? new FixedWindowStore(now);
-  // The stores read only windowMs from express-rate-limit's options (the Redis store the expiry of its keys).
-  store.init?.({ windowMs: AUTH_FAILURE_WINDOW.ms } as Options);
-  /** Refused addresses until the end of their window: the count cannot fall before then. */
+  const window = authFailureWindow(perMinute);
+  // The latest perMinute failures of an address are all a limit of perMinute needs.
+  const log: SlidingLogStore = options.counters?.slidingLog?.(window) ?? new MemorySlidingLog(window, now);
+  /** Refused addresses until their oldest failure counted leaves the window: the count cannot fall before then. */
   const refusedUntil = new Map<string, number>();
   /**
-   * Addresses that failed here this window, until its end. Only they are looked up in the shared
-   * store: a client that never failed costs no counter read per request (a round trip under
-   * `--workers` or Redis). An address failing on other processes only is refused here from its first
-   * failure here on: at most one more failure per process and window.
+   * Addresses that failed here in the last minute, until a minute after their latest failure here.
+   * Only they are looked up in the shared logs: a client that never failed costs no read per request
+   * (a round trip under `--workers` or Redis). An address failing on other processes only is refused
+   * here from its first failure here on: at most one more failure per process and minute.
    */
   const failedUntil = new Map<string, number>();
-  const windowEnd = () => now() - (now() % AUTH_FAILURE_WINDOW.ms) + AUTH_FAILURE_WINDOW.ms;
   const remember = (map: Map<string, number>, key: string, until: number) => rememberBounded(map, MAX_REMEMBERED, key, until);
 
   const refuse = (until: number) => {
@@ -64,7 +69,7 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
 
   return {
     assertAllowed(address) {
-      // No address has failed here this window (the usual case): nothing to look up.
+      // No address has failed here in the last minute (the usual case): nothing to look up.
       if (refusedUntil.size === 0 && failedUntil.size === 0) return undefined;
       const key = counterKey(address);
       const remembered = refusedUntil.get(key);
@@ -79,10 +84,10 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
         return undefined;
       }
       return (async () => {
-        const info = await store.get?.(key);
-        // rate-limit-redis reads a key that does not exist as NaN hits: only a count at the limit refuses.
-        if (info === undefined || !(info.totalHits >= perMinute)) return;
-        const until = info.resetTime?.getTime() ?? windowEnd();
+        const { count, oldestLeavesInMs } = await log.count(key);
+        if (count < perMinute) return;
+        // The latest perMinute failures are kept: once the oldest of them is a minute old, one more may come.
+        const until = now() + oldestLeavesInMs;
         remember(refusedUntil, key, until);
         throw refuse(until);
       })();
@@ -90,8 +95,8 @@ export function createAuthFailureLimiter(options: AuthFailureLimiterOptions): Au
     async recordFailure(address) {
       options.onFailure?.();
       const key = counterKey(address);
-      remember(failedUntil, key, windowEnd());
-      await store.increment(key);
+      remember(failedUntil, key, now() + window.ms);
+      await log.add(key);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit';
 import { FixedWindowStore } from './fixed-window-store.js';
 import type { RateLimitStoreFactory, WindowHits, WindowLimit } from './rate-limiters.js';
+import { MemorySlidingLog, type LogCount, type SlidingLogStore } from './sliding-log.js';
 
 /** Messages are tagged so they never mix with other IPC traffic. */
 const REQUEST = 'threatgate:rate-limit';
@@ -13,7 +14,7 @@ const REPLY_BATCH = 'threatgate:rate-limit-reply-batch';
 /** The primary answers in microseconds; this only guards against a primary that is gone. */
 const REPLY_TIMEOUT_MS = 2000;
 
-type Operation = 'increment' | 'decrement' | 'get' | 'resetKey' | 'incrementInOrder';
+type Operation = 'increment' | 'decrement' | 'get' | 'resetKey' | 'incrementInOrder' | 'logAdd' | 'logCount';
 
 interface CounterRequest {
   type: typeof REQUEST;
@@ -24,6 +25,8 @@ interface CounterRequest {
   key: string;
   /** incrementInOrder: the windows to count, in order, each with the limit past which counting stops. */
   windows?: readonly WindowLimit[];
+  /** logAdd, logCount: the sliding window's `keep` (its `ms` is windowMs). */
+  keep?: number;
 }
 
 type CountInfo = { totalHits: number; resetTime: number | undefined };
@@ -34,6 +37,8 @@ interface CounterReply {
   info?: CountInfo;
   /** incrementInOrder: the count of each window counted. */
   infos?: CountInfo[];
+  /** logAdd, logCount: the key's events in the sliding window. */
+  log?: LogCount;
   error?: string;
 }
 
@@ -139,23 +144,46 @@ export function createPrimaryCounterStores(channel: WorkerChannel): RateLimitSto
     if (!reply.infos) throw new Error('rate-limit counters: empty answer to incrementInOrder');
     return reply.infos.map(({ totalHits, resetTime }) => ({ totalHits, resetMs: resetTime }));
   };
+  // A sliding window's logs, at the primary: every worker's failures in one log per key.
+  factory.slidingLog = (window): SlidingLogStore => {
+    const ask = async (op: 'logAdd' | 'logCount', key: string) => {
+      const reply = await call({ op, window: window.name, windowMs: window.ms, keep: window.keep, key });
+      if (!reply.log) throw new Error(`rate-limit counters: empty answer to ${op}`);
+      return reply.log;
+    };
+    return { add: (key) => ask('logAdd', key), count: (key) => ask('logCount', key) };
+  };
   return factory;
 }
 
-/** Primary side: answers every worker's counter requests from one FixedWindowStore per window. */
-export function servePrimaryCounters(source: { on(event: 'message', listener: (worker: Worker, message: unknown) => void): unknown }): void {
+/** Primary side: answers every worker's counter requests from one FixedWindowStore per window (one MemorySlidingLog per sliding one). */
+export function servePrimaryCounters(
+  source: { on(event: 'message', listener: (worker: Worker, message: unknown) => void): unknown },
+  now: () => number = Date.now,
+): void {
   const stores = new Map<string, FixedWindowStore>();
   const storeFor = (window: string, windowMs: number) => {
     let store = stores.get(window);
     if (!store) {
-      store = new FixedWindowStore();
+      store = new FixedWindowStore(now);
       store.init({ windowMs } as Options);
       stores.set(window, store);
     }
     return store;
   };
+  const logs = new Map<string, MemorySlidingLog>();
+  const logFor = ({ window, windowMs, keep }: CounterRequest) => {
+    let log = logs.get(window);
+    if (!log) {
+      log = new MemorySlidingLog({ ms: windowMs, keep: keep ?? 1 }, now);
+      logs.set(window, log);
+    }
+    return log;
+  };
   const answer = async (request: CounterRequest): Promise<CounterReply> => {
     try {
+      if (request.op === 'logAdd') return { type: REPLY, id: request.id, log: logFor(request).addNow(request.key) };
+      if (request.op === 'logCount') return { type: REPLY, id: request.id, log: logFor(request).countNow(request.key) };
       if (request.op === 'incrementInOrder') {
         const infos: CountInfo[] = [];
         for (const window of request.windows ?? []) {

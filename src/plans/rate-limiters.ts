@@ -7,6 +7,7 @@ import { RateLimitError } from '../errors.js';
 import { FixedWindowStore } from './fixed-window-store.js';
 import type { Client } from './plan-rules.js';
 import { getClient } from './request-client.js';
+import type { SlidingLogStore, SlidingWindow } from './sliding-log.js';
 import { rememberBounded } from '../bounded-map.js';
 
 const DAY_MS = 86_400_000;
@@ -19,7 +20,7 @@ export const RATE_WINDOWS = [
 
 export type RateWindow = (typeof RATE_WINDOWS)[number];
 
-/** A set of counters over fixed windows: a plan's window, or the failed authentications' (auth-failure-limiter.ts). */
+/** A set of counters over fixed windows: a plan's window. */
 export interface CounterWindow {
   /** Names the counters apart in a shared store (a Redis key prefix, the cluster primary's store). */
   readonly name: string;
@@ -47,6 +48,8 @@ export interface WindowHits {
  */
 export type RateLimitStoreFactory = ((window: CounterWindow) => RateLimitStore | undefined) & {
   countInOrder?: (key: string, windows: readonly WindowLimit[]) => Promise<WindowHits[]>;
+  /** The logs of a sliding window (the failed authentications', auth-failure-limiter.ts), where the counters are. */
+  slidingLog?: (window: SlidingWindow) => SlidingLogStore;
 };
 
 /** Counter keys of key ids seen lately: the same string for a client's every request, whose hash the counters' maps keep. */

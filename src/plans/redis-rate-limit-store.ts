@@ -5,6 +5,7 @@ import { createClient } from 'redis';
 import { ConfigError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RateLimitStoreFactory, WindowHits, WindowLimit } from './rate-limiters.js';
+import { createRedisSlidingLogs, type RedisGuard } from './redis-sliding-log.js';
 
 /** `open`: a request passes unlimited when Redis fails (logged); `closed`: it gets a 503. */
 export type RedisFailureMode = 'open' | 'closed';
@@ -229,6 +230,21 @@ function createInOrderCounter(
   };
 }
 
+/** A Redis call's failure as the mode says (the outage logged): `passing` when open, a 503 when closed. */
+function guardWith(mode: RedisFailureMode, outage: Outage): RedisGuard {
+  return async (run, passing) => {
+    try {
+      const result = await run();
+      outage.succeeded('rate-limit counters in Redis are reachable again');
+      return result;
+    } catch (error) {
+      outage.failed(error);
+      if (mode === 'closed') throw new ServiceUnavailableError(STORE_FAILURE_MESSAGE, { cause: error });
+      return passing;
+    }
+  };
+}
+
 function newClient(url: string) {
   return createClient({
     url,
@@ -295,6 +311,7 @@ export async function connectRedisRateLimits(options: RedisRateLimitOptions): Pr
   const stores: RateLimitStoreFactory = (window) =>
     new GuardedRedisStore(new RedisStore({ prefix: windowPrefix(window.name), sendCommand: (...args: string[]) => client.sendCommand(args) }), onError, storeFailures);
   stores.countInOrder = createInOrderCounter((args) => client.sendCommand(args), windowPrefix, onError, storeFailures);
+  stores.slidingLog = createRedisSlidingLogs((args) => client.sendCommand(args), windowPrefix, guardWith(onError, storeFailures));
   return {
     stores,
     async close() {

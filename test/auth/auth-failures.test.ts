@@ -1,7 +1,7 @@
 // Failed authentications are limited per client address (auth.failuresPerMinute): then 429 with Retry-After on
 // every surface, before the key is looked up, for that address alone, and counted in the metrics.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
@@ -16,15 +16,6 @@ const LIMIT = 3;
 const UNKNOWN_KEY = 'A'.repeat(43);
 const REFUSED = /^Too many failed authentications from this address: 3 a minute\./;
 
-/**
- * The counts live in windows of a minute, aligned to the clock: a test that began in the last
- * seconds of one would see its count start again halfway. It waits for the next minute instead.
- */
-async function awayFromMinuteEnd(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 10));
-}
-
 describe('failed authentications from one client address (auth.failuresPerMinute)', () => {
   let ctx: TestContext;
   let app: Express;
@@ -34,7 +25,6 @@ describe('failed authentications from one client address (auth.failuresPerMinute
   /** Each test takes its own client addresses (X-Forwarded-For, trusted here): counts never mix. */
   let nextAddress = 1;
   const newAddress = () => `198.51.100.${nextAddress++}`;
-  beforeEach(awayFromMinuteEnd);
 
   const lookup = (from: string, key?: string) => request(app).get(`/api/threat.php?tid=1${key === undefined ? '' : `&key=${key}`}`).set('X-Forwarded-For', from);
   const taxii = (from: string, authorization: string) => request(app).get('/taxii2/').set('X-Forwarded-For', from).set('Authorization', authorization).set('Accept', TAXII_TYPE);

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { FixedWindowStore } from '../../src/plans/fixed-window-store.js';
 import type { CounterWindow, RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
+import { MemorySlidingLog } from '../../src/plans/sliding-log.js';
 import { connectRedisRateLimits, type RedisRateLimits } from '../../src/plans/redis-rate-limit-store.js';
 import type { Store } from '../../src/store/store.js';
 import { fixedClock, TEST_NEXT_SECRET } from '../helpers/test-app.js';
@@ -52,17 +53,26 @@ export interface Server {
  */
 function frozenMemoryCounters(): { stores: RateLimitStoreFactory; counts(keys: readonly string[]): Promise<Counts> } {
   const made: { window: CounterWindow; store: FixedWindowStore }[] = [];
+  const logs: { window: CounterWindow; log: MemorySlidingLog }[] = [];
+  const stores: RateLimitStoreFactory = (window) => {
+    const store = new FixedWindowStore(() => 0);
+    made.push({ window, store });
+    return store;
+  };
+  // The failed authentications' log, on the same stopped clock: nothing leaves it.
+  stores.slidingLog = (window) => {
+    const log = new MemorySlidingLog(window, () => 0);
+    logs.push({ window, log });
+    return log;
+  };
   return {
-    stores: (window) => {
-      const store = new FixedWindowStore(() => 0);
-      made.push({ window, store });
-      return store;
-    },
+    stores,
     async counts(keys) {
       const counts: Counts = {};
       for (const { window, store } of made) {
         for (const key of keys) counts[`${window.name} ${key}`] = (await store.get(key))?.totalHits ?? 0;
       }
+      for (const { window, log } of logs) for (const key of keys) counts[`${window.name} ${key}`] = log.countNow(key).count;
       return counts;
     },
   };
@@ -79,7 +89,11 @@ async function redisCounters(url: string, prefix: string): Promise<{ redis: Redi
       const counts: Counts = {};
       try {
         for await (const found of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
-          for (const key of found) if (!key.startsWith(`${prefix}second:`)) counts[key.slice(prefix.length)] = Number(await client.get(key));
+          for (const key of found) {
+            if (key.startsWith(`${prefix}second:`)) continue;
+            // A sliding log (the failed authentications') is a list of times: its count is its length.
+            counts[key.slice(prefix.length)] = (await client.type(key)) === 'list' ? await client.lLen(key) : Number(await client.get(key));
+          }
         }
       } finally {
         await client.close();
