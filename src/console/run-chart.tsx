@@ -2,6 +2,7 @@
 // named and described for assistive technology, with the same figures in a table beside it.
 import { scaleLinear, scalePoint } from 'd3-scale';
 import { line } from 'd3-shape';
+import { AXIS_FONT_PX, LABEL_HEIGHT_EM, labelWidth, runLabelOrder, thinLabels } from './chart-labels.js';
 
 export interface ChartSeries {
   label: string;
@@ -51,21 +52,39 @@ export function chartDescription(runs: readonly string[], failed: readonly boole
   return `${span}${failures > 0 ? `, ${failures} failed` : ''}. ${figures.join('; ')}.`;
 }
 
+/** A run's label on the axis: its start to the minute. */
+const runLabel = (run: string) => run.slice(0, 16);
+
 export function RunChart({ id, title, runs, failed, series, size }: RunChartProps) {
-  const { width, height, margin, ticks } = SIZES[size];
+  const { width, height, margin: base, ticks } = SIZES[size];
+  const highest = Math.max(1, ...series.flatMap((s) => s.values.filter((v): v is number => v !== null)));
+  const y = scaleLinear().domain([0, highest]).nice(ticks).range([height - base.bottom, base.top]);
+  // The value axis: its ticks thinned so that no two labels overlap, the highest and the lowest first.
+  const tickValues = y.ticks(ticks).filter(Number.isInteger);
+  const tickOrder = tickValues.length <= 2 ? tickValues : [tickValues[tickValues.length - 1]!, tickValues[0]!, ...tickValues.slice(1, -1)];
+  const lineHeight = AXIS_FONT_PX * LABEL_HEIGHT_EM;
+  const yTicks = thinLabels(tickOrder.map((tick) => ({ at: y(tick), size: lineHeight })), { min: 0, max: height }).map((placed) => ({
+    tick: tickOrder[placed.index]!,
+    text: tickOrder[placed.index]!.toLocaleString('en-US'),
+    at: placed.start + placed.size / 2,
+  }));
+  // Long figures widen the left margin, so that their labels stay inside the chart.
+  const margin = { ...base, left: Math.max(base.left, Math.ceil(Math.max(0, ...yTicks.map((t) => labelWidth(t.text)))) + 10) };
   const x = scalePoint<number>()
     .domain(runs.map((_, i) => i))
     .range([margin.left, width - margin.right])
     .padding(0.5);
-  const highest = Math.max(1, ...series.flatMap((s) => s.values.filter((v): v is number => v !== null)));
-  const y = scaleLinear().domain([0, highest]).nice(ticks).range([height - margin.bottom, margin.top]);
-  const yTicks = y.ticks(ticks).filter(Number.isInteger);
   const path = line<number | null>()
     .defined((v) => v !== null)
     .x((_, i) => x(i) ?? 0)
     .y((v) => y(v ?? 0));
-  // The first and last run are labelled on the axis; the table names every one.
-  const labelled = runs.length <= 1 ? [0] : [0, runs.length - 1];
+  // The run axis: the latest and the first run, then as many between as fit without two labels
+  // overlapping (chart-labels.ts); the table names every run.
+  const runOrder = runLabelOrder(runs.length);
+  const labelled = thinLabels(runOrder.map((i) => ({ at: x(i) ?? 0, size: labelWidth(runLabel(runs[i]!)) })), { min: 0, max: width }).map((placed) => ({
+    run: runOrder[placed.index]!,
+    at: placed.start + placed.size / 2,
+  }));
   const description = chartDescription(runs, failed, series);
 
   return (
@@ -74,21 +93,20 @@ export function RunChart({ id, title, runs, failed, series, size }: RunChartProp
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{description}</desc>
         <g class="axis">
-          {yTicks.map((tick) => (
+          {yTicks.map(({ tick, text, at }) => (
             <g key={tick}>
               <line class="grid" x1={margin.left} x2={width - margin.right} y1={y(tick)} y2={y(tick)} />
-              <text x={margin.left - 6} y={y(tick)} dy="0.32em" text-anchor="end">
-                {tick.toLocaleString('en-US')}
+              <text x={margin.left - 6} y={at} dy="0.32em" text-anchor="end">
+                {text}
               </text>
             </g>
           ))}
           <line x1={margin.left} x2={width - margin.right} y1={height - margin.bottom} y2={height - margin.bottom} />
-          {runs.length > 0 &&
-            labelled.map((i) => (
-              <text key={i} x={x(i)} y={height - margin.bottom + 21} text-anchor={labelled.length > 1 ? (i === 0 ? 'start' : 'end') : 'middle'}>
-                {runs[i]!.slice(0, 16)}
-              </text>
-            ))}
+          {labelled.map(({ run, at }) => (
+            <text key={run} x={at} y={height - margin.bottom + 21} text-anchor="middle" data-run={run}>
+              {runLabel(runs[run]!)}
+            </text>
+          ))}
         </g>
         {failed.map((isFailed, i) => isFailed && <path key={`f${i}`} class="failed-run" d={`M${x(i)! - 4},${height - margin.bottom + 2}l8,0l-4,6z`} />)}
         {series.map((s, index) => (

@@ -101,5 +101,38 @@ export function feedSpecs(world: () => ConsoleWorld): void {
       assert.deepEqual(errors, []);
       await context.close();
     });
+
+    it('no two axis labels overlap, as drawn, on a card with many runs and on its feed page', async () => {
+      const { page, context, errors } = await signedIn(world());
+      const { blocklist } = world().feeds;
+      // The Blocklist pulled 12 times more by `threatgate feeds pull`, two at a time (the second waits for the feed's lease):
+      // enough runs that labels between the first and the latest fit, and would overlap unthinned. (Example DROP keeps its
+      // few runs: a later spec counts the rows of its run table.)
+      for (let i = 0; i < 6; i++) {
+        for (const run of await Promise.all([1, 2].map(() => world().cli(['feeds', 'pull', String(blocklist.fid)])))) assert.equal(run.status, 0, run.stderr);
+      }
+      for (const [path, chart] of [['/console/', `#feed-${blocklist.fid} figure.chart > svg`], [`/console/feeds/${blocklist.fid}?limit=100`, 'figure.chart > svg']] as const) {
+        await page.goto(path);
+        const svg = page.locator(chart);
+        const frame = (await svg.boundingBox())!;
+        const boxes = await svg.locator('.axis text').evaluateAll((texts) =>
+          texts.map((t) => {
+            const r = t.getBoundingClientRect();
+            return { text: t.textContent ?? '', run: t.getAttribute('data-run'), left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+          }),
+        );
+        const runLabels = boxes.filter((b) => b.run !== null);
+        assert.ok(runLabels.length >= 3, `${path}: the first and latest runs are labelled, and one between: ${JSON.stringify(runLabels)}`);
+        for (const [i, a] of boxes.entries()) {
+          assert.ok(a.left >= frame.x - 0.5 && a.right <= frame.x + frame.width + 0.5, `${path}: "${a.text}" is inside the chart`);
+          for (const b of boxes.slice(i + 1)) {
+            const overlap = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+            assert.ok(!overlap, `${path}: "${a.text}" ${JSON.stringify(a)} and "${b.text}" ${JSON.stringify(b)} overlap`);
+          }
+        }
+      }
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
   });
 }
