@@ -1,40 +1,8 @@
 // Reads a JSON object's members as the text arrives, cutting array members into their elements, so a document of hundreds of MB is never held whole.
+import type { ElementPlace, JsonProblem, MemberRead, MemberReader } from './json-member-reader.js';
+import { pointWithin, TextPosition, type TextPoint } from './text-position.js';
 
-/** How a member's value is read: each element of an array parsed alone, the whole value parsed, or passed over. */
-export type MemberRead = 'elements' | 'value' | 'skip';
-
-/** What is wrong with a document; the reader words it. */
-export type JsonProblem =
-  | { code: 'empty' } // no text at all
-  | { code: 'not-object' } // the first character is not `{`
-  | { code: 'expected-name'; found: string }
-  | { code: 'bad-name' } // a member name that is not a valid JSON string
-  | { code: 'expected-colon'; name: string }
-  | { code: 'not-array'; name: string } // a member read as 'elements'
-  | { code: 'empty-element' } // `[1,]`, `[,1]`
-  | { code: 'expected-element-end'; found: string }
-  | { code: 'expected-member-end'; found: string }
-  | { code: 'trailing-text' }
-  | { code: 'truncated' }
-  | { code: 'invalid-json'; reason: string };
-
-/** An element being read or just read: set with the problems about one element, else undefined. */
-export interface ElementPlace {
-  member: string;
-  index: number;
-}
-
-/** What a document means to its reader: which members it reads and how, what it makes of them, how it reports a problem. */
-export interface MemberReader<T> {
-  /** How to read the member `name`; called when its value starts, so it may also refuse a name or a repeat by throwing. */
-  readAs(name: string): MemberRead;
-  /** One element of a member read as 'elements', parsed, made into what `push` returns. */
-  element(member: string, index: number, value: unknown): T;
-  /** A member read as 'value', parsed. */
-  value?(name: string, value: unknown): void;
-  /** Throws the reader's error for a problem; `place` names the element it is about, if any. */
-  fail(problem: JsonProblem, place: ElementPlace | undefined): never;
-}
+export type { ElementPlace, JsonProblem, MemberRead, MemberReader } from './json-member-reader.js';
 
 type Phase =
   | 'start' // before the opening brace
@@ -48,6 +16,8 @@ type Phase =
   | 'capture' // inside a value: an element, a member read whole, or a member passed over
   | 'done';
 
+/** A backslash, or a control character JSON.parse refuses unescaped in a string. */
+const NAME_TO_DECODE = /[\\\u0000-\u001f]/;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -63,6 +33,9 @@ function isWhitespace(code: number): boolean {
  * memory holds one element at a time, plus the elements completed within the current chunk, and
  * nesting of any depth costs no recursion. Members come in any order. Brackets inside a value are
  * counted, not matched: JSON.parse checks the values it reads, and a value passed over is not read.
+ * A document that is an array is read as one member cut into its elements, when the reader names
+ * that member (`rootArray`). Problems are placed by line and column (text-position.ts: one more
+ * pass over each chunk, for LFs), as JSON.parse of the whole document would place them.
  */
 export class JsonMemberScanner<T> {
   private phase: Phase = 'start';
@@ -79,6 +52,11 @@ export class JsonMemberScanner<T> {
   /** A number, true, false or null: it ends at the next delimiter, which is then read again. */
   private scalar = false;
   private parts: string[] = [];
+  /** Where the value being captured (or the member name being read) starts, for the point of a parse error in it. */
+  private valueStart: TextPoint = { line: 1, column: 1 };
+  private readonly position = new TextPosition();
+  /** The document is an array (MemberReader `rootArray`): its closing bracket ends it. */
+  private arrayRoot = false;
 
   constructor(private readonly reader: MemberReader<T>) {}
 
@@ -87,6 +65,7 @@ export class JsonMemberScanner<T> {
     const out: T[] = [];
     let start = 0;
     const length = chunk.length;
+    this.position.chunk(chunk);
     for (let i = 0; i < length; i++) {
       if (this.phase === 'capture') {
         // `start` is where the value began in this chunk, or 0 when it began in an earlier one.
@@ -115,7 +94,15 @@ export class JsonMemberScanner<T> {
       const ch = chunk[i]!;
       switch (this.phase) {
         case 'start':
-          if (ch !== '{') this.fail({ code: 'not-object' });
+          if (ch === '[' && this.reader.rootArray !== undefined) {
+            this.arrayRoot = true;
+            this.name = this.reader.rootArray;
+            this.phase = 'element';
+            this.first = true;
+            this.index = 0;
+            break;
+          }
+          if (ch !== '{') this.fail({ code: 'not-object' }, i);
           this.phase = 'name';
           this.first = true;
           break;
@@ -123,32 +110,33 @@ export class JsonMemberScanner<T> {
           if (ch === '"') {
             this.phase = 'in-name';
             start = i + 1;
+            this.valueStart = this.position.at(i);
           } else if (ch === '}' && this.first) this.phase = 'done';
-          else this.fail({ code: 'expected-name', found: ch });
+          else this.fail({ code: 'expected-name', found: ch }, i);
           break;
         case 'colon':
-          if (ch !== ':') this.fail({ code: 'expected-colon', name: this.name });
+          if (ch !== ':') this.fail({ code: 'expected-colon', name: this.name }, i);
           this.phase = 'value';
           break;
         case 'value': {
           const read = this.reader.readAs(this.name);
-          if (read === 'elements') {
-            if (ch !== '[') this.fail({ code: 'not-array', name: this.name });
+          if (read === 'elements' || (read === 'elements-or-value' && ch === '[')) {
+            if (ch !== '[') this.fail({ code: 'not-array', name: this.name }, i);
             this.phase = 'element';
             this.first = true;
             this.index = 0;
           } else {
-            this.beginValue(read === 'value' ? 'value' : 'skip', ch);
+            this.beginValue(read === 'skip' ? 'skip' : 'value', ch, i);
             start = i;
             i--;
           }
           break;
         }
         case 'element':
-          if (ch === ']' && this.first) this.phase = 'after-value';
-          else if (ch === ']' || ch === ',') this.fail({ code: 'empty-element' }, this.place());
+          if (ch === ']' && this.first) this.phase = this.arrayRoot ? 'done' : 'after-value';
+          else if (ch === ']' || ch === ',') this.fail({ code: 'empty-element' }, i, this.place());
           else {
-            this.beginValue('element', ch);
+            this.beginValue('element', ch, i);
             start = i;
             i--;
           }
@@ -158,18 +146,18 @@ export class JsonMemberScanner<T> {
             this.index++;
             this.phase = 'element';
             this.first = false;
-          } else if (ch === ']') this.phase = 'after-value';
-          else this.fail({ code: 'expected-element-end', found: ch }, this.place());
+          } else if (ch === ']') this.phase = this.arrayRoot ? 'done' : 'after-value';
+          else this.fail({ code: 'expected-element-end', found: ch }, i, this.place());
           break;
         case 'after-value':
           if (ch === ',') {
             this.phase = 'name';
             this.first = false;
           } else if (ch === '}') this.phase = 'done';
-          else this.fail({ code: 'expected-member-end', found: ch });
+          else this.fail({ code: 'expected-member-end', found: ch }, i);
           break;
         case 'done':
-          this.fail({ code: 'trailing-text' });
+          this.fail({ code: 'trailing-text' }, i);
       }
     }
     if (this.phase === 'capture' && this.target !== 'skip') this.parts.push(chunk.slice(start));
@@ -179,8 +167,8 @@ export class JsonMemberScanner<T> {
 
   /** Called after the last chunk: the object must be complete. */
   end(): void {
-    if (this.phase === 'start') this.fail({ code: 'empty' });
-    if (this.phase !== 'done') this.fail({ code: 'truncated' }, this.inElement() ? this.place() : undefined);
+    if (this.phase === 'start') this.fail({ code: 'empty' }, this.position.end());
+    if (this.phase !== 'done') this.fail({ code: 'truncated' }, this.position.end(), this.inElement() ? this.place() : undefined);
   }
 
   private place(): ElementPlace {
@@ -191,12 +179,14 @@ export class JsonMemberScanner<T> {
     return this.phase === 'capture' && this.target === 'element';
   }
 
-  private fail(problem: JsonProblem, place?: ElementPlace): never {
-    return this.reader.fail(problem, place);
+  /** The reader's error for a problem at index `at` of the current chunk, or at a point already known. */
+  private fail(problem: JsonProblem, at: number | TextPoint, place?: ElementPlace): never {
+    return this.reader.fail(problem, place, typeof at === 'number' ? this.position.at(at) : at);
   }
 
-  private beginValue(target: 'element' | 'value' | 'skip', ch: string): void {
+  private beginValue(target: 'element' | 'value' | 'skip', ch: string, i: number): void {
     this.phase = 'capture';
+    this.valueStart = this.position.at(i);
     this.target = target;
     this.parts = [];
     this.depth = 0;
@@ -264,15 +254,25 @@ export class JsonMemberScanner<T> {
     try {
       return JSON.parse(text);
     } catch (error) {
-      return this.fail({ code: 'invalid-json', reason: (error as Error).message }, this.inElement() ? this.place() : undefined);
+      const reason = (error as Error).message;
+      return this.fail({ code: 'invalid-json', reason }, this.pointOf(reason, text), this.inElement() ? this.place() : undefined);
     }
   }
 
+  /** Where JSON.parse's error is: V8 names an offset in the text it was given ("in JSON at position 12"), or none (then the text's start). */
+  private pointOf(reason: string, text: string): TextPoint {
+    const at = /at position (\d+)/.exec(reason)?.[1];
+    return at === undefined ? this.valueStart : pointWithin(this.valueStart, text, Number(at));
+  }
+
   private decodeName(raw: string): string {
+    // Most names (ids, field names) have nothing to decode; JSON.parse checks those that may.
+    if (!NAME_TO_DECODE.test(raw)) return raw;
+    const text = `"${raw}"`;
     try {
-      return JSON.parse(`"${raw}"`) as string;
-    } catch {
-      return this.fail({ code: 'bad-name' });
+      return JSON.parse(text) as string;
+    } catch (error) {
+      return this.fail({ code: 'bad-name' }, this.pointOf((error as Error).message, text));
     }
   }
 }

@@ -1,7 +1,8 @@
-// The JSON member scanner: a document's members read as elements, whole values or passed over, the same wherever the text is cut.
+// The JSON member scanner: a document's members read as elements, whole values or passed over, the same wherever the text is cut; a document that is an array; problems placed by line and column.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JsonMemberScanner, type ElementPlace, type JsonProblem, type MemberRead, type MemberReader } from '../../src/text/json-member-scanner.js';
+import type { TextPoint } from '../../src/text/text-position.js';
 
 /** Reads `list` and `more` as elements, `kind` as a value, passes over the rest; writes down what it is given. */
 class Recorder implements MemberReader<string> {
@@ -132,6 +133,90 @@ describe('JsonMemberScanner', () => {
         assert.ok((result as string).startsWith(message), result as string);
         assertSameAtEveryCut(text);
       });
+    }
+  });
+});
+
+describe('JsonMemberScanner, for documents of records', () => {
+  /** Reads `rows` as elements-or-value, a document that is an array as `rows`; errors give their line and column. */
+  class RowsReader implements MemberReader<string> {
+    readonly rootArray = 'rows';
+    readonly values: string[] = [];
+    readAs(name: string): MemberRead {
+      return name === 'rows' ? 'elements-or-value' : 'value';
+    }
+    element(member: string, index: number, value: unknown): string {
+      return `${member}[${index}] ${JSON.stringify(value)}`;
+    }
+    value(name: string, value: unknown): void {
+      this.values.push(`${name} ${JSON.stringify(value)}`);
+    }
+    fail(problem: JsonProblem, _place: ElementPlace | undefined, at: TextPoint): never {
+      throw new Error(`${at.line}:${at.column} ${problem.code}`);
+    }
+  }
+
+  function rows(chunks: readonly string[]): string[] | string {
+    const reader = new RowsReader();
+    const scanner = new JsonMemberScanner(reader);
+    try {
+      const out = chunks.flatMap((chunk) => scanner.push(chunk));
+      scanner.end();
+      return [...out, ...reader.values];
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  function sameAtEveryCut(text: string): string[] | string {
+    const whole = rows([text]);
+    for (let i = 0; i <= text.length; i++) assert.deepEqual(rows([text.slice(0, i), text.slice(i)]), whole, `cut at ${i}`);
+    assert.deepEqual(rows([...text]), whole, 'a character at a time');
+    return whole;
+  }
+
+  /** The line and column of JSON.parse's error in `text`, when it names a position (`L:C`). */
+  function parsePoint(text: string): string | undefined {
+    try {
+      JSON.parse(text);
+      return undefined;
+    } catch (error) {
+      const at = /at position (\d+)/.exec((error as Error).message)?.[1];
+      if (at === undefined) return undefined;
+      const before = text.slice(0, Number(at));
+      return `${before.split('\n').length}:${Number(at) - before.lastIndexOf('\n')}`;
+    }
+  }
+
+  it('reads a document that is an array as the member the reader names', () => {
+    assert.deepEqual(sameAtEveryCut(' [ {"a": [1]}, 2 ,"]"]\n'), ['rows[0] {"a":[1]}', 'rows[1] 2', 'rows[2] "]"']);
+    assert.deepEqual(sameAtEveryCut('[]'), []);
+  });
+
+  it('cuts an array member into its elements and parses any other value whole (elements-or-value)', () => {
+    assert.deepEqual(sameAtEveryCut('{"rows": [1, {"b": 2}], "x": {"c": [3]}, "rows": {"d": 4}, "rows": "e"}'), [
+      'rows[0] 1',
+      'rows[1] {"b":2}',
+      'x {"c":[3]}',
+      'rows {"d":4}',
+      'rows "e"',
+    ]);
+  });
+
+  it('places each problem at the line and column JSON.parse of the whole text names', () => {
+    const cases: [string, string][] = [
+      ['[1,\n 2 3]', '2:4 expected-element-end'],
+      ['[1] x', '1:5 trailing-text'],
+      ['{"rows": [\r\n  {"a": "b\\q"}]}', '2:12 invalid-json'],
+      ['{"a":\n\n  1 "b": 2}', '3:5 expected-member-end'],
+      ['{\n "n\\x": 1}', '2:5 bad-name'],
+      ['[1,\n', '2:1 truncated'],
+      ['{"rows": [{"a":\n "😀\t"}]}', '2:5 invalid-json'],
+    ];
+    for (const [text, expected] of cases) {
+      assert.equal(sameAtEveryCut(text), expected, text);
+      const point = parsePoint(text);
+      if (point !== undefined) assert.equal(point, expected.split(' ')[0], `JSON.parse on ${JSON.stringify(text)}`);
     }
   });
 });

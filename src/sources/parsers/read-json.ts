@@ -7,13 +7,11 @@ import { addAttribute, attributeValues, splitPort } from './entry-attributes.js'
 import type { FeedBody } from './feed-body.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 import { valueAtPath } from './json-document.js';
-import { jsonItems } from './json-items.js';
+import { JsonItemsScanner, type JsonItem } from './json-items-scanner.js';
 
 export type { JsonOptions } from '../formats/json-format.js';
 
 const FIELDS = ['type', 'threat', 'risk', 'lastSeen'] as const;
-/** Entries per batch of a whole-document parse, so a consumer sees batches of the same size as for NDJSON. */
-const BATCH_SIZE = 10_000;
 
 /** The options as each item is read, with the score reader made once per body. */
 interface ItemReader {
@@ -23,14 +21,14 @@ interface ItemReader {
 
 /**
  * Every object of a json body. With `items`, or when the body starts with `[`, the body is one
- * document whose items json-items.ts finds (`items: "*"`: the records of every top-level value,
- * as ThreatFox's export keys them by id, each given its key as the field `key` names); otherwise it
- * is NDJSON, one object a line (blank lines ignored).
+ * document whose items json-items-scanner.ts finds (`items: "*"`: the records of every top-level
+ * value, as ThreatFox's export keys them by id, each given its key as the field `key` names);
+ * otherwise it is NDJSON, one object a line (blank lines ignored).
  *
- * A document is read whole and parsed with `JSON.parse`: Node has no streaming JSON parser, and
- * writing one (or adding a dependency) is not worth it for the feeds that publish this way (Feodo
- * Tracker, ThreatFox: a few MB); `maxMegabytes` bounds the buffer. NDJSON, the form of large
- * feeds, is read line by line as it arrives.
+ * Both are read as they arrive, a batch per chunk of the body: a document is cut into its items
+ * and each parsed alone (docs/sources.md, "Feed shapes"), so memory holds a chunk's items, never
+ * the document (ThreatFox's full export is over 100 MB). A document found malformed part way
+ * fails the read after the batches before it, which a pull then drops.
  *
  * Values and other fields are read at dotted paths (`ioc`, `malware.name`, `tags.0`); a string is
  * trimmed, a finite number becomes its decimal text (an AS number, a port-less id); booleans, null,
@@ -47,14 +45,13 @@ export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGene
   const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => prepend(head.text, chunks) };
 
   if (options.items !== undefined || head.char === '[') {
-    const parts: string[] = [];
-    for await (const chunk of rest) parts.push(chunk);
-    const items = jsonItems(parseDocument(parts.join('')), options);
-    for (let start = 0; start < items.length; start += BATCH_SIZE) {
-      const batch: FeedBatch = { entries: [], skipped: 0 };
-      for (const { record, position } of items.slice(start, start + BATCH_SIZE)) add(batch, toEntry(record, reader, position));
-      yield batch;
+    const scanner = new JsonItemsScanner(options);
+    for await (const chunk of rest) {
+      const items = scanner.push(chunk);
+      if (items.length > 0) yield itemsBatch(items, reader);
     }
+    const last = scanner.end();
+    if (last.length > 0) yield itemsBatch(last, reader);
     return;
   }
 
@@ -67,6 +64,12 @@ export async function* readJson(body: FeedBody, options: JsonOptions): AsyncGene
     });
     yield batch;
   }
+}
+
+function itemsBatch(items: readonly JsonItem[], reader: ItemReader): FeedBatch {
+  const batch: FeedBatch = { entries: [], skipped: 0 };
+  for (const { record, position } of items) add(batch, toEntry(record, reader, position));
+  return batch;
 }
 
 function toEntry(item: unknown, { options, score }: ItemReader, position: string): FeedEntry | undefined {
@@ -90,21 +93,6 @@ function toEntry(item: unknown, { options, score }: ItemReader, position: string
 function add(batch: FeedBatch, entry: FeedEntry | undefined): void {
   if (entry) batch.entries.push(entry);
   else batch.skipped++;
-}
-
-function parseDocument(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    // V8 says "... in JSON at position N"; the line and column are what a person can look up.
-    const message = (error as Error).message;
-    const at = /at position (\d+)/.exec(message)?.[1];
-    if (at === undefined) throw new FeedFormatError('document', `not valid JSON: ${message}`);
-    const before = text.slice(0, Number(at));
-    const line = before.split('\n').length;
-    const column = Number(at) - before.lastIndexOf('\n');
-    throw new FeedFormatError(`line ${line} column ${column}`, `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}`);
-  }
 }
 
 function parseLine(line: string, position: string): unknown {

@@ -79,12 +79,40 @@ describe('readJson, the shapes of issue 33', () => {
       assert.deepEqual(await readEveryWay('{}', json({ items: '*', value: 'ioc' })), { entries: [], skipped: 0 });
     });
 
-    it('refuses a top-level value that is neither an array nor an object, naming its key, before giving anything', async () => {
+    it('refuses a top-level value that is neither an array nor an object, naming its key', async () => {
       await rejectsEveryWay('{"1": [{"ioc": "192.0.2.1"}], "query_status": "ok"}', json({ items: '*', value: 'ioc' }), 'query_status: a top-level value is not an array or object (json.items "*")');
     });
 
     it('refuses a document that is not an object', async () => {
       await rejectsEveryWay('[{"ioc": "192.0.2.1"}]', json({ items: '*', value: 'ioc' }), 'document: not an object whose values are records or arrays of records (json.items "*")');
+    });
+
+    it('reads the records in the order written, integer-like keys as any other, and a key written twice for both its values', async () => {
+      const body = '{"9": [{"ioc": "192.0.2.9"}], "10": {"ioc": "192.0.2.10"}, "a": [{"ioc": "192.0.2.1"}], "2": [{"ioc": "192.0.2.2"}], "9": [{"ioc": "198.51.100.9"}]}';
+      const { entries } = await readEveryWay(body, json({ items: '*', value: 'ioc' }));
+      assert.deepEqual(entries.map((e) => `${e.position} ${e.value}`), ['9[0] 192.0.2.9', '10 192.0.2.10', 'a[0] 192.0.2.1', '2[0] 192.0.2.2', '9[0] 198.51.100.9']);
+    });
+
+    it('gives records as the body arrives, before the rest of it is read', async () => {
+      let rest = false;
+      const body = (async function* () {
+        yield Buffer.from('{"1": [{"ioc": "192.0.2.1"}, {"ioc": "192.0.2.2"}], "2": [{"io');
+        rest = true;
+        yield Buffer.from('c": "192.0.2.3"}]}');
+      })();
+      const batches = readJson(body, options({ items: '*', value: 'ioc' }))[Symbol.asyncIterator]();
+      const first = await batches.next();
+      assert.equal(rest, false);
+      assert.deepEqual(first.value?.entries.map((e: { value: string }) => e.value), ['192.0.2.1', '192.0.2.2']);
+      assert.deepEqual((await batches.next()).value?.entries.map((e: { value: string }) => e.value), ['192.0.2.3']);
+      assert.equal((await batches.next()).done, true);
+    });
+
+    it('refuses a malformed document at the line and column JSON.parse names, after the records before it', async () => {
+      const body = '{\n  "1": [{"ioc": "192.0.2.1"}],\n  "2": [{"ioc": "192.0.2.2" "x": 1}]\n}';
+      await rejectsEveryWay(body, json({ items: '*', value: 'ioc' }), "line 3 column 29: not valid JSON: Expected ',' or '}' after property value");
+      await rejectsEveryWay('{"1": [{"ioc": "192.0.2.1"}]', json({ items: '*', value: 'ioc' }), 'document: not valid JSON: Unexpected end of JSON input');
+      await rejectsEveryWay('{"1": [{"ioc": "192.0.2.1"}]} {}', json({ items: '*', value: 'ioc' }), 'line 1 column 31: not valid JSON: Unexpected non-whitespace character after JSON');
     });
   });
 

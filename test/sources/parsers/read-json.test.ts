@@ -48,6 +48,18 @@ describe('readJson', () => {
 
     it('refuses a document with no array at json.items', async () => {
       await rejectsEveryWay('{"query_status":"no_result","data":"Your search did not yield any results"}', json({ items: 'data', value: 'ioc' }), 'document: no array at "data" (json.items)');
+      await rejectsEveryWay('{"query_status":"no_result"}', json({ items: 'data', value: 'ioc' }), 'document: no array at "data" (json.items)');
+      await rejectsEveryWay('{"result":{"rows":{}}}', json({ items: 'result.rows', value: 'ioc' }), 'document: no array at "result.rows" (json.items)');
+    });
+
+    it('refuses a document that writes the member json.items names twice (which of them would be the list?)', async () => {
+      await rejectsEveryWay('{"data":[{"ioc":"192.0.2.1"}],"data":[]}', json({ items: 'data', value: 'ioc' }), 'document: "data" appears twice (json.items)');
+    });
+
+    it('follows a path into a document that is an array, and still refuses the members it does not read when they are not JSON', async () => {
+      const { entries } = await readEveryWay('[{"rows":[]},{"rows":[{"ioc":"192.0.2.1"}]}]', json({ items: '1.rows', value: 'ioc' }));
+      assert.deepEqual(entries, [{ value: '192.0.2.1', position: '1.rows[0]' }]);
+      await rejectsEveryWay('{"meta":{"n":tru},"data":[]}', json({ items: 'data', value: 'ioc' }), /^line 1 column 9: not valid JSON: Unexpected token '}'$/);
     });
   });
 
