@@ -17,6 +17,18 @@ const EMPTY_FORM: Omit<ExportsForm, 'collection'> = { types: [], style: '', form
 
 type FieldErrors = Partial<Record<ExportField, string>>;
 
+/**
+ * The collection the form opens on: the one serving every indicator, which is the list a firewall
+ * is most often given, rather than whichever the config names first (its default names the free
+ * 100-value test collection first, for TAXII discovery). The rule: the first collection with no
+ * filter at all; failing that, the first that is neither free nor a sample (a view of the real
+ * data: one feed, threat, risk or type); failing that, the first (docs/interface.md, section 14).
+ */
+export function defaultExportCollection(collections: readonly CollectionConfig[]): CollectionConfig | undefined {
+  const unfiltered = collections.find((c) => Object.values(c.filter).every((value) => value === undefined));
+  return unfiltered ?? collections.find((c) => !c.free && c.filter.sample === undefined) ?? collections[0];
+}
+
 /** The form as the query sends it; undefined when it was not sent (no collection). A field meant once and given twice is its error. */
 function readForm(req: Request, errors: FieldErrors): ExportsForm | undefined {
   const query = req.query as Record<string, unknown>;
@@ -70,13 +82,14 @@ function checkForm(form: ExportsForm, collections: readonly CollectionConfig[], 
 export function createExportsPage(deps: ConsoleDeps): Router {
   const { store, config } = deps;
   const collections = config.collections;
+  const initialCollection = defaultExportCollection(collections)?.id ?? '';
 
   /** The form, and once sent the list it describes; a field in error shows the form again with it marked (400). */
   const showExports: RequestHandler = async (req, res) => {
     const ctx = pageContext(res);
     const errors: FieldErrors = {};
     const form = readForm(req, errors);
-    if (form === undefined) return sendPage(res, <ExportsPage ctx={ctx} collections={collections} form={{ collection: collections[0]?.id ?? '', ...EMPTY_FORM }} />);
+    if (form === undefined) return sendPage(res, <ExportsPage ctx={ctx} collections={collections} form={{ collection: initialCollection, ...EMPTY_FORM }} />);
     const checked = checkForm(form, collections, errors);
     if (checked === undefined) return sendPage(res, <ExportsPage ctx={ctx} collections={collections} form={form} errors={errors} />, 400);
     const preview = await exportPreview(store, checked.collection, checked.options, PREVIEW_LINES);
