@@ -7,10 +7,18 @@ import { addEntry, allowlistEntry, previewEntry } from '../sources/runtime-allow
 import type { AllowlistPreview } from '../store/contract/records.js';
 import type { Store } from '../store/store.js';
 
-/** An entry as the operator sees it: the config's (read-only here) or one added at run time, with who, when and why. */
+/**
+ * An entry as the operator sees it: the config's (read-only here) or one added at run time, with who
+ * (the admin key's id, or `command line`, and the key's label, null when it has none or is gone), when and why.
+ */
 export type ListedEntry =
   | { entry: string; origin: 'config' }
-  | { entry: string; origin: 'runtime'; added_by: string; added_at: string; reason: string | null };
+  | { entry: string; origin: 'runtime'; added_by: string; added_by_label: string | null; added_at: string; reason: string | null };
+
+/** Who added a run-time entry, as the console and the command line show it: the key's label, else its id (or `command line`). */
+export function addedByText(entry: { added_by: string; added_by_label: string | null }): string {
+  return entry.added_by_label ?? entry.added_by;
+}
 
 /** The longest reason kept: a sentence or two for the next operator, not a document. */
 export const MAX_REASON = 500;
@@ -76,7 +84,9 @@ export function createOperatorAllowlist(deps: OperatorAllowlistDeps): OperatorAl
       const runtime = await store.listAllowlistEntries();
       return [
         ...configured.map((entry): ListedEntry => ({ entry, origin: 'config' })),
-        ...runtime.map((e): ListedEntry => ({ entry: e.entry, origin: 'runtime', added_by: e.added_by, added_at: e.added_at, reason: e.reason === '' ? null : e.reason })),
+        ...runtime.map(
+          (e): ListedEntry => ({ entry: e.entry, origin: 'runtime', added_by: e.added_by, added_by_label: e.added_by_label, added_at: e.added_at, reason: e.reason === '' ? null : e.reason }),
+        ),
       ];
     },
     async preview(text) {

@@ -10,8 +10,11 @@ import type { Store } from '../store/store.js';
 /** Who the store records as having added an entry from here. */
 export const COMMAND_LINE = 'command line';
 
-/** The columns of `allowlist list`, in order: a contract for scripts, so only ever appended to. */
-const LIST_COLUMNS = ['entry', 'origin', 'added_by', 'added_at', 'reason'] as const;
+/**
+ * The columns of `allowlist list`, in order: a contract for scripts, so only ever appended to. So the
+ * label of the key that added an entry follows as `added_by_label`, `added_by` keeping the key's id.
+ */
+const LIST_COLUMNS = ['entry', 'origin', 'added_by', 'added_at', 'reason', 'added_by_label'] as const;
 
 const cell = (value: string | null | undefined): string => (value === null || value === undefined || value === '' ? '-' : value.replace(/[\t\r\n]+/g, ' '));
 
@@ -33,8 +36,8 @@ export async function allowlistCommand(
     case 'list': {
       if (target !== undefined) throw new UsageError(`allowlist list: unexpected argument "${target}"`);
       deps.out(LIST_COLUMNS.join('\t'));
-      for (const entry of configured) deps.out([entry, 'config', '-', '-', '-'].map(cell).join('\t'));
-      for (const e of await deps.store.listAllowlistEntries()) deps.out([e.entry, 'runtime', e.added_by, e.added_at, e.reason].map(cell).join('\t'));
+      for (const entry of configured) deps.out([entry, 'config', '-', '-', '-', '-'].map(cell).join('\t'));
+      for (const e of await deps.store.listAllowlistEntries()) deps.out([e.entry, 'runtime', e.added_by, e.added_at, e.reason, e.added_by_label].map(cell).join('\t'));
       return;
     }
     case 'add': {

@@ -1,7 +1,7 @@
 // The console's allowlist pages (DESIGN 12): the config's entries read-only, the run-time ones with who, when and why and a
 // Remove form each, an Add form whose dry run (the preview page) comes before the Apply form.
 import type { ListedEntry } from '../admin/operator-allowlist.js';
-import { MAX_REASON } from '../admin/operator-allowlist.js';
+import { addedByText, MAX_REASON } from '../admin/operator-allowlist.js';
 import type { AllowlistPreview } from '../store/contract/records.js';
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { CsrfField, Notice, Page } from './layout.js';
@@ -67,7 +67,7 @@ export function AllowlistPage({ ctx, entries, message, form }: AllowlistPageProp
                     <th scope="row">
                       <code>{e.entry}</code>
                     </th>
-                    <td>{e.added_by}</td>
+                    <td>{addedByText(e)}</td>
                     <td>
                       <StampTime stamp={e.added_at} />
                     </td>

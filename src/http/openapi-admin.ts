@@ -129,6 +129,7 @@ export function adminSchemas(): Json {
               entry: string(ENTRY),
               origin: { type: 'string', const: 'runtime', description: 'Added at run time (`threatgate allowlist add`, the console or POST /admin/api/allowlist).' },
               added_by: string('Who added it: the admin key\u2019s id, or `command line`.'),
+              added_by_label: nullable(string('The label of the admin key that added it; null when the key has none, or is not in the store (and for `command line`).')),
               added_at: timestamp,
               reason: nullable(string('Why, as its author wrote it; null when none was given.')),
             }),

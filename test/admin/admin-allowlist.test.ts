@@ -72,7 +72,7 @@ for (const backend of storeBackends()) {
         const res = await post({ entry: BLOCK, reason: 'our own\toffice range', dryRun: false }).expect(201);
         assert.deepEqual(res.body, { entry: BLOCK, added: true, retired: dryCount });
         assert.equal(res.headers.location, '/admin/api/allowlist/198.18.0.0%2F24');
-        assert.deepEqual(await runtime(), [{ entry: BLOCK, origin: 'runtime', added_by: admin.id, added_at: world.clock.stamp(), reason: 'our own office range' }]);
+        assert.deepEqual(await runtime(), [{ entry: BLOCK, origin: 'runtime', added_by: admin.id, added_by_label: 'allowlist tests', added_at: world.clock.stamp(), reason: 'our own office range' }]);
       });
 
       it('the indicators it retired read allowlisted on the lookup API, the others keep their risk', async () => {

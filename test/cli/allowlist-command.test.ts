@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { allowlistCommand } from '../../src/cli/allowlist-command.js';
+import { createAdminKey } from '../../src/cli/keys-command.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
+import { addEntry } from '../../src/sources/runtime-allowlist.js';
 import { provenanceOf } from '../../src/sources/value-provenance.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { indicatorsByPattern, openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
@@ -81,14 +83,19 @@ for (const backend of storeBackends()) {
       assert.equal((await lookup('good.example.net')).risk, 'high');
     });
 
-    it('lists the config entries and the run-time ones with who added them, when and why', async () => {
+    it('lists the config entries and the run-time ones with who added them (an admin key\'s id and label), when and why', async () => {
+      // As the console and the operator API add an entry: under the admin key's id.
+      world.clock.advance(1000);
+      const admin = await createAdminKey(world.store, world.clock, 'night\tshift');
+      await addEntry(world.store, { entry: 'quiet.example', reason: 'ours', addedBy: admin.id }, world.clock);
       const lines = await run(['list']);
-      assert.equal(lines[0], 'entry\torigin\tadded_by\tadded_at\treason');
-      assert.ok(lines.includes('10.0.0.0/8\tconfig\t-\t-\t-'));
+      assert.equal(lines[0], 'entry\torigin\tadded_by\tadded_at\treason\tadded_by_label');
+      assert.ok(lines.includes('10.0.0.0/8\tconfig\t-\t-\t-\t-'));
       const runtime = lines.filter((l) => l.includes('\truntime\t'));
       assert.deepEqual(runtime.map((l) => l.split('\t').filter((_, i) => i !== 3)), [
-        ['198.18.0.0/24', 'runtime', 'command line', 'our own office range'],
-        ['bad.example.org', 'runtime', 'command line', '-'],
+        ['198.18.0.0/24', 'runtime', 'command line', 'our own office range', '-'],
+        ['bad.example.org', 'runtime', 'command line', '-', '-'],
+        ['quiet.example', 'runtime', admin.id, 'ours', 'night shift'],
       ]);
     });
 

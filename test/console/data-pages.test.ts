@@ -3,7 +3,9 @@
 // retires; removal; forms refused without their CSRF token or from another origin, changing nothing; text escaped.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { COMMAND_LINE } from '../../src/cli/allowlist-command.js';
 import { createAdminKey } from '../../src/cli/keys-command.js';
+import { addEntry } from '../../src/sources/runtime-allowlist.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { assertSameStore, openPullWorld, snapshotStore, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -131,7 +133,9 @@ for (const backend of storeBackends()) {
         const page = await client.get(res.headers.location!).expect(200);
         assert.match(byId(page.text, 'allowlist-message'), new RegExp(`Added ${BLOCK.replace(/\./g, '\\.')}: it retired ${dryCount} stored indicators`));
         const row = byId(page.text, 'allowlist-runtime');
-        assert.ok(row.includes(`${BLOCK}${adminId}${world.clock.stamp()} UTCoffice &lt;script>alert(1)&lt;/script>`), row);
+        // Added by the key's label, "console tests", not its id.
+        assert.ok(row.includes(`${BLOCK}console tests${world.clock.stamp()} UTCoffice &lt;script>alert(1)&lt;/script>`), row);
+        assert.equal(row.includes(adminId), false, row);
         assert.equal(page.text.includes(SCRIPT), false, 'the reason is escaped');
         for (const value of ['198.18.0.1', '198.18.0.2']) {
           const body = await lookup(value);
@@ -140,6 +144,23 @@ for (const backend of storeBackends()) {
         assert.equal((await lookup('198.19.5.5')).risk, 'high');
         const why = await client.get('/console/value?value=198.18.0.2').expect(200);
         assert.match(byId(why.text, 'value-allowlist'), /The allowlist entry 198\.18\.0\.0\/24 keeps it out/);
+      });
+
+      it('Added by › the key\u2019s label; its id when the key has no label or is no longer in the store; "command line"', async () => {
+        const unlabelled = await createAdminKey(world.store, world.clock);
+        const emptyLabel = await createAdminKey(world.store, world.clock, '');
+        const added = [
+          ['a-unlabelled.example', unlabelled.id],
+          ['b-empty-label.example', emptyLabel.id],
+          ['c-gone.example', 'k_0000deadbeef'],
+          ['d-typed.example', COMMAND_LINE],
+        ] as const;
+        // Added in the same second: listed by entry, hence the letters.
+        for (const [entry, addedBy] of added) await addEntry(world.store, { entry, reason: '', addedBy }, world.clock);
+        const table = (await client.get('/console/allowlist').expect(200)).text;
+        const cells = [...table.matchAll(/<tr><th scope="row"><code>([^<]+)<\/code><\/th><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+        assert.deepEqual(cells, [[BLOCK, 'console tests'], ...added]);
+        for (const [entry] of added) assert.ok(await world.store.removeAllowlistEntry(entry));
       });
 
       it('the list\u2019s message is said only while the list agrees', async () => {

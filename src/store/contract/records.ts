@@ -215,7 +215,10 @@ export interface ExportQuery extends ExportSelection {
 export interface AllowlistEntry {
   entry: string;
   reason: string;
+  /** The admin key's id, or `command line`. */
   added_by: string;
+  /** The label of the admin key `added_by` names; null when it has none, or names no key in the store. */
+  added_by_label: string | null;
   added_at: Stamp;
 }
 

@@ -5,8 +5,17 @@ import type { AllowlistEntry, AllowlistPreview } from '../contract/records.js';
 import type { Database } from '../db/schema.js';
 import { scanCovered } from '../ingest/allowlist-writer.js';
 
+/** The entries, oldest first, each with the label of the key that added it (docs/interface.md, section 13). */
 export async function listAllowlistEntries(db: Kysely<Database>): Promise<AllowlistEntry[]> {
-  return db.selectFrom('allowlist_entries').select(['entry', 'reason', 'added_by', 'added_at']).orderBy('added_at').orderBy('entry').execute();
+  const rows = await db
+    .selectFrom('allowlist_entries as a')
+    .leftJoin('api_keys as k', 'k.id', 'a.added_by')
+    .select(['a.entry', 'a.reason', 'a.added_by', 'a.added_at', 'k.label as added_by_label'])
+    .orderBy('a.added_at')
+    .orderBy('a.entry')
+    .execute();
+  // A key stored with an empty label has none to show.
+  return rows.map((row) => ({ ...row, added_by_label: row.added_by_label === '' ? null : row.added_by_label }));
 }
 
 /** Deletes the entry; false when the store had none. What it retired stays retired until a pull lists it again. */
