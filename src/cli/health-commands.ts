@@ -5,6 +5,7 @@ import type { CollectionConfig } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Allowlist } from '../sources/allowlist.js';
 import { DEFAULT_QUIET_DAYS, feedStatuses, type FeedHealthSettings } from '../sources/feed-health.js';
+import { churnPercent } from '../sources/sanity-gate.js';
 import { provenanceOf, type Provenance } from '../sources/value-provenance.js';
 import type { FeedRun } from '../store/contract/runs.js';
 import type { Store } from '../store/store.js';
@@ -40,7 +41,8 @@ export function ageText(seconds: number | null): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-const STATUS_COLUMNS = ['fid', 'feed', 'state', 'last_good_pull_age', 'last_run', 'values', 'new', 'last_error'];
+// churn: the latest good run's, as a percentage (--json gives 0 to 1; docs/interface.md).
+const STATUS_COLUMNS = ['fid', 'feed', 'state', 'last_good_pull_age', 'last_run', 'values', 'new', 'churn', 'last_error'];
 
 /** `feeds status`: one line per feed with a source or runs, in fid order. */
 export async function feedsStatus(flags: HealthFlags, deps: HealthCommandDeps): Promise<number> {
@@ -49,18 +51,18 @@ export async function feedsStatus(flags: HealthFlags, deps: HealthCommandDeps): 
     printJson(deps, statuses);
     return 0;
   }
-  const rows = statuses.map((s) => [s.fid, s.feed, s.state, ageText(s.last_good_pull_age_seconds), s.last_run?.outcome, s.values, s.new_in_last_run, s.last_error]);
+  const rows = statuses.map((s) => [s.fid, s.feed, s.state, ageText(s.last_good_pull_age_seconds), s.last_run?.outcome, s.values, s.new_in_last_run, churnPercent(s.churn), s.last_error]);
   for (const line of tableLines(STATUS_COLUMNS, rows, deps.terminal ?? false)) deps.out(line);
   return 0;
 }
 
 const HISTORY_COLUMNS = [
-  'run', 'started', 'trigger', 'outcome', 'seconds', 'http_status', 'bytes', 'values', 'new_indicators', 'new_links', 'unlisted', 'unparseable', 'allowlisted', 'error',
+  'run', 'started', 'trigger', 'outcome', 'seconds', 'http_status', 'bytes', 'values', 'new_indicators', 'new_links', 'unlisted', 'churn', 'unparseable', 'allowlisted', 'error',
 ];
 
 function historyRow(run: FeedRun): (string | number | null)[] {
   return [
-    run.run, run.started, run.trigger, run.outcome, run.seconds.toFixed(1), run.http_status, run.bytes, run.values, run.new_indicators, run.new_links, run.unlisted,
+    run.run, run.started, run.trigger, run.outcome, run.seconds.toFixed(1), run.http_status, run.bytes, run.values, run.new_indicators, run.new_links, run.unlisted, churnPercent(run.churn),
     run.rejected.unparseable, run.rejected.allowlisted, run.error,
   ];
 }

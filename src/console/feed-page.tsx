@@ -1,6 +1,7 @@
 // A feed's page in the console (DESIGN 12): its health, its source definition with secrets masked, its runs as a chart and a table, and "Pull now".
 import type { Feed } from '../domain.js';
 import type { FeedStatus } from '../sources/feed-health.js';
+import { churnPercent } from '../sources/sanity-gate.js';
 import type { FeedRun } from '../store/contract/runs.js';
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { count, FeedRunsChart, formatAge, outcomeText, rejectedOf, StateBadge } from './feed-views.js';
@@ -42,6 +43,8 @@ function Health({ status }: { status: FeedStatus }) {
       <dd>{count(status.values)}</dd>
       <dt>New in last run</dt>
       <dd>{count(status.new_in_last_run)}</dd>
+      <dt>Churn of last good pull</dt>
+      <dd>{status.churn === null ? 'none' : churnPercent(status.churn)}</dd>
       <dt>Upstream last changed</dt>
       <dd>{status.stamp_modified === null ? 'never' : `${status.stamp_modified} UTC`}</dd>
       {status.last_error !== null && (
@@ -68,6 +71,7 @@ function RunsTable({ runs, pulled }: { runs: readonly FeedRun[]; pulled: number 
             <th scope="col" class="number">Values</th>
             <th scope="col" class="number">New</th>
             <th scope="col" class="number">No longer listed</th>
+            <th scope="col" class="number" title="The share of the previous listing this pull no longer lists">Churn</th>
             <th scope="col" class="number">Rejected</th>
             <th scope="col" class="number">Seconds</th>
             <th scope="col">Error</th>
@@ -83,6 +87,7 @@ function RunsTable({ runs, pulled }: { runs: readonly FeedRun[]; pulled: number 
               <td class="number">{count(run.values)}</td>
               <td class="number">{count(run.new_indicators)}</td>
               <td class="number">{count(run.unlisted)}</td>
+              <td class="number">{run.churn === null ? 'none' : churnPercent(run.churn)}</td>
               <td class="number" title={`unparseable ${run.rejected.unparseable}, allowlisted ${run.rejected.allowlisted}`}>
                 {run.outcome === 'failed' ? 'none' : count(rejectedOf(run))}
               </td>

@@ -36,6 +36,10 @@ export function adminSchemas(): Json {
         new_indicators: nullable(count()),
         new_links: nullable(count()),
         unlisted: nullable(count('Values the feed listed before and no longer lists.')),
+        churn: nullable({
+          type: 'number', minimum: 0, maximum: 1,
+          description: 'The share of the previous listing\u2019s values this pull no longer lists (`unlisted` over the values listed before it); null for a failed run, a first pull and an incremental source (taxii, misp).',
+        }),
         rejected: closed({ unparseable: count(), allowlisted: count() }, { description: 'Values left out, by reason.' }),
         threats: nullable(count('Threats the pull named.')),
         error: nullable(string('Why it failed, with every secret masked; null unless failed.')),
@@ -60,6 +64,7 @@ export function adminSchemas(): Json {
         last_run: nullable(ref('FeedRun')),
         values: count('Values the feed lists now.'),
         new_in_last_run: nullable(count('New indicators of the last run.')),
+        churn: nullable({ type: 'number', minimum: 0, maximum: 1, description: 'The churn of the latest good run (FeedRun `churn`).' }),
         last_error: nullable(string('Why the last run failed; null unless it did.')),
         stamp_modified: nullable(timestamp),
       },

@@ -128,6 +128,11 @@ export interface FeedStatus {
   values: number;
   /** New indicators of the last run (null: none yet, or it failed). */
   new_in_last_run: number | null;
+  /**
+   * The churn of the latest good run (FeedRun `churn`): the share of the listing before it that the
+   * listing now no longer holds; a refused pull's reason says what it would have replaced.
+   */
+  churn: number | null;
   /** Why the last run failed; null unless it did. */
   last_error: string | null;
   stamp_modified: Stamp | null;
@@ -150,6 +155,7 @@ export function feedStatuses(facts: readonly FeedHealthFacts[], settings: FeedHe
       last_run: feed.last_run,
       values: feed.listed,
       new_in_last_run: feed.last_run?.new_indicators ?? null,
+      churn: feed.last_good_run?.churn ?? null,
       last_error: feed.last_run?.outcome === 'failed' ? feed.last_run.error : null,
       stamp_modified: feed.stamp_modified,
     };

@@ -3,7 +3,7 @@ import { PullRefused } from '../store/contract/commands.js';
 import type { FeedSourceState } from '../store/contract/records.js';
 import type { OpenContext, SourceRead } from './formats/format-entry.js';
 import { formatEntry } from './formats/format-registry.js';
-import { gateFailure, type GateContext, type GateCounts } from './sanity-gate.js';
+import { churnFailure, gateFailure, type GateContext, type GateCounts } from './sanity-gate.js';
 import type { SourceDefinition } from './source-definition.js';
 import { spoolBatches } from './spool-batches.js';
 
@@ -15,6 +15,8 @@ export interface PullRead extends SourceRead {
   prefetched?: boolean;
   /** The sanity gate (sanity-gate.ts), given the counts once every row is read: throws PullRefused to keep nothing. */
   check?: (counts: GateCounts) => void;
+  /** The gate's churn check (`maxChurn`), which the store calls with the staged values the feed lists now (PullPlan `checkOverlap`). */
+  checkOverlap?: (overlap: number) => void;
 }
 
 /**
@@ -30,7 +32,10 @@ export async function openSource(
   const entry = formatEntry(resolved.format);
   let read: PullRead = { ...(await entry.open(resolved, context)), incremental: entry.incremental };
   if (entry.paged) read = await prefetch(read, options.onProgress);
-  if (!entry.incremental && !options.force) read.check = sanityCheck(resolved, context.state, read.bodyBytes);
+  if (!entry.incremental && !options.force) {
+    read.check = sanityCheck(resolved, context.state, read.bodyBytes);
+    if (resolved.maxChurn !== undefined) read.checkOverlap = churnCheck(resolved, context.state);
+  }
   return read;
 }
 
@@ -63,8 +68,15 @@ async function prefetch(read: PullRead, onProgress: ((rows: number) => void) | u
 /** The sanity gate of a full-list source. */
 function sanityCheck(source: SourceDefinition, state: FeedSourceState, bodyBytes: number | undefined): PullRead['check'] {
   const context: GateContext = { source, previous: state.listed, first: state.stamp_pulled === null, ...(bodyBytes === undefined ? {} : { bodyBytes }) };
-  return (counts) => {
-    const reason = gateFailure(counts, context);
-    if (reason !== undefined) throw new PullRefused(`${reason} (feeds pull --force keeps such a pull once)`);
-  };
+  return (counts) => refuse(gateFailure(counts, context));
+}
+
+/** The churn check of a full-list source with maxChurn, against the listing the pull began with (as minRatio's). */
+function churnCheck(source: SourceDefinition, state: FeedSourceState): PullRead['checkOverlap'] {
+  const context: GateContext = { source, previous: state.listed, first: state.stamp_pulled === null };
+  return (overlap) => refuse(churnFailure(overlap, context));
+}
+
+function refuse(reason: string | undefined): void {
+  if (reason !== undefined) throw new PullRefused(`${reason} (feeds pull --force keeps such a pull once)`);
 }

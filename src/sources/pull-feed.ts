@@ -130,6 +130,9 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       ...(read.bodyHash === undefined ? {} : { bodyHash: read.bodyHash }),
       run,
       keepRuns,
+      // The listing the pull began with, for its churn, as the gate's minRatio counts it (docs/sources.md).
+      ...(read.incremental || state.stamp_pulled === null ? {} : { listedBefore: state.listed }),
+      ...(read.checkOverlap === undefined ? {} : { checkOverlap: read.checkOverlap }),
     };
     const summary = await store.applyWrite({ kind: 'pull', plan }, pullBatches(plan, read, source, bounded, tally, fid), clock);
     const counts = summary.pulled;
@@ -137,6 +140,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     logger.info('pull', {
       fid, feed: state.feed, outcome: read.rows === undefined ? 'not-modified' : 'ok', values: counts.values, newIndicators: counts.newIndicators,
       newLinks: counts.newLinks, rejected: tally.rejected, allowlisted: tally.allowlisted, skipped: tally.skipped, seconds: outcome.seconds,
+      ...(counts.churn === null ? {} : { churn: counts.churn }),
       ...(counts.withdrawn > 0 ? { withdrawn: counts.withdrawn } : {}),
       ...(counts.retiredSeen.length > 0 ? { retiredThreatsSeen: counts.retiredSeen } : {}),
     });

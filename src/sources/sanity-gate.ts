@@ -1,6 +1,7 @@
 // The sanity gate of a full-list pull (DESIGN 7, issue 27): before anything is written, a pull whose
 // result does not look like the list its source has been giving fails as an outage, with a reason
-// that says what was expected, rather than replacing the list with an error page or a typo's zero.
+// that says what was expected, rather than replacing the list with an error page, a typo's zero or
+// (with maxChurn) a list that is suddenly another one.
 import type { SourceDefinition } from './source-definition.js';
 
 /** What a full-list pull read, counted when its rows have all been read. */
@@ -59,6 +60,32 @@ export function gateFailure(counts: GateCounts, context: GateContext): string | 
     return `the source listed ${accepted} values where its last good pull listed ${previous}, fewer than minRatio (${source.minRatio}) of them; kept as an outage`;
   }
   return undefined;
+}
+
+/**
+ * A churn (0 to 1) as a person reads it: a whole percent, a tenth of one below 10%, `<0.1%` for a
+ * little that rounds to nothing; `-` for none (a failed run, a first pull, an incremental source).
+ */
+export function churnPercent(churn: number | null): string {
+  if (churn === null) return '-';
+  const percent = churn * 100;
+  if (percent > 0 && percent < 0.05) return '<0.1%';
+  return `${percent < 10 ? Math.round(percent * 10) / 10 : Math.round(percent)}%`;
+}
+
+/**
+ * Why a full-list pull that would replace more of the listing than the source's `maxChurn` must not
+ * be kept, or undefined when it may (docs/sources.md): `overlap` is how many of the pull's distinct
+ * values the feed lists now, counted by the store once the values are staged. Without maxChurn,
+ * or without a previous listing, churn refuses nothing.
+ */
+export function churnFailure(overlap: number, context: GateContext): string | undefined {
+  const { source, previous } = context;
+  if (source.maxChurn === undefined || previous <= 0) return undefined;
+  const replaced = Math.max(0, previous - overlap);
+  const churn = replaced / previous;
+  if (churn <= source.maxChurn) return undefined;
+  return `the pull would replace ${churnPercent(churn)} of the previous listing (${replaced} of its ${previous} values no longer listed), more than maxChurn (${source.maxChurn}); kept as an outage`;
 }
 
 const HTML_START = /^(?:\uFEFF)?\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<!--)/i;

@@ -56,7 +56,7 @@ async function holdsNoData(trx: Transaction<Database>): Promise<boolean> {
 
 /** The run of a pull that is kept: ok, or not-modified for a source that answered 304 or gave the same body. */
 function writePullRun(trx: Transaction<Database>, plan: PullPlan, counts: PullCounts, clock: Clock): Promise<number> {
-  const { values, newIndicators, newLinks, unlisted, threats } = counts;
+  const { values, newIndicators, newLinks, unlisted, churn, threats } = counts;
   return writeRun(
     trx,
     {
@@ -64,7 +64,7 @@ function writePullRun(trx: Transaction<Database>, plan: PullPlan, counts: PullCo
       report: plan.run,
       finished: clock.now(),
       outcome: plan.repeat ? 'not-modified' : 'ok',
-      counts: { values, newIndicators, newLinks, unlisted, threats },
+      counts: { values, newIndicators, newLinks, unlisted, churn, threats },
       etag: plan.etag,
       lastModified: plan.lastModified,
     },

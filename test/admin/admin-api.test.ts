@@ -94,6 +94,10 @@ for (const backend of storeBackends()) {
         // The second pull finds the source unchanged (its ETag).
         assert.equal(runs[0].outcome, 'not-modified');
         assert.ok(runs[0].run > all[0].run);
+        // Churn as a number 0 to 1: a first pull has none, an unchanged source replaced nothing.
+        assert.deepEqual([all[0].churn, runs[0].churn], [null, 0]);
+        const feed = (await world.get('/admin/api/feeds').expect(200)).body.feeds.find((f: { fid: number }) => f.fid === world.goodFid);
+        assert.equal(feed.churn, 0);
       });
 
       const refusals: [string, string, string][] = [

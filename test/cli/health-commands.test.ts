@@ -69,16 +69,17 @@ for (const backend of storeBackends()) {
       it('gives every feed its state, last good pull, last run, values and last error', async () => {
         const statuses = await statusJson();
         assert.deepEqual(
-          statuses.map((s) => ({ fid: s.fid, feed: s.feed, state: s.state, schedule: s.schedule, values: s.values, new: s.new_in_last_run, error: s.last_error })),
+          statuses.map((s) => ({ fid: s.fid, feed: s.feed, state: s.state, schedule: s.schedule, values: s.values, new: s.new_in_last_run, churn: s.churn, error: s.last_error })),
           [
-            { fid: 1, feed: 'Example DROP', state: 'ok', schedule: 'daily', values: 3, new: 3, error: null },
-            { fid: 2, feed: 'Second list', state: 'ok', schedule: 'every 6h', values: 2, new: 1, error: null },
-            { fid: 3, feed: 'Broken list', state: 'failing', schedule: 'hourly', values: 0, new: null, error: broken },
+            // A first pull has no churn: there was no listing to replace.
+            { fid: 1, feed: 'Example DROP', state: 'ok', schedule: 'daily', values: 3, new: 3, churn: null, error: null },
+            { fid: 2, feed: 'Second list', state: 'ok', schedule: 'every 6h', values: 2, new: 1, churn: null, error: null },
+            { fid: 3, feed: 'Broken list', state: 'failing', schedule: 'hourly', values: 0, new: null, churn: null, error: broken },
           ],
         );
         const [drop, , failing] = statuses;
         assert.deepEqual(Object.keys(drop!).sort(), [
-          'feed', 'fid', 'last_error', 'last_good_pull', 'last_good_pull_age_seconds', 'last_run', 'new_in_last_run', 'organization', 'schedule', 'stamp_modified', 'state',
+          'churn', 'feed', 'fid', 'last_error', 'last_good_pull', 'last_good_pull_age_seconds', 'last_run', 'new_in_last_run', 'organization', 'schedule', 'stamp_modified', 'state',
           'values',
         ]);
         assert.equal(drop?.organization, 'Pull Tests');
@@ -111,17 +112,17 @@ for (const backend of storeBackends()) {
         const { code, lines } = await feeds(['status']);
         assert.equal(code, 0);
         assert.deepEqual(lines, [
-          'fid\tfeed\tstate\tlast_good_pull_age\tlast_run\tvalues\tnew\tlast_error',
-          '1\tExample DROP\tok\t0s\tnot-modified\t3\t0\t-',
-          '2\tSecond list\tstale\t2d\tok\t2\t1\t-',
-          `3\tBroken list\tfailing\t-\tfailed\t0\t-\t${broken}`,
+          'fid\tfeed\tstate\tlast_good_pull_age\tlast_run\tvalues\tnew\tchurn\tlast_error',
+          '1\tExample DROP\tok\t0s\tnot-modified\t3\t0\t0%\t-',
+          '2\tSecond list\tstale\t2d\tok\t2\t1\t-\t-',
+          `3\tBroken list\tfailing\t-\tfailed\t0\t-\t-\t${broken}`,
         ]);
       });
 
       it('aligns the columns on a terminal', async () => {
         const { lines } = await feeds(['status'], {}, true);
-        assert.equal(lines[0], 'fid  feed          state    last_good_pull_age  last_run      values  new  last_error');
-        assert.equal(lines[3], `3    Broken list   failing  -                   failed        0       -    ${broken}`);
+        assert.equal(lines[0], 'fid  feed          state    last_good_pull_age  last_run      values  new  churn  last_error');
+        assert.equal(lines[3], `3    Broken list   failing  -                   failed        0       -    -      ${broken}`);
       });
     });
 
@@ -129,17 +130,18 @@ for (const backend of storeBackends()) {
       it('lists a feed\'s runs newest first, each with its trigger, outcome and counts', async () => {
         const runs = await historyJson('1');
         assert.deepEqual(
-          runs.map((r) => [r.outcome, r.trigger, r.http_status, r.values, r.new_indicators, r.new_links, r.rejected.unparseable, r.rejected.allowlisted, r.error]),
+          runs.map((r) => [r.outcome, r.trigger, r.http_status, r.values, r.new_indicators, r.new_links, r.churn, r.rejected.unparseable, r.rejected.allowlisted, r.error]),
           [
-            ['not-modified', 'command', 304, 3, 0, 0, 0, 0, null],
+            // A 304 replaces nothing of the listing (churn 0); a first pull has none to replace (null).
+            ['not-modified', 'command', 304, 3, 0, 0, 0, 0, 0, null],
             // Three links to the feed, three to the source's threat.
-            ['ok', 'command', 200, 3, 3, 6, 1, 1, null],
+            ['ok', 'command', 200, 3, 3, 6, null, 1, 1, null],
           ],
         );
         assert.ok(runs[0]!.run > runs[1]!.run);
         assert.equal(runs[1]?.started, pulledAt);
         assert.deepEqual(Object.keys(runs[0]!).sort(), [
-          'bytes', 'error', 'etag', 'fid', 'finished', 'http_status', 'last_modified', 'new_indicators', 'new_links', 'outcome', 'rejected', 'run', 'seconds', 'started',
+          'bytes', 'churn', 'error', 'etag', 'fid', 'finished', 'http_status', 'last_modified', 'new_indicators', 'new_links', 'outcome', 'rejected', 'run', 'seconds', 'started',
           'threats', 'trigger', 'unlisted', 'values',
         ]);
       });
@@ -152,8 +154,9 @@ for (const backend of storeBackends()) {
       it('keeps to --limit, and prints tab-separated lines when piped', async () => {
         assert.equal((await historyJson('1', '1')).length, 1);
         const { lines } = await feeds(['history', '1']);
-        assert.equal(lines[0], 'run\tstarted\ttrigger\toutcome\tseconds\thttp_status\tbytes\tvalues\tnew_indicators\tnew_links\tunlisted\tunparseable\tallowlisted\terror');
-        assert.match(lines[2]!, new RegExp(`^\\d+\\t${pulledAt}\\tcommand\\tok\\t0\\.0\\t200\\t\\d+\\t3\\t3\\t6\\t0\\t1\\t1\\t-$`));
+        assert.equal(lines[0], 'run\tstarted\ttrigger\toutcome\tseconds\thttp_status\tbytes\tvalues\tnew_indicators\tnew_links\tunlisted\tchurn\tunparseable\tallowlisted\terror');
+        assert.match(lines[1]!, /\t304\t0\t3\t0\t0\t0\t0%\t0\t0\t-$/);
+        assert.match(lines[2]!, new RegExp(`^\\d+\\t${pulledAt}\\tcommand\\tok\\t0\\.0\\t200\\t\\d+\\t3\\t3\\t6\\t0\\t-\\t1\\t1\\t-$`));
       });
 
       for (const limit of ['0', '1001', 'ten', '-1']) {

@@ -149,6 +149,10 @@ for (const backend of storeBackends()) {
         const good = await client.get(`/console/feeds/${world.goodFid}`).expect(200);
         assert.match(good.text, /<title id="runs-chart-title">Runs of Blocklist over time: values listed, new, no longer listed and rejected<\/title>/);
         for (const label of ['Values listed', 'New', 'No longer listed', 'Rejected']) assert.match(good.text, new RegExp(`<th scope="col" class="number">${label}</th>`));
+        // Churn as a percentage: none for the first pull, 0% for the second, which listed the same values.
+        assert.match(good.text, /<th scope="col" class="number" title="[^"]+">Churn<\/th>/);
+        assert.deepEqual([...good.text.matchAll(/<td class="number">(\d+)<\/td><td class="number">(none|[\d.]+%)<\/td>/g)].map((m) => m[2]), ['0%', 'none']);
+        assert.match(good.text, /<dt>Churn of last good pull<\/dt><dd>0%<\/dd>/);
         const failing = await client.get(`/console/feeds/${world.failingFid}`).expect(200);
         assert.match(failing.text, /<tr data-run="\d+" data-outcome="failed">.*<td class="error-text">[^<]*HTTP status 500<\/td><\/tr>/);
         assert.match(failing.text, /data-state="failing"/);

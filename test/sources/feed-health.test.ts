@@ -70,7 +70,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T
 function run(over: Partial<FeedRun>): FeedRun {
   return {
     run: 1, fid: 1, started: stamp(NOW - HOUR), finished: stamp(NOW - HOUR + 2 * SECOND), seconds: 2, trigger: 'schedule', outcome: 'ok', http_status: 200,
-    bytes: 100, values: 3, new_indicators: 1, new_links: 1, unlisted: 0, rejected: { unparseable: 0, allowlisted: 0 }, threats: 0, error: null, etag: null,
+    bytes: 100, values: 3, new_indicators: 1, new_links: 1, unlisted: 0, churn: 0, rejected: { unparseable: 0, allowlisted: 0 }, threats: 0, error: null, etag: null,
     last_modified: null, ...over,
   };
 }
@@ -87,7 +87,7 @@ describe('feedStatuses', () => {
     const [status] = feedStatuses([facts({})], SETTINGS, NOW);
     assert.deepEqual(status, {
       fid: 1, feed: 'Example DROP', organization: 'Example Intel', state: 'ok', schedule: 'every 6h', last_good_pull: stamp(NOW - HOUR),
-      last_good_pull_age_seconds: 3600, last_run: run({}), values: 3, new_in_last_run: 1, last_error: null, stamp_modified: stamp(NOW - DAY),
+      last_good_pull_age_seconds: 3600, last_run: run({}), values: 3, new_in_last_run: 1, churn: 0, last_error: null, stamp_modified: stamp(NOW - DAY),
     });
   });
 
@@ -104,6 +104,7 @@ describe('feedStatuses', () => {
     assert.equal(status?.state, 'failing');
     assert.equal(status?.last_error, 'HTTP status 500');
     assert.equal(status?.new_in_last_run, null);
+    assert.equal(status?.churn, 0, 'the churn of the last good run');
     assert.equal(status?.last_good_pull, stamp(NOW - HOUR));
   });
 

@@ -45,7 +45,7 @@ for (const backend of storeBackends()) {
         {
           run: 0, fid, started: new Date(started).toISOString().slice(0, 19).replace('T', ' '), finished: world.clock.stamp(), seconds: 0,
           trigger: 'schedule', outcome: 'ok', http_status: 200, bytes: Buffer.byteLength(`${LIST}\n`),
-          values: 3, new_indicators: 3, new_links: 6, unlisted: 0, rejected: { unparseable: 1, allowlisted: 1 }, threats: 1,
+          values: 3, new_indicators: 3, new_links: 6, unlisted: 0, churn: null, rejected: { unparseable: 1, allowlisted: 1 }, threats: 1,
           error: null, etag: 'string', last_modified: null,
         },
       );
@@ -57,7 +57,7 @@ for (const backend of storeBackends()) {
       assert.equal(run?.outcome, 'not-modified');
       assert.equal(run?.trigger, 'command');
       assert.equal(run?.http_status, 304);
-      assert.deepEqual([run?.values, run?.new_indicators, run?.new_links, run?.unlisted], [3, 0, 0, 0]);
+      assert.deepEqual([run?.values, run?.new_indicators, run?.new_links, run?.unlisted, run?.churn], [3, 0, 0, 0, 0]);
       assert.ok(run!.run > previous!.run, 'run ids grow');
     });
 
@@ -87,7 +87,7 @@ for (const backend of storeBackends()) {
       const outcome = await world.pull(fid);
       assert.ok(outcome.ok);
       const [run] = await runs();
-      assert.deepEqual([run?.outcome, run?.values, run?.new_indicators, run?.unlisted, run?.rejected], ['ok', 3, 1, 1, { unparseable: 0, allowlisted: 0 }]);
+      assert.deepEqual([run?.outcome, run?.values, run?.new_indicators, run?.unlisted, run?.churn, run?.rejected], ['ok', 3, 1, 1, 0.3333, { unparseable: 0, allowlisted: 0 }]);
       const dropped = await facts('198.18.0.1');
       assert.deepEqual(dropped.feeds.map((f) => [f.listed_now, f.last_listed, f.risk, f.linked_by]), [[false, listedBy, 'high', 'pull']]);
       server.publish('/list.txt', '198.18.0.1\n198.18.0.2\nbad.example.org\n198.18.0.9\n');

@@ -94,6 +94,12 @@ export const COMMON_FIELDS = {
   maxPages: z.number().int('must be a whole number').positive('must be positive').max(MAX_PAGES, `must be at most ${MAX_PAGES}`).default(100_000),
   /** The sanity gate (sanity-gate.ts): a full-list pull listing fewer than this share of the previous good pull's values is an outage. */
   minRatio: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
+  /**
+   * The sanity gate's churn check (sanity-gate.ts): a full-list pull that no longer lists more than
+   * this share of the previous listing's values is an outage. Left out, churn alone never refuses a
+   * pull: some lists replace most of their values every day (docs/sources.md).
+   */
+  maxChurn: z.number({ error: 'must be a number between 0 and 1' }).min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
   /** `private`: the source may reach loopback and private networks (an internal MISP, a partner over VPN); see network-policy.ts. */
   network: z.enum(['private'], { error: 'must be "private" (or left out)' }).optional(),
   /**

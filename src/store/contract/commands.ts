@@ -41,6 +41,17 @@ export interface PullPlan {
   run: RunReport;
   /** Runs kept per feed (config `health.keepRuns`). */
   keepRuns: number;
+  /**
+   * Values the feed listed when the pull began (its latest good pull's listing), for the run's churn;
+   * absent for a first pull and an incremental source, whose runs have no churn.
+   */
+  listedBefore?: number;
+  /**
+   * The sanity gate's churn check (`maxChurn`, docs/sources.md): given how many of the pull's values
+   * the feed lists now, once they are staged and before anything is written; throws PullRefused to
+   * keep nothing. Absent when no check applies (no maxChurn, a forced or incremental pull).
+   */
+  checkOverlap?: (overlap: number) => void;
 }
 
 /** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
@@ -58,6 +69,8 @@ export interface PullCounts {
   newThreats: number;
   /** Values the feed listed before this pull and no longer lists (dropped or withdrawn). */
   unlisted: number;
+  /** `unlisted` over the values the feed listed before (PullPlan `listedBefore`), 0 to 1; null without them (FeedRun `churn`). */
+  churn: number | null;
   /** Threats the pull named, found or created. */
   threats: number;
 }

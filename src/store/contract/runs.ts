@@ -57,6 +57,12 @@ export interface FeedRun {
   new_links: number | null;
   /** Values the feed listed before and no longer lists (dropped or withdrawn). */
   unlisted: number | null;
+  /**
+   * The share (0 to 1) of the previous listing's values this pull no longer lists: `unlisted` over
+   * what the feed listed before it (docs/sources.md, the sanity gate). Null for a failed run, a
+   * first pull and an incremental source (taxii, misp), whose pulls list only what is new.
+   */
+  churn: number | null;
   rejected: Record<RejectionReason, number>;
   /** Threats the pull named (found or created). */
   threats: number | null;
@@ -72,7 +78,7 @@ export interface RunRecord {
   report: RunReport;
   finished: number;
   outcome: RunOutcome;
-  counts?: { values: number; newIndicators: number; newLinks: number; unlisted: number; threats: number };
+  counts?: { values: number; newIndicators: number; newLinks: number; unlisted: number; churn: number | null; threats: number };
   error?: string;
   etag: string | null;
   lastModified: string | null;

@@ -8,6 +8,7 @@ import { indicatorRetirement } from './retirement-migration.js';
 import { feedHealth } from './health-migration.js';
 import { runtimeAllowlist } from './allowlist-migration.js';
 import { consoleSessions } from './console-migration.js';
+import { runChurn } from './churn-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -277,6 +278,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0014-feed-health': feedHealth(dialect),
     '0015-runtime-allowlist': runtimeAllowlist(dialect),
     '0016-console-sessions': consoleSessions(dialect),
+    '0017-run-churn': runChurn(dialect),
   };
 }
 

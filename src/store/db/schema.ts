@@ -227,6 +227,8 @@ export interface FeedRunTable {
   new_indicators: number | null;
   new_links: number | null;
   unlisted: number | null;
+  /** The share of the previous listing the pull no longer lists (churn-migration.ts). */
+  churn: number | null;
   rejected_unparseable: number;
   rejected_allowlisted: number;
   threats: number | null;

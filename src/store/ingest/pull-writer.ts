@@ -13,6 +13,7 @@ import { setTempCache } from '../db/dialect.js';
 import { retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../contract/commands.js';
+import { checkChurn, churnOf } from './pull-churn.js';
 
 export { VALUE_ATTRIBUTE_STAGING } from './pull-attributes.js';
 
@@ -151,13 +152,19 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   await markSeen(trx, plan.at, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
   await finishFeed(trx, plan, false, tids);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
-  return { values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, unlisted: 0, threats: tids.length, retiredSeen: await retiredNames(trx, tids) };
+  return {
+    values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, unlisted: 0, churn: churnOf(plan, 0), threats: tids.length, retiredSeen: await retiredNames(trx, tids),
+  };
 }
 
-/** Every value gets its indicator: the lowest iid of its (type, value), else the next free iids, in the order the source listed them. */
-async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+/** Each staged value's indicator, when one exists: the lowest iid of its (type, value). Writes only the staging table. */
+async function findIndicators(trx: Transaction<Database>): Promise<void> {
   await sql`update pull_values set iid = (
     select min(i.iid) from indicators i where i.value = pull_values.value and i.type = pull_values.type)`.execute(trx);
+}
+
+/** Every value gets its indicator: the one findIndicators found, else the next free iids, in the order the source listed them. */
+async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
   const top = Number((await trx.selectFrom('indicators').select((eb) => eb.fn.max('iid').as('top')).executeTakeFirst())?.top ?? 0);
   await sql`update pull_values set iid = ${top} + r.rn, new = 1
     from (select type, value, row_number() over (order by ordinal) as rn from pull_values where iid is null) as r
@@ -311,6 +318,9 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
     const listed = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
     if (listed > 0) throw new PullRefused(`the source listed no values where its last pull listed ${listed}; kept as an outage`);
   }
+  // The gate's churn check (maxChurn) before anything is written: it counts by the indicators found.
+  await findIndicators(trx);
+  await checkChurn(trx, plan);
   const threats = await resolveThreats(trx, plan);
   const newIndicators = await resolveIndicators(trx, plan);
   const attributeChanges = await mergePulledAttributes(trx, plan.at);
@@ -327,7 +337,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   const changes = threats.created.length + threats.enriched.length + newIndicators + attributeChanges + riskChanges + retired + newLinks;
   await finishFeed(trx, plan, changes > 0 || listingChanged, seenThreats);
   return {
-    values, withdrawn, newIndicators, newLinks, newThreats: threats.created.length, unlisted, threats: new Set(seenThreats).size,
+    values, withdrawn, newIndicators, newLinks, newThreats: threats.created.length, unlisted, churn: churnOf(plan, unlisted), threats: new Set(seenThreats).size,
     retiredSeen: await retiredNames(trx, seenThreats),
   };
 }

@@ -28,6 +28,7 @@ export async function writeRun(db: Kysely<Database>, record: RunRecord, keepRuns
       new_indicators: counts?.newIndicators ?? null,
       new_links: counts?.newLinks ?? null,
       unlisted: counts?.unlisted ?? null,
+      churn: counts?.churn ?? null,
       rejected_unparseable: report.rejected.unparseable,
       rejected_allowlisted: report.rejected.allowlisted,
       threats: counts?.threats ?? null,

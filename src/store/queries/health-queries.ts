@@ -29,6 +29,7 @@ function toRun(row: Selectable<FeedRunTable>): FeedRun {
     new_indicators: nullableNumber(row.new_indicators),
     new_links: nullableNumber(row.new_links),
     unlisted: nullableNumber(row.unlisted),
+    churn: row.churn === null ? null : Number(row.churn),
     rejected: { unparseable: Number(row.rejected_unparseable), allowlisted: Number(row.rejected_allowlisted) },
     threats: nullableNumber(row.threats),
     error: row.error,
