@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import type { FeedBody } from '../parsers/feed-body.js';
 import { makePullDir } from '../pull-temp.js';
 
@@ -29,29 +29,31 @@ export interface SpooledBody {
 
 /**
  * Reads `body` to its end into a file of a new temporary directory. The body's own errors (a
- * timeout, the size limit) pass through, and the file is removed then. The file holds at most
- * `maxMegabytes`, which the body enforces while it streams.
+ * timeout, the size limit, a connection cut) pass through, and the file is removed then. The file
+ * holds at most `maxMegabytes`, which the body enforces while it streams.
  */
 export async function spoolBody(body: FeedBody): Promise<SpooledBody> {
   const dir = await makePullDir();
   const path = join(dir, 'body');
   const remove = () => rm(dir, { recursive: true, force: true });
   const hash = createHash('sha256');
-  const out = createWriteStream(path);
   let bytes = 0;
   const heads: Buffer[] = [];
-  try {
-    for await (const part of body) {
+  async function* measured(parts: FeedBody): AsyncGenerator<Uint8Array> {
+    for await (const part of parts) {
       const chunk = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
       hash.update(chunk);
       if (bytes < HEAD_BYTES) heads.push(Buffer.from(chunk.subarray(0, HEAD_BYTES - bytes)));
       bytes += chunk.byteLength;
-      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      yield chunk;
     }
-    out.end();
-    await finished(out);
+  }
+  try {
+    // A pipeline, not writes by hand: a body that fails while a write is in flight has the file
+    // stream destroyed under that write, which Node reports as an 'error' (ERR_STREAM_DESTROYED) that
+    // must have a listener, or it is thrown at the process. The body's error is the one thrown.
+    await pipeline(body, measured, createWriteStream(path));
   } catch (error) {
-    out.destroy();
     await remove();
     throw error;
   }
