@@ -27,7 +27,6 @@ export interface PullDeps {
   logger: Logger;
   /** Stops the pull from outside (shutdown); it then fails and changes nothing. */
   signal?: AbortSignal;
-  fetchImpl?: typeof fetch;
   /** Hears how many rows were read so far (a terminal's progress). */
   onProgress?: (rows: number) => void;
   /** Config `sources.allowPrivateNetworks`: every source may reach loopback and private networks (network-policy.ts). */
@@ -105,7 +104,6 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
           displayUrl: redactedUrl(source.url),
           signal,
           meter: run,
-          ...(deps.fetchImpl ? { fetchImpl: deps.fetchImpl } : {}),
           ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
         },
         // One budget for every wait of the pull, which a wait may not carry past maxSeconds.

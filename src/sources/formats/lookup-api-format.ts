@@ -40,8 +40,8 @@ export interface LookupApiRead {
 
 /** The links of upstream feed `source.fid`, read with `source.key` (lookupApiPages), each page a batch (linksPageBatch). */
 export function readLookupApi(source: LookupApiSource, options: LookupApiOptions): LookupApiRead {
-  const { displayUrl, signal, fetchImpl, resolveHost, sleep, maxWaitSeconds } = options;
-  const fetch = { displayUrl, ...(signal ? { signal } : {}), ...(fetchImpl ? { fetchImpl } : {}), ...(resolveHost ? { resolveHost } : {}) };
+  const { displayUrl, signal, resolveHost, sleep, maxWaitSeconds } = options;
+  const fetch = { displayUrl, ...(signal ? { signal } : {}), ...(resolveHost ? { resolveHost } : {}) };
   const waits = options.waits ?? new RateLimitWaits({ ...(signal ? { signal } : {}), ...(sleep ? { sleep } : {}), ...(maxWaitSeconds === undefined ? {} : { maxWaitSeconds }) });
   let read = 0;
   const upstream = lookupApiPages(source, source.fid, source.key, { fetch, waits, warn: (message, fields) => options.warn(message, { ...fields, values: read }) });

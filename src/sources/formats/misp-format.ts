@@ -56,8 +56,8 @@ export function readMispFeed(source: MispSource, cursor: string | null, options:
   const since = cursor !== null && /^\d+$/.test(cursor) ? Number(cursor) : undefined;
   let newest = since;
   const onlyIds = options.onlyIds ?? source.misp?.onlyIds ?? true;
-  const { displayUrl, signal, fetchImpl, resolveHost } = options;
-  const fetch = { displayUrl, ...(signal ? { signal } : {}), ...(fetchImpl ? { fetchImpl } : {}), ...(resolveHost ? { resolveHost } : {}) };
+  const { displayUrl, signal, resolveHost } = options;
+  const fetch = { displayUrl, ...(signal ? { signal } : {}), ...(resolveHost ? { resolveHost } : {}) };
   const files = mispFiles(source, { fetch, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
 
   async function* batches(): AsyncGenerator<FeedBatch> {

@@ -57,8 +57,8 @@ export type TaxiiReadOptions = Omit<TaxiiWalkOptions, 'fetch' | 'waits'> &
  * asked for by id and mapped too.
  */
 export function readTaxiiCollection(source: TaxiiSource, cursor: string | null, options: TaxiiReadOptions): TaxiiRead {
-  const { displayUrl, signal, fetchImpl, resolveHost, sleep, maxRetryWaitSeconds } = options;
-  const fetch = { displayUrl, ...(signal ? { signal } : {}), ...(fetchImpl ? { fetchImpl } : {}), ...(resolveHost ? { resolveHost } : {}) };
+  const { displayUrl, signal, resolveHost, sleep, maxRetryWaitSeconds } = options;
+  const fetch = { displayUrl, ...(signal ? { signal } : {}), ...(resolveHost ? { resolveHost } : {}) };
   const waits =
     options.waits ?? new RateLimitWaits({ ...(signal ? { signal } : {}), ...(sleep ? { sleep } : {}), ...(maxRetryWaitSeconds === undefined ? {} : { maxWaitSeconds: maxRetryWaitSeconds }) });
   const walk = walkTaxii(source, cursor, { fetch, waits, ...(options.limit === undefined ? {} : { limit: options.limit }), ...(options.onWarning ? { onWarning: options.onWarning } : {}) });

@@ -16,7 +16,7 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 const ZIP_MAGICS = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
 const GZIP_TYPES = new Set(['application/gzip', 'application/x-gzip']);
 const ZIP_TYPES = new Set(['application/zip', 'application/x-zip-compressed', 'application/x-zip']);
-/** Content codings fetch has already undone (undici's decompression) by the time the body is spooled. */
+/** Content codings fetch has already undone (content-coding.ts, as the body arrives) by the time the body is spooled. */
 const UNDONE_CODINGS = new Set(['gzip', 'x-gzip']);
 
 /** What the body's first bytes say it is. They decide, whatever the labels say: a label can be wrong, the bytes cannot. */
@@ -70,7 +70,7 @@ export async function unpackBody(raw: SpooledBody, source: CommonSource, headers
 function mislabelling(url: string, headers: Headers): { mislabelled?: string } {
   const labelled = labelledCompression(url, headers);
   if (labelled === undefined) return {};
-  // A server may send a .gz file with Content-Encoding gzip (Apache's AddEncoding does): fetch has unpacked it already.
+  // A server may send a .gz file with Content-Encoding gzip (Apache's AddEncoding does): fetchSource has unpacked it already.
   const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
   if (labelled.compression === 'gzip' && UNDONE_CODINGS.has(coding)) return {};
   return { mislabelled: `the body is labelled ${labelled.compression} by ${labelled.label}, but its bytes are not ${labelled.compression} data: read as they are` };

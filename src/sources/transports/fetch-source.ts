@@ -5,6 +5,7 @@ import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FeedBody } from '../parsers/feed-body.js';
 import { agentFor, ConnectionRefused, type ResolveHost } from '../guarded-agent.js';
+import { httpGet } from './http-get.js';
 import { sourceReach } from '../network-policy.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import { redactedUrl } from '../redacted-url.js';
@@ -12,6 +13,8 @@ import { redactedUrl } from '../redacted-url.js';
 /** Issue 15: at most 5 redirects; the 6th fails the pull. */
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** What a body's transfer ending early reads as, with the code of what ended it (ECONNRESET, ERR_STREAM_PREMATURE_CLOSE). */
+const BODY_CUT_SHORT = 'connection closed before the body ended';
 /** `maxMegabytes` counts mebibytes, as MAX_MEGABYTES (4096 = 4 GiB) does. */
 const BYTES_PER_MEGABYTE = 1024 * 1024;
 
@@ -49,7 +52,6 @@ export type FetchResult =
 export interface FetchOptions {
   /** Aborts the pull from outside (shutdown, a lost lease); the timeout is added to it. */
   signal?: AbortSignal;
-  fetchImpl?: typeof fetch;
   /**
    * The URL for messages: pass `redactedUrl` of the configured URL, so a secret substituted into the
    * path stays a `${env:NAME}` placeholder. Default: the resolved URL's origin and path.
@@ -88,10 +90,11 @@ export async function fetchSource(
     if (refused !== undefined) return fail(refused.message);
     if (timeout.aborted) return fail(`timed out after ${source.timeoutSeconds} s`);
     if (signal.aborted) return fail('aborted');
-    return fail(`${what} (${errorCode(error)})`);
+    const code = errorCode(error);
+    return fail(`${code.startsWith('HPE_') ? 'the response is not valid HTTP' : what} (${code})`);
   };
   const tooLarge = () => bodyTooLarge(source, options);
-  const limited = (chunks: AsyncIterable<Uint8Array>, what?: string) => limitBody(chunks, limit, tooLarge, (error) => failure(error, what), options.meter);
+  const limited = (chunks: AsyncIterable<Uint8Array>, what = BODY_CUT_SHORT) => limitBody(chunks, limit, tooLarge, (error) => failure(error, bodyFailure(error, what)), options.meter);
 
   let url = new URL(source.url);
   if (url.protocol === 'file:') {
@@ -104,32 +107,34 @@ export async function fetchSource(
     return { kind: 'body', body: limited(stream, 'cannot read the file'), etag: null, lastModified: null, headers: new Headers() };
   }
 
-  const fetchImpl = options.fetchImpl ?? fetch;
-  // Every connection, the first and each redirect's, goes through a pool that checks its address
+  // Every connection, the first and each redirect's, goes through an agent that checks its address
   // against what the source may reach (network-policy.ts): a redirect never reaches further in.
-  const dispatcher = await agentFor(sourceReach(source.url, source.network, false), options.resolveHost);
+  const reach = sourceReach(source.url, source.network, false);
   let headers = requestHeaders(source, url, previous);
   for (let redirects = 0; ; redirects++) {
-    // Userinfo is moved into Authorization by requestHeaders: fetch refuses a URL that carries it.
+    // Userinfo is moved into Authorization by requestHeaders: it never travels in the request line.
     url.username = '';
     url.password = '';
-    // Redirects are followed here, not by fetch, to count them and to check each target's scheme.
-    const init = { headers, redirect: 'manual', signal, dispatcher } as RequestInit;
-    const response = await fetchImpl(url, init).catch((error: unknown) => {
+    // Redirects are followed here, never by the transport, to count them and to check each target's scheme.
+    const agent = agentFor(reach, url.protocol, options.resolveHost);
+    const response = await httpGet(url, headers, { agent, signal }).catch((error: unknown) => {
       throw failure(error);
     });
     if (options.meter) options.meter.httpStatus = response.status;
     if (response.status === 304) {
-      await response.body?.cancel();
+      response.discard();
       return { kind: 'not-modified' };
     }
     if (response.status >= 200 && response.status < 300) {
-      // Node's web streams are async iterable; the DOM library's typing of them (which JSX types
-      // bring into the program) does not say so.
-      const body = response.body ? limited(response.body as unknown as AsyncIterable<Uint8Array>) : emptyBody();
-      return { kind: 'body', body, etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified'), headers: response.headers };
+      return {
+        kind: 'body',
+        body: limited(response.body),
+        etag: response.headers.get('etag'),
+        lastModified: response.headers.get('last-modified'),
+        headers: response.headers,
+      };
     }
-    await response.body?.cancel();
+    response.discard();
     const location = response.headers.get('location');
     if (!REDIRECT_STATUSES.has(response.status) || location === null) {
       const wait = response.status === 429 || response.status === 503 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined;
@@ -160,7 +165,7 @@ export function bodyTooLarge(source: CommonSource, options: Pick<FetchOptions, '
 }
 
 function conditionalHeaders(previous: { etag?: string | null; lastModified?: string | null }): Headers {
-  // gzip only: undici decompresses by Content-Encoding, and the size limit counts decompressed bytes.
+  // gzip only: every server has it, the transport undoes it (content-coding.ts), and the size limit counts decoded bytes.
   const headers = new Headers({ 'accept-encoding': 'gzip' });
   if (previous.etag) headers.set('if-none-match', previous.etag);
   if (previous.lastModified) headers.set('if-modified-since', previous.lastModified);
@@ -202,12 +207,17 @@ async function* limitBody(
   }
 }
 
-async function* emptyBody(): FeedBody {}
+/** Why a body ended before its end, by the error's code: the connection, a malformed answer, or a coding that does not decode. */
+function bodyFailure(error: unknown, what: string): string {
+  const code = errorCode(error);
+  if (code.startsWith('Z_') || code === 'ERR_TOO_MANY_CODINGS') return 'the body\'s content coding cannot be undone';
+  return what;
+}
 
 function errorCode(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = (cause as { code?: unknown } | null)?.code;
-  // Codes only (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET): messages of lower layers may quote the URL.
+  // Codes only (ECONNREFUSED, ENOTFOUND, ECONNRESET, HPE_INVALID_CHUNK_SIZE): messages of lower layers may quote the URL.
   return typeof code === 'string' ? code : cause instanceof Error ? cause.name : 'unknown error';
 }
 

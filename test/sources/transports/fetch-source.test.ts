@@ -1,4 +1,4 @@
-// fetchSource against a real local HTTP server: bodies, gzip, conditionals, redirects, statuses, limits while streaming, and no secret in a message.
+// fetchSource against a real local HTTP server: bodies, content codings, conditionals, redirects, statuses, limits while streaming, and no secret in a message; HTTP/1.0 answers from the framing server.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -7,10 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { fetchSource, FetchError, type FetchResult } from '../../../src/sources/transports/fetch-source.js';
 import { parseSource, type SourceDefinition } from '../../../src/sources/source-definition.js';
+import { startFramingServer, type FramedAnswer } from '../../helpers/framing-server.js';
 
 const CHUNK = Buffer.alloc(64 * 1024, 'a');
 const BIG_TOTAL = 64 * 1024 * 1024;
@@ -26,6 +27,18 @@ async function streamBig(res: ServerResponse): Promise<void> {
   res.end();
 }
 
+const CODED_TEXT = 'b'.repeat(5000);
+/** Bodies in each content coding (RFC 9110 section 8.4.1), a list of two, and one not known: the coding header and the bytes sent. */
+const CODED: Record<string, [string, Buffer]> = {
+  '/deflate': ['deflate', deflateSync(CODED_TEXT)],
+  // Some servers send "deflate" as raw deflate data, without the zlib wrapper; fetch read it too.
+  '/deflate-raw': ['deflate', deflateRawSync(CODED_TEXT)],
+  '/br': ['br', brotliCompressSync(CODED_TEXT)],
+  '/x-gzip': ['x-gzip', gzipSync(CODED_TEXT)],
+  '/gzip-br': ['gzip, br', brotliCompressSync(gzipSync(CODED_TEXT))],
+  '/unknown': ['zstd', Buffer.from('as sent')],
+};
+
 const server = createServer((req, res) => {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
   seen.set(path, req.headers);
@@ -37,6 +50,8 @@ const server = createServer((req, res) => {
   }
   if (path === '/plain') return res.end('192.0.2.1\n198.51.100.0/24\n');
   if (path === '/gzip') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('a'.repeat(5000)));
+  const coded = CODED[path];
+  if (coded) return res.writeHead(200, { 'content-encoding': coded[0] }).end(coded[1]);
   if (path === '/cond') {
     if (req.headers['if-none-match'] === '"v1"') return res.writeHead(304).end();
     return res.writeHead(200, { etag: '"v1"', 'last-modified': 'Tue, 01 Apr 2025 00:00:00 GMT' }).end('x\n');
@@ -97,6 +112,35 @@ describe('fetchSource', () => {
       assert.equal(await text(await fetchSource(source(`${base}/gzip`), {})), 'a'.repeat(5000));
     });
 
+    it('undoes deflate (zlib or raw), br, x-gzip and a list of codings, and gives a body in a coding it does not know as it is', async () => {
+      for (const path of ['/deflate', '/deflate-raw', '/br', '/x-gzip', '/gzip-br']) assert.equal(await text(await fetchSource(source(`${base}${path}`), {})), CODED_TEXT, path);
+      const unknown = await fetchSource(source(`${base}/unknown`), {});
+      assert.ok(unknown.kind === 'body');
+      assert.equal(unknown.headers.get('content-encoding'), 'zstd');
+      assert.equal(await text(unknown), 'as sent');
+    });
+
+    it('reads HTTP/1.0 answers that end at the close (python3 -m http.server): a redirect, then the body, then a 304', async () => {
+      const framing = await startFramingServer({
+        framing: 'http10-close',
+        answer: (request): FramedAnswer => {
+          if (request.path === '/old') return { status: 302, headers: { Location: '/list.txt' }, body: 'moved' };
+          if (request.headers['if-none-match'] === '"v1"') return { status: 304, body: '' };
+          return { headers: { ETag: '"v1"' }, body: '203.0.113.9\n' };
+        },
+      });
+      try {
+        const first = await fetchSource(source(`${framing.base}/old`), {});
+        assert.ok(first.kind === 'body');
+        assert.equal(first.etag, '"v1"');
+        assert.equal(await text(first), '203.0.113.9\n');
+        assert.deepEqual(await fetchSource(source(`${framing.base}/list.txt`), { etag: '"v1"' }), { kind: 'not-modified' });
+        assert.deepEqual(framing.requests.map((r) => r.path), ['/old', '/list.txt', '/list.txt']);
+      } finally {
+        await framing.close();
+      }
+    });
+
     it('returns ETag and Last-Modified, and answers not-modified when the server says 304 to them', async () => {
       const first = await fetchSource(source(`${base}/cond`), {});
       assert.ok(first.kind === 'body');
@@ -113,7 +157,7 @@ describe('fetchSource', () => {
       assert.equal(seen.get('/echo')?.['x-api-key'], 'k-123');
     });
 
-    it('turns userinfo in the URL into Basic auth, as fetch refuses such a URL', async () => {
+    it('turns userinfo in the URL into Basic auth, never sending it in the request line', async () => {
       await text(await fetchSource(source(`http://bob:pw@${base.slice(7)}/echo`), {}));
       assert.equal(seen.get('/echo')?.authorization, `Basic ${Buffer.from('bob:pw').toString('base64')}`);
     });
