@@ -11,6 +11,7 @@ import { createExportSurface } from './export/export-router.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createHealthRoutes } from './http/health-routes.js';
+import type { PullerStatus } from './sources/pull-thread.js';
 import { createOpenApiRoute } from './http/openapi-route.js';
 import { silentLogger, type Logger } from './logger.js';
 import { addMetricsRoute } from './http/metrics-route.js';
@@ -37,10 +38,13 @@ export interface AppDeps {
   /** Counts requests, 429s, cache hits and store errors, and serves GET /metrics (absent: neither). */
   metrics?: Metrics;
   /**
-   * The environment the sources' `${env:NAME}` secrets are read from when the operator API pulls a
-   * feed (the composition root's process.env; none when absent, so such a source's pull fails).
+   * Wakes this instance's puller when an operator asks for a pull now (admin API or console): the
+   * request is written to the store and the puller takes it (admin/pull-now.ts). Absent, a puller
+   * finds the request at its next check.
    */
-  env?: Readonly<Record<string, string | undefined>>;
+  wakePuller?: () => void;
+  /** How this instance's puller is, for /readyz; absent or undefined: it runs none. */
+  pullerStatus?: () => PullerStatus | undefined;
 }
 
 /** Where a request keeps the properties read once (declared once for every app: a slot per app would grow every request's slots). */
@@ -125,15 +129,15 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
   readOncePerRequest(app, 'ip');
   app.use(requestLog.middleware, securityHeaders.middleware);
 
-  app.use(createHealthRoutes(store));
+  app.use(createHealthRoutes(store, deps.pullerStatus));
   if (metrics) addMetricsRoute(app, metrics, logger);
   app.use(createOpenApiRoute(config));
   app.use('/api', api.router);
   app.use('/taxii2', taxii.router);
   app.use('/export', exportLists.router);
-  app.use('/admin', createAdminRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
+  app.use('/admin', createAdminRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, wakePuller: deps.wakePuller }));
   // The operator console's HTML pages (DESIGN 12), under /console only: no other route parses its forms or reads its sessions.
-  if (config.console.enabled) app.use('/console', createConsoleRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, env: deps.env ?? {} }));
+  if (config.console.enabled) app.use('/console', createConsoleRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, wakePuller: deps.wakePuller }));
 
   app.use(notFoundRoute);
   app.use(createApiErrorRenderer(logger));

@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js';
 import { createAllowlistHandlers, jsonBody } from './admin-allowlist.js';
 import { createAdminKeyAuthenticator, getAdminKey } from './admin-auth.js';
 import { fidParam, runsLimitParam, valueParam } from './admin-params.js';
-import { pullFromConsole } from './console-pull.js';
+import { requestPullNow } from './pull-now.js';
 import { createOperatorAllowlist } from './operator-allowlist.js';
 
 export interface AdminDeps {
@@ -25,8 +25,8 @@ export interface AdminDeps {
   logger: Logger;
   /** Shares the key cache and the count of failed authentications with the other surfaces. */
   authenticate: AdminAuthenticator;
-  /** The environment the sources' `${env:NAME}` secrets are read from when the console pulls a feed. */
-  env: Readonly<Record<string, string | undefined>>;
+  /** Wakes this instance's puller when a "Pull now" is requested (pull-now.ts); absent, the puller finds it at its next check. */
+  wakePuller?: (() => void) | undefined;
 }
 
 /**
@@ -62,7 +62,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
   const { store, config, clock, logger } = deps;
   const allowlist = createAllowlist(config.allowlist);
   const allowlistEntries = createAllowlistHandlers(createOperatorAllowlist({ store, clock, configured: config.allowlist }));
-  const pullDeps = { store, clock, logger, allowlist, env: deps.env, allowPrivateNetworks: config.sources.allowPrivateNetworks, keepRuns: config.health.keepRuns };
+  const pullDeps = { store, clock, logger, wakePuller: deps.wakePuller };
   const send = (res: Response, body: unknown) => sendJson(res, body, false);
 
   const getFeeds: RequestHandler = async (_req, res) => {
@@ -74,8 +74,11 @@ export function createAdminRouter(deps: AdminDeps): Router {
     if ((await store.findFeed(fid)) === undefined) throw new NotFoundError('Feed not found.');
     send(res, { runs: await store.listFeedRuns(fid, limit) });
   };
+  /** 202: the request is the puller's now; its run appears under `runs` (RFC 9110 section 15.3.3). */
   const pullNow: RequestHandler = async (req, res) => {
-    send(res, await pullFromConsole(fidParam(req), getAdminKey(res).keyId, pullDeps));
+    const answer = await requestPullNow(fidParam(req), getAdminKey(res).keyId, pullDeps);
+    res.location(answer.runs);
+    sendJson(res, answer, false, 202);
   };
   const getWhy: RequestHandler = async (req, res) => {
     send(res, await provenanceOf(valueParam(req), { store, allowlist, collections: config.collections }));
@@ -89,7 +92,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
 
   router.route('/api/feeds').get(getFeeds).all(onlyGet); // each feed's state and last run
   router.route('/api/feeds/:fid/runs').get(getRuns).all(onlyGet); // ?limit=, newest first
-  router.route('/api/feeds/:fid/pull').post(pullNow).all(onlyPost); // the run it recorded
+  router.route('/api/feeds/:fid/pull').post(pullNow).all(onlyPost); // 202: the request handed to the puller
   router.route('/api/why').get(getWhy).all(onlyGet); // ?value=, its provenance
   router.route('/api/allowlist').get(allowlistEntries.list).post(jsonBody, allowlistEntries.add).all(methodNotAllowed(['GET', 'HEAD', 'POST'])); // POST: {entry, reason, dryRun}
   router.route('/api/allowlist/*entry').delete(allowlistEntries.remove).all(onlyDelete); // a run-time entry, URL-encoded

@@ -17,9 +17,23 @@ export interface FeedPageProps {
   /** The latest runs, newest first, and how many were asked for. */
   runs: readonly FeedRun[];
   limit: number;
-  /** What the page reports first: the run a "Pull now" just made, or why it could not start. */
+  /** What the page reports first after a "Pull now": the run it made, or, until then, whether it waits or runs. */
   pulled?: FeedRun | undefined;
-  refusal?: string | undefined;
+  request?: { waiting: boolean; pulling: string | undefined } | undefined;
+  /** Config `pull.checkSeconds`: how soon a puller that was not woken finds a request. */
+  checkSeconds?: number;
+}
+
+/** While a requested pull waits or runs, the page reloads itself this often, until its run is recorded. */
+const WAITING_REFRESH_SECONDS = 2;
+
+function RequestNotice({ request, checkSeconds }: { request: { waiting: boolean; pulling: string | undefined }; checkSeconds: number | undefined }) {
+  if (request.pulling !== undefined) {
+    const then = request.waiting ? ' Your pull starts when it ends.' : '';
+    return <Notice kind="ok">{`Pulling now: ${request.pulling}.${then} This page reloads until the run is recorded.`}</Notice>;
+  }
+  const within = checkSeconds === undefined ? '' : ` (a puller checks at least every ${checkSeconds} s)`;
+  return <Notice kind="ok">{`Pull requested: waiting for the puller${within}. This page reloads until the run is recorded.`}</Notice>;
 }
 
 function PulledNotice({ run }: { run: FeedRun }) {
@@ -101,19 +115,19 @@ function RunsTable({ runs, pulled }: { runs: readonly FeedRun[]; pulled: number 
   );
 }
 
-export function FeedPage({ ctx, feed, status, definition, runs, limit, pulled, refusal }: FeedPageProps) {
+export function FeedPage({ ctx, feed, status, definition, runs, limit, pulled, request, checkSeconds }: FeedPageProps) {
   return (
-    <Page title={`Feed ${feed.feed}`} ctx={ctx}>
+    <Page title={`Feed ${feed.feed}`} ctx={ctx} refreshSeconds={request === undefined ? undefined : WAITING_REFRESH_SECONDS}>
       {pulled !== undefined && <PulledNotice run={pulled} />}
-      {refusal !== undefined && <Notice kind="warning">{refusal}</Notice>}
+      {request !== undefined && <RequestNotice request={request} checkSeconds={checkSeconds} />}
       <p class="muted">
         {feed.organization} · feed {feed.fid} · <a href={CONSOLE_PATHS.feeds}>all feeds</a>
       </p>
       {definition !== undefined && (
-        <form class="toolbar" method="post" action={CONSOLE_PATHS.pull(feed.fid)} data-busy-label="Pulling…">
+        <form class="toolbar" method="post" action={CONSOLE_PATHS.pull(feed.fid)} data-busy-label="Requesting…">
           <CsrfField ctx={ctx} />
           <button type="submit">Pull now</button>
-          <span class="help">Pulls the source now under the feed's lease, as the schedule would, and records the run (trigger console).</span>
+          <span class="help">Asks the puller to pull the source now, under the feed's lease as the schedule would; the run is recorded with trigger console.</span>
         </form>
       )}
 

@@ -1,12 +1,11 @@
 // The console's feed routes (DESIGN 12): the feeds page, a feed's page, and "Pull now" (the operator API's console pull).
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { fidParam, runsLimitParam } from '../admin/admin-params.js';
-import { pullFromConsole, type ConsolePullDeps } from '../admin/console-pull.js';
+import { requestPullNow, runOfRequest, type PullNowDeps } from '../admin/pull-now.js';
 import { formatStamp } from '../clock.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { singleParam } from '../http/query-params.js';
-import { createAllowlist } from '../sources/allowlist.js';
 import { feedStatuses } from '../sources/feed-health.js';
 import { maskedDefinition } from '../sources/masked-definition.js';
 import { CONSOLE_PATHS, pageContext, type ConsoleDeps } from './console-deps.js';
@@ -17,26 +16,18 @@ import { sendPage } from './render.js';
 /** Runs each feed's chart on the feeds page covers. */
 export const OVERVIEW_RUNS = 20;
 
-/** `pulled`: the run "Pull now" just recorded, named in the redirect to the feed's page. */
-function pulledParam(req: Request): number | undefined {
-  const text = singleParam(req, 'pulled');
+/** `requested`: when (ms) the "Pull now" that redirected here was made, so the page can report its run. */
+function requestedParam(req: Request): number | undefined {
+  const text = singleParam(req, 'requested');
   if (text === undefined) return undefined;
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new BadRequestError('Parameter "pulled" must be a run number.');
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new BadRequestError('Parameter "requested" must be a time in milliseconds.');
   return Number(text);
 }
 
 export function createFeedsPages(deps: ConsoleDeps): Router {
   const { store, config, clock, logger } = deps;
   const health = { quietDays: config.health.quietDays };
-  const pullDeps: ConsolePullDeps = {
-    store,
-    clock,
-    logger,
-    allowlist: createAllowlist(config.allowlist),
-    env: deps.env,
-    allowPrivateNetworks: config.sources.allowPrivateNetworks,
-    keepRuns: config.health.keepRuns,
-  };
+  const pullDeps: PullNowDeps = { store, clock, logger, wakePuller: deps.wakePuller };
 
   const showFeeds: RequestHandler = async (_req, res) => {
     const now = clock.now();
@@ -45,45 +36,33 @@ export function createFeedsPages(deps: ConsoleDeps): Router {
     sendPage(res, <FeedsPage ctx={pageContext(res)} asOf={formatStamp(now)} feeds={feeds} />);
   };
 
-  /** The feed's page, with what "Pull now" reports first: the run it made, or (409) why it could not start. */
-  const renderFeed = async (req: Request, res: Response, fid: number, report: { pulled?: number | undefined; refusal?: string; status?: number }) => {
+  /** The feed's page; after a "Pull now", first what became of the request: waiting, running, or the run it made. */
+  const showFeed: RequestHandler = async (req, res) => {
+    const fid = fidParam(req);
+    const requested = requestedParam(req);
     const limit = runsLimitParam(req);
     const feed = await store.findFeed(fid);
     if (feed === undefined) throw new NotFoundError(`There is no feed ${fid}.`);
-    const [source, facts, runs] = await Promise.all([store.findFeedSource(fid), store.feedHealthFacts(), store.listFeedRuns(fid, limit)]);
-    const [status] = feedStatuses(
-      facts.filter((f) => f.fid === fid),
-      health,
-      clock.now(),
-    );
-    // The run just pulled is among the latest unless others followed it at once; then the table shows it in its place.
-    const pulled = report.pulled === undefined ? undefined : runs.find((run) => run.run === report.pulled);
+    const [source, facts, runs, waiting, lease] = await Promise.all([
+      store.findFeedSource(fid), store.feedHealthFacts(), store.listFeedRuns(fid, limit), store.findPullRequest(fid), store.findPullLease(fid),
+    ]);
+    const now = clock.now();
+    const [status] = feedStatuses(facts.filter((f) => f.fid === fid), health, now);
     const definition = source === undefined ? undefined : maskedDefinition(JSON.parse(source.definition));
-    sendPage(
-      res,
-      <FeedPage ctx={pageContext(res)} feed={feed} status={status} definition={definition} runs={runs} limit={limit} pulled={pulled} refusal={report.refusal} />,
-      report.status,
-    );
-  };
-
-  const showFeed: RequestHandler = async (req, res) => {
-    await renderFeed(req, res, fidParam(req), { pulled: pulledParam(req) });
+    const pulling = lease !== undefined && lease.until >= now ? `${lease.owner}${lease.since === null ? '' : ` since ${formatStamp(lease.since)} UTC`}` : undefined;
+    const pulled = requested === undefined ? undefined : runOfRequest(runs, requested);
+    const request = requested === undefined || pulled !== undefined ? undefined : { waiting: waiting !== undefined, pulling };
+    sendPage(res, <FeedPage ctx={pageContext(res)} feed={feed} status={status} definition={definition} runs={runs} limit={limit} pulled={pulled} request={request} checkSeconds={config.pull.checkSeconds} />);
   };
 
   /**
-   * Pulls now, then sends the browser to the feed's page with the new run named (303: a reload of
-   * that page does not pull again). A pull that fails is a run like any other; a feed another holder
-   * is pulling is the feed's page again, 409, saying who holds it, with nothing recorded.
+   * Hands the pull to the puller and sends the browser to the feed's page (303: a reload does not
+   * ask again), which reports the request until its run is recorded, then the run.
    */
   const pullNow: RequestHandler = async (req, res) => {
     const fid = fidParam(req);
-    try {
-      const run = await pullFromConsole(fid, pageContext(res).keyId, pullDeps);
-      res.redirect(303, `${CONSOLE_PATHS.feed(fid)}?pulled=${run.run}`);
-    } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      await renderFeed(req, res, fid, { refusal: error.message, status: 409 });
-    }
+    await requestPullNow(fid, pageContext(res).keyId, pullDeps);
+    res.redirect(303, `${CONSOLE_PATHS.feed(fid)}?requested=${clock.now()}`);
   };
 
   const router = Router();

@@ -22,6 +22,8 @@ export interface PageProps {
   title: string;
   /** The signed-in request's context; absent (the login page, a refusal before sign-in): no navigation, no logout. */
   ctx?: PageContext | undefined;
+  /** Reloads the page after this many seconds (a "Pull now" being waited for); works without script. */
+  refreshSeconds?: number | undefined;
   children?: ComponentChildren;
 }
 
@@ -30,12 +32,13 @@ export interface PageProps {
  * reachable by keyboard in reading order, the skip link first. The one script (console.js) only
  * enhances, and nothing is styled inline (the CSP allows neither).
  */
-export function Page({ title, ctx, children }: PageProps) {
+export function Page({ title, ctx, refreshSeconds, children }: PageProps) {
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {refreshSeconds !== undefined && <meta http-equiv="refresh" content={String(refreshSeconds)} />}
         <title>{`${title} · threatgate console`}</title>
         <link rel="icon" href={`${CONSOLE_PATHS.assets}/favicon.svg`} type="image/svg+xml" />
         <link rel="stylesheet" href={`${CONSOLE_PATHS.assets}/console.css`} />

@@ -159,6 +159,17 @@ export function adminSchemas(): Json {
       },
       { description: 'The dry run of an allowlist entry: nothing was changed.' },
     ),
+    PullRequest: closed(
+      {
+        fid: { type: 'integer', minimum: 1 },
+        state: { type: 'string', enum: ['queued', 'running'], description: '`queued` until a puller takes the feed\u2019s lease; `running` when a pull of the feed is under way already (the requested one follows it).' },
+        requested: timestamp,
+        requested_by: nullable(string('The id of the admin key that asked first.')),
+        pulling: nullable(string('The holder of the lease and since when, when `running`.')),
+        runs: string('The path of the feed\u2019s latest runs, where the requested run appears.'),
+      },
+      { description: 'A "Pull now" handed to the puller.' },
+    ),
     AllowlistAdded: closed(
       {
         entry: string('The entry as it is kept.'),
@@ -175,7 +186,7 @@ const MEANINGS: Record<number, string> = {
   401: 'No credentials, another Basic username than `admin`, or a malformed, unknown or revoked key. A wrong key counts as a failed authentication of the client address (see 429).',
   403: 'A key with a plan: the operator API opens only with an admin key. Or a change requested by a browser from another site (`Sec-Fetch-Site`).',
   404: 'No such feed, no such run-time allowlist entry, or no such path.',
-  409: 'The feed is being pulled by another holder (the scheduler, `threatgate feeds pull`, another console); the message names it. Nothing is recorded on the feed. Or the allowlist entry is there already (at run time or in the config), or is the config\u2019s, which only the config changes.',
+  409: 'The allowlist entry is there already (at run time or in the config), or is the config\u2019s, which only the config changes.',
   413: 'The request body is larger than 16384 bytes.',
   415: 'The request body is not JSON (`Content-Type: application/json`, UTF-8).',
   429: 'The client address made `auth.failuresPerMinute` failed authentications within the last minute: every key it presents is refused until the oldest of them is a minute old. No plan\u2019s rate limits apply here.',
@@ -281,11 +292,11 @@ export function adminPaths(): Json {
     '/admin/api/feeds/{fid}/pull': operation(
       'post',
       'pullAdminFeed',
-      'Pull a feed now',
-      'Pulls the feed in the serving process, under its lease as the scheduler and `threatgate feeds pull` take it, and answers the run it recorded (trigger `console`): a failed pull is a 200 whose run says `failed` and why. A feed with no source is a 404; a feed being pulled elsewhere a 409. Any request body is ignored.',
+      'Ask for a pull of a feed now',
+      'Hands the pull to the puller (never pulls in the serving process) and answers 202 at once with the request. The puller of any instance takes it at its next check (at once on this instance), under the feed\u2019s lease as every pull, and records a run with trigger `console`: the first such run started at or after `requested`, listed under `runs` (also the `Location` header). Asking again while the request waits is the same request; a feed being pulled now is `running`, and the requested pull follows it. A feed with no source is a 404. Any request body is ignored.',
       ['admin-fid'],
-      'FeedRun',
-      [...gate, 404, 409],
+      { '202': { description: 'The request, waiting for the puller', headers: { 'Cache-Control': headerRef('Cache-Control-No-Store'), Location: { description: 'Where the run will appear: the feed\u2019s latest runs.', schema: { type: 'string' } } }, content: { [JSON_TYPE]: { schema: ref('PullRequest') } } } },
+      [...gate, 404],
     ),
     '/admin/api/why': operation('get', 'getAdminWhy', 'Why a value is (or is not) on the lists', 'Its indicator, the feeds that list or listed it, its threats and what linked them, the allowlist entry that keeps it out, the last rejection by a pull, its collections and exports.', ['why-value'], 'Provenance', gate),
     ...allowlistPaths(gate),

@@ -4,8 +4,9 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { runLifecycle, type LifecycleSettings } from '../lifecycle/run-lifecycle.js';
-import { pullFeed, type PullDeps, type PullOutcome } from './pull-feed.js';
-import { LEASE_MS, RENEW_MS, underPullLease } from './pull-lease.js';
+import type { PullDeps } from './pull-feed.js';
+import { pullDueFeed } from './due-pull.js';
+import { LEASE_MS, RENEW_MS } from './pull-lease.js';
 import { DEFAULT_QUIET_DAYS, type FeedHealthSettings } from './feed-health.js';
 import { readFeedStates, timingImports, type ReportMetric } from './pull-metrics.js';
 
@@ -42,6 +43,8 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
 export interface PullScheduler {
   /** Checks for due feeds now and pulls them (the timer only starts them); resolves once they and the lifecycle after them are done. */
   tick(): Promise<void>;
+  /** Checks for due feeds now rather than at the next tick (a "Pull now" was asked for). */
+  wake(): void;
   /** Stops the timer and aborts a running pull (which then changes nothing); resolves when it has stopped. */
   stop(): Promise<void>;
 }
@@ -60,38 +63,10 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
   let pulledSinceLifecycle = false;
   let pulledSinceReport = false;
 
-  /** Pulls the feed under its lease; false when another instance holds it (or it is no longer due). */
-  async function pullLeased(fid: number): Promise<boolean> {
-    const now = clock.now();
-    const started = performance.now();
-    let outcome: PullOutcome | undefined;
-    let taken = false;
-    try {
-      const leased = await underPullLease(fid, { store, clock, owner, take: 'due', leaseMs, renewMs }, async () => {
-        taken = true;
-        return pullFeed(fid, { ...options, ...(report ? { store: timingImports(store, 'pull', report) } : {}), trigger: 'schedule', ...(options.health?.keepRuns === undefined ? {} : { keepRuns: options.health.keepRuns }), signal: abort.signal });
-      });
-      if (leased.taken) outcome = leased.result;
-      return leased.taken;
-    } finally {
-      // A pull that threw (its failure could not even be recorded) failed too.
-      if (taken) {
-        report?.({
-          kind: 'pull',
-          fid,
-          outcome: outcome?.ok ? (outcome.notModified ? 'not_modified' : 'ok') : 'failed',
-          seconds: (performance.now() - started) / 1000,
-          at: Math.floor(now / 1000),
-          // A failed pull's rows are not counted: it changed nothing, and its next try reads them again.
-          rejected: outcome?.ok ? { unparseable: outcome.rejected, allowlisted: outcome.allowlisted } : { unparseable: 0, allowlisted: 0 },
-        });
-      }
-    }
-  }
-
   /** Starts a pull beside the others; when it ends, its slot goes to the next due feed. */
   function start(fid: number): void {
-    const running = pullLeased(fid)
+    const { owner: _owner, checkMs: _checkMs, lifecycle: _lifecycle, concurrency: _concurrency, leaseMs: _leaseMs, renewMs: _renewMs, health, ...pullDeps } = options;
+    const running = pullDueFeed(fid, { ...pullDeps, owner, leaseMs, renewMs, signal: abort.signal, report, keepRuns: health?.keepRuns })
       .then((pulled) => {
         if (pulled) pulledSinceLifecycle = pulledSinceReport = true;
       })
@@ -185,10 +160,17 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     }
   }
 
+  /** A wake that came while a check ran: that check may have read the due feeds before the request was written. */
+  let checkAgain = false;
+
   /** One check at a time; a check asked for while one runs shares it. */
   function check(): Promise<void> {
     checking ??= checkOnce().finally(() => {
       checking = undefined;
+      if (checkAgain && !stopped) {
+        checkAgain = false;
+        void check();
+      }
     });
     return checking;
   }
@@ -207,6 +189,11 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
   void check();
   return {
     tick,
+    wake() {
+      if (stopped) return;
+      if (checking !== undefined) checkAgain = true;
+      else void check();
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);

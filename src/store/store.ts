@@ -16,8 +16,9 @@ import { collectionHasObject, listCollectionObjects } from './queries/stix-queri
 import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
 import { countExportIndicators, exportIndicatorPages } from './queries/export-queries.js';
 import { type ExportQuery, type ExportRow, type ExportSelection } from './contract/records.js';
+import { findPullRequest, releaseLeasesOf, requestPull, takePullRequest } from './queries/pull-request-queries.js';
 import { dueFeedSources, findFeedSource, listFeedSources, nextFeedId, previewFeedDelete, recordPullFailure, releasePullLease, removeFeedSource, renewPullLease, releaseLease, takeLease, takePullLease, findPullLease, heldDueFeeds } from './queries/source-queries.js';
-import { type FeedSourceListing, type FeedSourceState, type PullLease } from './contract/records.js';
+import { type FeedSourceListing, type FeedSourceState, type PullLease, type PullRequest } from './contract/records.js';
 import { NEXT_SECRET_KEY, newSecret, readMeta, readOrCreateMeta } from './db/meta.js';
 import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './contract/runs.js';
 import { feedHealthFacts, findValueFacts, listFeedRuns } from './queries/health-queries.js';
@@ -114,6 +115,14 @@ export interface Store {
   heldDueFeeds(now: number): Promise<Array<{ fid: number } & PullLease>>;
   renewPullLease(fid: number, owner: string, until: number): Promise<void>;
   releasePullLease(fid: number, owner: string): Promise<void>;
+  /** Asks for a pull of the feed now (a "Pull now"), making it due; an earlier request still waiting is kept. Undefined: the feed has no source. */
+  requestPull(fid: number, by: string, now: number): Promise<PullRequest | undefined>;
+  /** The "Pull now" waiting for the feed's puller, if any. */
+  findPullRequest(fid: number): Promise<PullRequest | undefined>;
+  /** Clears and returns the waiting request, as the lease holder starts the pull it asked for. */
+  takePullRequest(fid: number): Promise<PullRequest | undefined>;
+  /** Releases every lease `owner` holds (a puller that died, at its restart); the count released. */
+  releaseLeasesOf(owner: string): Promise<number>;
   /** A lease that is not a feed's (`lifecycle`): taken when free or expired; false when another instance holds it. */
   takeLease(name: string, owner: string, now: number, until: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
@@ -198,6 +207,10 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     heldDueFeeds: (now) => heldDueFeeds(db, now),
     renewPullLease: (fid, owner, until) => renewPullLease(db, fid, owner, until),
     releasePullLease: (fid, owner) => releasePullLease(db, fid, owner),
+    requestPull: (fid, by, now) => requestPull(db, fid, by, now),
+    findPullRequest: (fid) => findPullRequest(db, fid),
+    takePullRequest: (fid) => takePullRequest(db, fid),
+    releaseLeasesOf: (owner) => releaseLeasesOf(db, owner),
     takeLease: (name, owner, now, until) => takeLease(db, name, owner, now, until),
     releaseLease: (name, owner) => releaseLease(db, name, owner),
     listCollectionObjects: (listing) => listCollectionObjects(db, listing),

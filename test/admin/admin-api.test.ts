@@ -32,10 +32,23 @@ for (const backend of storeBackends()) {
     });
 
     describe('POST feeds/{fid}/pull', () => {
-      it('pulls the fixture feed now and answers the run it recorded, trigger console', async () => {
-        const res = await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(200);
+      it('answers 202 at once with the request, wakes the puller and pulls nothing itself; the run of the puller is trigger console', async () => {
+        const wakes = world.wakes;
+        const res = await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(202);
         assert.equal(res.headers['cache-control'], 'no-store');
-        const run = res.body;
+        assert.equal(res.headers.location, `/admin/api/feeds/${world.goodFid}/runs?limit=5`);
+        assert.deepEqual(res.body, {
+          fid: world.goodFid, state: 'queued', requested: '2026-03-02 08:00:00', requested_by: world.adminKeyId, pulling: null, runs: `/admin/api/feeds/${world.goodFid}/runs?limit=5`,
+        });
+        assert.equal(world.wakes, wakes + 1);
+        // The serving app fetched nothing: the pull is the puller's.
+        assert.equal(world.server.requestsFor('/blocklist-de.txt').length, 0);
+        assert.deepEqual((await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs, []);
+        // Asking again while it waits is the same request.
+        assert.deepEqual((await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(202)).body, res.body);
+
+        await world.runPuller();
+        const [run] = (await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs;
         assert.equal(run.fid, world.goodFid);
         assert.equal(run.trigger, 'console');
         assert.equal(run.outcome, 'ok');
@@ -43,31 +56,41 @@ for (const backend of storeBackends()) {
         assert.ok(run.values > 0 && run.new_indicators === run.values, JSON.stringify(run));
         assert.equal(run.error, null);
         assert.equal(world.server.requestsFor('/blocklist-de.txt').length, 1);
+        assert.equal(await world.store.findPullRequest(world.goodFid), undefined);
       });
 
-      it('a failing upstream › answers 200 with the failed run, whose error holds no secret', async () => {
-        const res = await world.post(`/admin/api/feeds/${world.failingFid}/pull`).expect(200);
-        assert.equal(res.body.outcome, 'failed');
-        assert.equal(res.body.trigger, 'console');
-        assert.match(res.body.error, /500/);
+      it('a failing upstream › the puller records the failed run, trigger console, whose error holds no secret', async () => {
+        await world.post(`/admin/api/feeds/${world.failingFid}/pull`).expect(202);
+        await world.runPuller();
+        const res = await world.get(`/admin/api/feeds/${world.failingFid}/runs?limit=1`).expect(200);
+        const [run] = res.body.runs;
+        assert.equal(run.outcome, 'failed');
+        assert.equal(run.trigger, 'console');
+        assert.match(run.error, /500/);
         assert.equal(res.text.includes(FEED_SECRET), false, res.text);
-        // The secret did reach the upstream, in the URL and the header: the app was given the environment.
+        // The secret did reach the upstream, in the URL and the header: the puller was given the environment.
         const [sent] = world.server.requestsFor('/private.txt');
         assert.equal(sent?.headers.authorization, `Bearer ${FEED_SECRET}`);
         assert.ok(sent?.url.includes(FEED_SECRET));
       });
 
-      it('a feed whose lease another holder has › answers 409 naming the holder, and records nothing', async () => {
+      it('a feed whose lease another holder has › 202 running, naming the holder; the requested pull follows once the lease is free', async () => {
         const before = (await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs.length;
         const now = ADMIN_CLOCK.now();
         assert.ok(await world.store.claimPullLease(world.goodFid, 'feeds pull on elsewhere pid 7', now, now + 60_000));
         try {
-          const res = await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(409);
-          assert.match(res.body.error, new RegExp(`^Feed ${world.goodFid} is being pulled by feeds pull on elsewhere pid 7 since 2026-03-02 08:00:00; `));
+          const res = await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(202);
+          assert.equal(res.body.state, 'running');
+          assert.equal(res.body.pulling, 'feeds pull on elsewhere pid 7 since 2026-03-02 08:00:00');
+          await world.runPuller();
+          assert.equal((await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs.length, before);
         } finally {
           await world.store.releasePullLease(world.goodFid, 'feeds pull on elsewhere pid 7');
         }
-        assert.equal((await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs.length, before);
+        await world.runPuller();
+        const runs = (await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs;
+        assert.equal(runs.length, before + 1);
+        assert.equal(runs[0].trigger, 'console');
       });
 
       it('an unknown feed › 404 "Feed not found."; a feed whose source was removed › 404 naming that', async () => {
@@ -87,15 +110,16 @@ for (const backend of storeBackends()) {
     describe('GET feeds/{fid}/runs', () => {
       it('answers the runs newest first, limited by limit', async () => {
         const all = (await world.get(`/admin/api/feeds/${world.goodFid}/runs`).expect(200)).body.runs;
-        assert.equal(all.length, 1);
-        await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(200);
+        assert.equal(all.length, 2);
+        await world.post(`/admin/api/feeds/${world.goodFid}/pull`).expect(202);
+        await world.runPuller();
         const runs = (await world.get(`/admin/api/feeds/${world.goodFid}/runs?limit=1`).expect(200)).body.runs;
         assert.equal(runs.length, 1);
         // The second pull finds the source unchanged (its ETag).
         assert.equal(runs[0].outcome, 'not-modified');
         assert.ok(runs[0].run > all[0].run);
         // Churn as a number 0 to 1: a first pull has none, an unchanged source replaced nothing.
-        assert.deepEqual([all[0].churn, runs[0].churn], [null, 0]);
+        assert.deepEqual([all.at(-1).churn, runs[0].churn], [null, 0]);
         const feed = (await world.get('/admin/api/feeds').expect(200)).body.feeds.find((f: { fid: number }) => f.fid === world.goodFid);
         assert.equal(feed.churn, 0);
       });

@@ -8,6 +8,7 @@ import { createAdminKey, createKey } from '../../src/cli/keys-command.js';
 import type { Clock } from '../../src/clock.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { runPullerOnce } from '../helpers/run-puller.js';
 import type { Store } from '../../src/store/store.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import type { Backend } from '../helpers/store-backends.js';
@@ -35,6 +36,10 @@ export interface AdminWorld {
   goodFid: number;
   /** A feed whose upstream answers 500 with a body echoing the secret, the secret in its URL and headers. */
   failingFid: number;
+  /** How many times the app woke its puller ("Pull now" requests). */
+  readonly wakes: number;
+  /** Runs a puller over the store once, as serve's pull thread does when woken: every due feed, requested ones first among them. */
+  runPuller(): Promise<void>;
   /** An app over the same store with other config overrides (the key cache and failure counts its own). */
   appWith(overrides: unknown): Express;
   /** With the admin key as Basic credentials, another key's, or none (null). */
@@ -67,7 +72,9 @@ export async function openAdminWorld(backend: Backend, overrides: unknown = {}):
   const admin = await createAdminKey(store, ADMIN_CLOCK, 'console tests');
   const { key: proKey } = await createKey(store, config, ADMIN_CLOCK, 'pro', 'a plan key');
   const logLines: string[] = [];
-  const build = (cfg: Config) => createApp(cfg, { store, clock: ADMIN_CLOCK, logger: createLogger('info', (line) => logLines.push(line)), nextTokenSecret: TEST_NEXT_SECRET, env });
+  let wakes = 0;
+  const logger = createLogger('info', (line) => logLines.push(line));
+  const build = (cfg: Config) => createApp(cfg, { store, clock: ADMIN_CLOCK, logger, nextTokenSecret: TEST_NEXT_SECRET, wakePuller: () => wakes++ });
   const app = build(config);
   const withKey = (req: request.Test, key: string | null) => (key === null ? req : req.set('Authorization', adminBasic(key)));
   return {
@@ -81,6 +88,10 @@ export async function openAdminWorld(backend: Backend, overrides: unknown = {}):
     logLines,
     goodFid,
     failingFid,
+    get wakes() {
+      return wakes;
+    },
+    runPuller: () => runPullerOnce({ store, clock: ADMIN_CLOCK, config, logger, env }),
     appWith: (more) => build(loadConfig({ overrides: deepMerge(deepMerge(base, overrides), more) })),
     get: (path, key = admin.key) => withKey(request(app).get(path), key),
     post: (path, key = admin.key) => withKey(request(app).post(path), key),

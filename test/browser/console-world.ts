@@ -65,7 +65,8 @@ interface ServerProcess {
  */
 function startServer(db: string, config: string): Promise<ServerProcess> {
   const { DATABASE_URL: _db, THREATGATE_CONFIG: _config, REDIS_URL: _redis, PORT: _port, HOST: _host, ...env } = process.env;
-  const args = ['--import', 'tsx', SOURCE_MAIN, '--db', db, '--config', config, 'serve', '--port', '0', '--workers', '1', '--no-pull'];
+  // It pulls (its puller takes "Pull now"); the world's feeds were pulled before it started, so none is due then.
+  const args = ['--import', 'tsx', SOURCE_MAIN, '--db', db, '--config', config, 'serve', '--port', '0', '--workers', '1'];
   const child = spawn(process.execPath, args, { cwd: REPOSITORY, env: { ...env, LOG_LEVEL: 'warn' } });
   let out = '';
   let err = '';
@@ -100,7 +101,8 @@ export async function openConsoleWorld(): Promise<ConsoleWorld> {
     const db = join(dir, 'store.sqlite');
     const config = join(dir, 'config.json');
     // The fixture server listens on 127.0.0.1, which pulls refuse unless the config allows private networks.
-    writeFileSync(config, JSON.stringify({ sources: { allowPrivateNetworks: true } }));
+    // An hourly check: between "Pull now" wakes the puller leaves the world's feeds as the tests pulled them.
+    writeFileSync(config, JSON.stringify({ sources: { allowPrivateNetworks: true }, pull: { checkSeconds: 3600 } }));
     const cli = (args: string[]) => runCli(['--db', db, '--config', config, ...args]);
     const ok = async (args: string[]) => {
       const run = await cli(args);

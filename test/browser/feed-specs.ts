@@ -53,14 +53,15 @@ export function feedSpecs(world: () => ConsoleWorld): void {
       await context.close();
     });
 
-    it('Pull now pulls the source and shows the run it added, trigger console', async () => {
+    it('Pull now hands the pull to the puller; the page waits for it, then shows the run it added, trigger console', async () => {
       const { page, context, errors } = await signedIn(world());
       const { fid } = world().feeds.blocklist;
       await page.goto(`/console/feeds/${fid}`);
       const before = await runNumbers(page);
       const asked = world().feedServer.requestsFor('/blocklist-de.txt').length;
       await page.getByRole('button', { name: 'Pull now' }).click();
-      await page.locator('.notice').waitFor();
+      // The page reloads itself while the request waits or runs, until the run is recorded.
+      await page.locator('.notice', { hasText: 'Pulled now' }).waitFor({ timeout: 30_000 });
       assert.equal(world().feedServer.requestsFor('/blocklist-de.txt').length, asked + 1, 'the source was asked once');
       const after = await runNumbers(page);
       assert.equal(after.length, before.length + 1);

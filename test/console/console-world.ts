@@ -9,6 +9,7 @@ import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { createAdminKey, createKey } from '../../src/cli/keys-command.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { pullFeedAsPuller } from '../helpers/run-puller.js';
 import type { Store } from '../../src/store/store.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { manualClock, type ManualClock } from '../helpers/pull-harness.js';
@@ -37,6 +38,10 @@ export interface ConsoleWorld {
   failingFid: number;
   logLines: string[];
   app: Express;
+  /** How many times the app woke its puller ("Pull now" requests). */
+  readonly wakes: number;
+  /** The puller's pull of the feed, as its check makes it when a "Pull now" made the feed due (the world's other feeds left alone). */
+  runPuller(fid: number): Promise<boolean>;
   /** Another app over the same store and clock, with more config (its key cache and failure counts its own). */
   appWith(overrides: unknown): Express;
   close(): Promise<void>;
@@ -63,8 +68,14 @@ export async function openConsoleWorld(backend: Backend): Promise<ConsoleWorld> 
   const admin = await createAdminKey(store, clock, 'console tests');
   const { key: proKey } = await createKey(store, config, clock, 'pro', 'a plan key');
   const logLines: string[] = [];
-  const build = (cfg: Config) => createApp(cfg, { store, clock, logger: createLogger('info', (line) => logLines.push(line)), nextTokenSecret: TEST_NEXT_SECRET, env });
+  let wakes = 0;
+  const logger = createLogger('info', (line) => logLines.push(line));
+  const build = (cfg: Config) => createApp(cfg, { store, clock, logger, nextTokenSecret: TEST_NEXT_SECRET, wakePuller: () => wakes++ });
   return {
+    get wakes() {
+      return wakes;
+    },
+    runPuller: (fid) => pullFeedAsPuller({ store, clock, config, logger, env }, fid),
     store,
     config,
     clock,

@@ -49,21 +49,35 @@ for (const backend of storeBackends()) {
       await backend.cleanup();
     });
 
+    /** "Pull now", then the puller's pull of that feed, as serve's pull thread makes it when woken. */
     const pullNow = async (fid: number) => {
       world.clock.advance(60_000);
-      return client.post(`/console/feeds/${fid}/pull`);
+      const res = await client.post(`/console/feeds/${fid}/pull`);
+      if (res.status === 303) await world.runPuller(fid);
+      return res;
     };
 
     describe('POST /console/feeds/{fid}/pull', () => {
-      it('pulls now and redirects 303 to the feed page, which reports the run and lists it first, trigger console', async () => {
-        const res = await pullNow(world.goodFid);
+      it('hands the pull to the puller and redirects 303 to the feed page, which waits for the run and reloads itself', async () => {
+        world.clock.advance(60_000);
+        const wakes = world.wakes;
+        const res = await client.post(`/console/feeds/${world.goodFid}/pull`);
         assert.equal(res.status, 303, res.text);
+        assert.equal(res.headers.location, `/console/feeds/${world.goodFid}?requested=${world.clock.now()}`);
+        assert.equal(world.wakes, wakes + 1);
+        // Nothing was pulled by the serving app.
+        assert.equal(world.server.requestsFor('/blocklist-de.txt').length, 0);
+        const waiting = await client.get(res.headers.location!).expect(200);
+        assert.match(waiting.text, /Pull requested: waiting for the puller \(a puller checks at least every \d+ s\)\./);
+        assert.match(waiting.text, /<meta http-equiv="refresh" content="2"\/>/);
+
+        await world.runPuller(world.goodFid);
         const [run] = await world.store.listFeedRuns(world.goodFid, 1);
         assert.equal(run?.trigger, 'console');
         assert.equal(run?.outcome, 'ok');
-        assert.equal(res.headers.location, `/console/feeds/${world.goodFid}?pulled=${run!.run}`);
         const page = await client.get(res.headers.location!).expect(200);
         assert.match(page.text, new RegExp(`Pulled now: run ${run!.run}, ok: ${run!.values} values listed, ${run!.new_indicators} new\\.`));
+        assert.doesNotMatch(page.text, /http-equiv="refresh"/);
         assert.deepEqual(runRows(page.text)[0], { run: run!.run, outcome: 'ok' });
         assert.equal(world.server.requestsFor('/blocklist-de.txt').length, 1);
       });
@@ -82,23 +96,29 @@ for (const backend of storeBackends()) {
         assert.equal(res.status, 303);
         const page = await client.get(res.headers.location!).expect(200);
         assert.match(page.text, /Pulled now: run \d+ failed\. .*HTTP status 500/);
-        assert.deepEqual(runRows(page.text).map((r) => r.outcome), ['failed']);
+        assert.equal(runRows(page.text)[0]!.outcome, 'failed');
         assert.equal(page.text.includes(FEED_SECRET), false);
       });
 
-      it('while another holder has the lease › 409, the feed page saying who, and nothing recorded', async () => {
+      it('while another holder has the lease › the feed page says who is pulling, and the requested pull follows', async () => {
         const before = (await world.store.listFeedRuns(world.goodFid, 100)).length;
         const now = world.clock.now();
         assert.ok(await world.store.claimPullLease(world.goodFid, 'feeds pull on elsewhere pid 9', now, now + 60_000));
+        let location: string;
         try {
           const res = await client.post(`/console/feeds/${world.goodFid}/pull`);
-          assert.equal(res.status, 409);
-          assert.match(res.text, new RegExp(`Feed ${world.goodFid} is being pulled by feeds pull on elsewhere pid 9 since `));
-          assert.match(res.text, /<h1>Feed Blocklist<\/h1>/);
+          assert.equal(res.status, 303);
+          location = res.headers.location!;
+          const page = await client.get(location).expect(200);
+          assert.match(page.text, /Pulling now: feeds pull on elsewhere pid 9 since [0-9: -]+ UTC\. Your pull starts when it ends\./);
+          await world.runPuller(world.goodFid);
+          assert.equal((await world.store.listFeedRuns(world.goodFid, 100)).length, before);
         } finally {
           await world.store.releasePullLease(world.goodFid, 'feeds pull on elsewhere pid 9');
         }
-        assert.equal((await world.store.listFeedRuns(world.goodFid, 100)).length, before);
+        await world.runPuller(world.goodFid);
+        assert.equal((await world.store.listFeedRuns(world.goodFid, 100)).length, before + 1);
+        assert.match((await client.get(location).expect(200)).text, /Pulled now: run \d+, not-modified/);
       });
 
       it('an unknown feed › 404 page; a fid that is no number › 400 naming it', async () => {
@@ -129,9 +149,9 @@ for (const backend of storeBackends()) {
         const good = cardOf((await client.get('/console/').expect(200)).text, world.goodFid);
         assert.match(good, /<svg role="img" aria-labelledby="feed-\d+-chart-title feed-\d+-chart-desc"/);
         assert.match(good, /<title id="feed-\d+-chart-title">Values listed and new values per run of Blocklist<\/title>/);
-        assert.match(good, /<desc id="feed-\d+-chart-desc">2 runs, from [^<]+\. Values listed: latest \d+, highest \d+; New: latest 0, highest \d+\.<\/desc>/);
+        assert.match(good, /<desc id="feed-\d+-chart-desc">3 runs, from [^<]+\. Values listed: latest \d+, highest \d+; New: latest 0, highest \d+\.<\/desc>/);
         assert.match(good, /<path class="series series-0" d="M[0-9.,L]+"/);
-        assert.equal([...good.matchAll(/<tr><th scope="row">2026-03-02 /g)].length, 2);
+        assert.equal([...good.matchAll(/<tr><th scope="row">2026-03-02 /g)].length, 3);
       });
     });
 
@@ -149,9 +169,9 @@ for (const backend of storeBackends()) {
         const good = await client.get(`/console/feeds/${world.goodFid}`).expect(200);
         assert.match(good.text, /<title id="runs-chart-title">Runs of Blocklist over time: values listed, new, no longer listed and rejected<\/title>/);
         for (const label of ['Values listed', 'New', 'No longer listed', 'Rejected']) assert.match(good.text, new RegExp(`<th scope="col" class="number">${label}</th>`));
-        // Churn as a percentage: none for the first pull, 0% for the second, which listed the same values.
+        // Churn as a percentage: none for the first pull, 0% for the later ones, which listed the same values.
         assert.match(good.text, /<th scope="col" class="number" title="[^"]+">Churn<\/th>/);
-        assert.deepEqual([...good.text.matchAll(/<td class="number">(\d+)<\/td><td class="number">(none|[\d.]+%)<\/td>/g)].map((m) => m[2]), ['0%', 'none']);
+        assert.deepEqual([...good.text.matchAll(/<td class="number">(\d+)<\/td><td class="number">(none|[\d.]+%)<\/td>/g)].map((m) => m[2]), ['0%', '0%', 'none']);
         assert.match(good.text, /<dt>Churn of last good pull<\/dt><dd>0%<\/dd>/);
         const failing = await client.get(`/console/feeds/${world.failingFid}`).expect(200);
         assert.match(failing.text, /<tr data-run="\d+" data-outcome="failed">.*<td class="error-text">[^<]*HTTP status 500<\/td><\/tr>/);

@@ -28,13 +28,16 @@ export const dialectOf = (store: Store): Dialect => openedOf(store).dialect;
 
 /**
  * Takes migrations 0014 (feed health, issue 30), 0015 (the run-time allowlist) and 0016 (console
- * sessions), and 0017 (runs' churn) with them, away from a current store, as a store written before them has none of them: their tables, the admin column, their records. Tests that rewind to an earlier
+ * sessions), and 0017 (runs' churn) and 0018 (pull requests) with them, away from a current store, as a store written before them has none of them: their tables, the admin column, their records. Tests that rewind to an earlier
  * migration call it first, as the migrator runs only pending migrations that come after every applied one.
  */
 export async function rewindFeedHealth(store: Store): Promise<void> {
   const db = dbOf(store);
   for (const table of ['feed_runs', 'past_listings', 'threat_link_sources', 'pull_rejections', 'allowlist_entries', 'console_sessions']) await db.schema.dropTable(table).execute();
   await db.schema.alterTable('api_keys').dropColumn('admin').execute();
-  // 0015 (the run-time allowlist), 0016 (console sessions) and 0017 (runs' churn) come after, and go with it.
-  await sql`delete from threatgate_migrations where name in ('0014-feed-health', '0015-runtime-allowlist', '0016-console-sessions', '0017-run-churn')`.execute(db);
+  // 0018's columns of feed_sources go too: migrating forward adds them again.
+  await db.schema.alterTable('feed_sources').dropColumn('pull_requested_at').execute();
+  await db.schema.alterTable('feed_sources').dropColumn('pull_requested_by').execute();
+  // 0015 (the run-time allowlist), 0016 (console sessions), 0017 (runs' churn) and 0018 (pull requests) come after, and go with it.
+  await sql`delete from threatgate_migrations where name in ('0014-feed-health', '0015-runtime-allowlist', '0016-console-sessions', '0017-run-churn', '0018-pull-requests')`.execute(db);
 }

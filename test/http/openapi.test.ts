@@ -13,8 +13,10 @@ import { createApp } from '../../src/app.js';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { createAdminKey } from '../../src/cli/keys-command.js';
 import type { Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
 import type { Store } from '../../src/store/store.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
+import { runPullerOnce } from '../helpers/run-puller.js';
 import { createTestContext, fixedClock, GENEROUS_PLANS, TEST_NEXT_SECRET, type TestContext } from '../helpers/test-app.js';
 import { basicAuth, collectionPath, INDICATORS_COLLECTION, TAXII_TYPE, TEST_COLLECTION } from '../taxii/taxii-request.js';
 
@@ -476,18 +478,17 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
     add(template, 500, 'a fault', () => adminCall(method, path(), bearer(UNKNOWN_KEY), () => broken), method);
     add(template, 503, 'the database down', () => adminCall(method, path(), bearer(UNKNOWN_KEY), () => down), method);
   }
-  add('/admin/api/feeds/{fid}/pull', 200, 'a pull of the fixture list', () => adminCall('post', `/admin/api/feeds/${pulledFid}/pull`), 'post');
-  add('/admin/api/feeds/{fid}/pull', 200, 'a pull that fails upstream', () => adminCall('post', `/admin/api/feeds/${failingFid}/pull`), 'post');
-  add('/admin/api/feeds/{fid}/pull', 404, 'an unknown feed', () => adminCall('post', '/admin/api/feeds/999/pull'), 'post');
-  add('/admin/api/feeds/{fid}/pull', 409, 'a feed another holder is pulling', async () => {
+  add('/admin/api/feeds/{fid}/pull', 202, 'a request handed to the puller', () => adminCall('post', `/admin/api/feeds/${pulledFid}/pull`), 'post');
+  add('/admin/api/feeds/{fid}/pull', 202, 'a feed another holder is pulling', async () => {
     const owner = 'feeds pull elsewhere';
-    await admin.store.claimPullLease(pulledFid, owner, fixedClock.now(), fixedClock.now() + 60_000);
+    await admin.store.claimPullLease(failingFid, owner, fixedClock.now(), fixedClock.now() + 60_000);
     try {
-      return await adminCall('post', `/admin/api/feeds/${pulledFid}/pull`);
+      return await adminCall('post', `/admin/api/feeds/${failingFid}/pull`);
     } finally {
-      await admin.store.releasePullLease(pulledFid, owner);
+      await admin.store.releasePullLease(failingFid, owner);
     }
   }, 'post');
+  add('/admin/api/feeds/{fid}/pull', 404, 'an unknown feed', () => adminCall('post', '/admin/api/feeds/999/pull'), 'post');
   add('/admin/api/feeds', 200, 'every feed, pulled or not', () => adminCall('get', '/admin/api/feeds'));
   add('/admin/api/feeds/{fid}/runs', 200, 'the runs, Basic admin', () => adminCall('get', `/admin/api/feeds/${pulledFid}/runs?limit=5`, `Basic ${Buffer.from(`admin:${adminKey}`).toString('base64')}`));
   add('/admin/api/feeds/{fid}/runs', 200, 'the runs of a failing feed', () => adminCall('get', `/admin/api/feeds/${failingFid}/runs`));
@@ -495,6 +496,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   add('/admin/api/feeds/{fid}/runs', 404, 'an unknown feed', () => adminCall('get', '/admin/api/feeds/999/runs'));
   add('/admin/api/why', 200, 'a pulled value', async () => {
     await adminCall('post', `/admin/api/feeds/${pulledFid}/pull`);
+    await runPullerOnce({ store: admin.store, clock: fixedClock, config: admin.config, logger: createLogger('error', () => undefined), env: {} });
     return adminCall('get', '/admin/api/why?value=198.51.100.7');
   });
   add('/admin/api/why', 200, 'an allowlisted value', () => adminCall('get', '/admin/api/why?value=10.0.0.1'));

@@ -127,6 +127,12 @@ export interface FeedSourceState {
   listed: number;
 }
 
+/** An operator's "Pull now" waiting for the puller: when (ms since the epoch) and by which admin key. */
+export interface PullRequest {
+  at: number;
+  by: string | null;
+}
+
 export interface PullLease {
   owner: string;
   until: number;

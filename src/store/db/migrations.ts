@@ -9,6 +9,7 @@ import { feedHealth } from './health-migration.js';
 import { runtimeAllowlist } from './allowlist-migration.js';
 import { consoleSessions } from './console-migration.js';
 import { runChurn } from './churn-migration.js';
+import { pullRequests } from './pull-request-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -279,6 +280,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0015-runtime-allowlist': runtimeAllowlist(dialect),
     '0016-console-sessions': consoleSessions(dialect),
     '0017-run-churn': runChurn(dialect),
+    '0018-pull-requests': pullRequests,
   };
 }
 

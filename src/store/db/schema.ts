@@ -164,6 +164,9 @@ export interface FeedSourceTable {
   lease_until: number | null;
   /** When the holder took the lease (ms since the epoch); renewals keep it. */
   lease_since: number | null;
+  /** An operator's "Pull now" waiting for the puller: when (ms since the epoch) and by which admin key (pull-request-migration.ts). */
+  pull_requested_at: Generated<number | null>;
+  pull_requested_by: Generated<string | null>;
 }
 
 /** What each feed's latest successful pull listed, with the risk it gave (a rank, RISK_RANKS in pull-writer.ts). */
