@@ -5,8 +5,27 @@ import type { Logger } from '../logger.js';
 import { servePrimaryCounters } from '../plans/cluster-rate-limit-store.js';
 import { servePrimaryMetrics } from '../metrics/cluster-metrics.js';
 import type { Registry } from 'prom-client';
+import type { PullerStatus } from '../sources/pull-thread.js';
 
 const WORKER_FAILED = 'threatgate:worker-failed';
+/** A worker's message to the primary: an operator asked for a pull now; wake the pull thread. */
+export const PULL_REQUESTED = 'threatgate:pull-requested';
+/** The primary's message to its workers: how its puller is now (their /readyz says it). */
+const PULLER_STATUS = 'threatgate:puller-status';
+
+/** In the primary: tells every worker how the puller is (on each change, and to each new worker). */
+export function sendPullerStatus(status: PullerStatus, to: Worker[] = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined)): void {
+  for (const worker of to) if (worker.isConnected()) worker.send({ type: PULLER_STATUS, status });
+}
+
+/** In a worker: the puller's status as the primary last told it; undefined before it has (or when it runs none). */
+export function followPullerStatus(): () => PullerStatus | undefined {
+  let latest: PullerStatus | undefined;
+  process.on('message', (message: unknown) => {
+    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === PULLER_STATUS) latest = (message as { status: PullerStatus }).status;
+  });
+  return () => latest;
+}
 /** A worker that keeps dying (bad disk, exhausted memory) should stop the service, not loop forever. */
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
@@ -25,6 +44,10 @@ export interface ClusterOptions {
   err: (line: string) => void;
   /** Called once when the cluster starts stopping (the primary's own background work stops then). */
   onStopping?: () => void;
+  /** A worker passed on a "Pull now": the primary's pull thread checks for due feeds at once. */
+  onPullRequested?: () => void;
+  /** The primary's puller's status now, sent to each worker once it listens; absent: the primary runs none. */
+  pullerStatus?: () => PullerStatus;
   /** The primary's own metrics (its pull thread's), added to the workers' on every scrape; absent: metrics are off. */
   metricsRegistry?: Registry;
 }
@@ -85,6 +108,9 @@ export function runClusterPrimary(options: ClusterOptions): void {
 
   cluster.on('listening', (worker: Worker, address) => {
     ports.set(worker.id, address.port);
+    // A worker listens once its app (and its ear for these messages) is built: it learns how the puller is.
+    const status = options.pullerStatus?.();
+    if (status !== undefined) sendPullerStatus(status, [worker]);
     if (ready) {
       logger.info('worker listening', { worker: worker.process.pid });
       return;
@@ -100,6 +126,10 @@ export function runClusterPrimary(options: ClusterOptions): void {
   });
 
   cluster.on('message', (worker: Worker, message: unknown) => {
+    if (message === PULL_REQUESTED) {
+      options.onPullRequested?.();
+      return;
+    }
     const failure = failureMessage(message);
     if (failure === undefined) return;
     if (!ready) fail(failure);

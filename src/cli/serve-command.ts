@@ -14,15 +14,22 @@ import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
 import type { RedisRateLimits } from '../plans/redis-rate-limit-store.js';
 import type { Store } from '../store/store.js';
-import { runClusterPrimary, reportWorkerFailure } from './cluster-serve.js';
+import { followPullerStatus, PULL_REQUESTED, runClusterPrimary, reportWorkerFailure, sendPullerStatus } from './cluster-serve.js';
 import { capConnections, connectionsPerAddress, serverTimeouts, type ServerLimits } from './server-limits.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';
 import { createAllowlist } from '../sources/allowlist.js';
 import { startBackgroundPulls, type BackgroundPulls } from '../sources/background-pulls.js';
+import type { PullerStatus } from '../sources/pull-thread.js';
 import { removeStalePullDirs } from '../sources/pull-temp.js';
 
 /** In-flight requests get this long to finish after SIGTERM; then their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** What a serving process knows of the puller: how to wake it ("Pull now") and how it is (/readyz). */
+export interface PullerLink {
+  wakePuller: () => void;
+  pullerStatus: () => PullerStatus | undefined;
+}
 
 export interface ServeOptions {
   store: Store;
@@ -36,7 +43,7 @@ export interface ServeOptions {
    * The app over this process's store (from the composition root), given its rate-limit counters and
    * metrics, with the request listener that serves it (the fast path in front of it, or the app).
    */
-  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => { app: Express; listener: (req: IncomingMessage, res: ServerResponse) => void };
+  buildApp: (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined, puller: PullerLink) => { app: Express; listener: (req: IncomingMessage, res: ServerResponse) => void };
   out: (line: string) => void;
   err: (line: string) => void;
   /** Pull due source feeds in the background (config `pull.enabled`, unless `--no-pull`). */
@@ -80,6 +87,8 @@ function startPulls(options: ServeOptions, metrics: Metrics | undefined): Backgr
     writeLog: options.writeLog,
     env: options.env,
     ...(metrics ? { report: metrics.background } : {}),
+    // A cluster's workers answer /readyz: they hear each change of the primary's puller.
+    ...(cluster.isPrimary && options.workers > 1 ? { onStatus: (status: PullerStatus) => sendPullerStatus(status) } : {}),
   });
 }
 
@@ -192,7 +201,10 @@ async function serveHere(options: ServeOptions, onReady: (port: number) => void,
   }
   // A worker's scrape answers for the whole cluster: the primary sums every worker's registry and its own.
   const served = metrics && cluster.isWorker ? withScrape(metrics, joinClusterMetrics(process, metrics.registry)) : metrics;
-  const { app, listener } = options.buildApp(rateLimitStores, served);
+  // A "Pull now" wakes the puller: this process's pull thread, or, in a worker, the primary's.
+  const wakePuller = cluster.isWorker ? () => process.send?.(PULL_REQUESTED) : () => pulls?.wake();
+  const pullerStatus = cluster.isWorker ? followPullerStatus() : () => pulls?.status();
+  const { app, listener } = options.buildApp(rateLimitStores, served, { wakePuller, pullerStatus });
   // Requests are born with the app's prototypes, which the fast path needs as much as Express.
   // The peers Express takes X-Forwarded-For from (`trustProxy`, compiled as req.ip reads it) are proxies.
   const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
@@ -268,6 +280,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   runClusterPrimary({
     ...(metrics ? { metricsRegistry: metrics.registry } : {}),
     onStopping: () => void pulls?.stop(SHUTDOWN_GRACE_MS - 500).catch(() => undefined),
+    onPullRequested: () => pulls?.wake(),
+    ...(pulls ? { pullerStatus: () => pulls.status() } : {}),
     workers: options.workers,
     sharedCounters: !settings.redisUrl,
     stopTimeoutMs: SHUTDOWN_GRACE_MS + 10_000,

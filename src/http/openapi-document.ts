@@ -241,7 +241,16 @@ function schemaComponents(config: Config): Json {
     },
     Error: closed({ error: string('What went wrong, naming the parameter or the limit; never internal details.') }, { examples: [{ error: 'Parameter "tid" must be a positive integer.' }] }),
     Liveness: closed({ status: { const: 'ok' } }),
-    Readiness: closed({ status: { const: 'ready' } }),
+    Readiness: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['status', 'puller'],
+      properties: {
+        status: { const: 'ready' },
+        puller: { type: 'string', enum: ['up', 'down', 'off'], description: 'The thread that pulls source feeds: `up`, `down` (it died and is being restarted; lookups are still served), or `off` (this instance runs none).' },
+        pullerRestarts: { type: 'integer', minimum: 0, description: 'Times the puller was restarted since the process started (absent when `off`).' },
+      },
+    },
     NotReady: closed({ status: { const: 'unavailable' }, error: string() }),
     // TAXII 2.1 resources (TAXII 2.1 sections 3.6.1, 3.7, 4.1, 4.2, 5.1-5.8).
     TaxiiError: {

@@ -35,7 +35,9 @@ export type BackgroundEvent =
   | { kind: 'pull'; fid: number; outcome: PullOutcomeLabel; seconds: number; at: number; rejected: Record<RejectedReasonLabel, number> }
   | { kind: 'feeds'; feeds: FeedState[] }
   | { kind: 'retired'; threats: number; indicators: number }
-  | { kind: 'import'; of: ImportKind; seconds: number };
+  | { kind: 'import'; of: ImportKind; seconds: number }
+  /** The puller's thread is up or down; `restarted`: it died and a restart is scheduled. */
+  | { kind: 'puller'; up: boolean; restarted: boolean };
 
 /** Hit and miss counts of one response cache. */
 export interface CacheCounter {
@@ -202,6 +204,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   retired.inc({ kind: 'indicator' }, 0);
 
   const caches = new Map<string, CacheCounter>();
+  let puller: ReturnType<typeof pullerMetrics> | undefined;
   return {
     registry,
     contentType: registry.contentType,
@@ -262,9 +265,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         case 'import':
           imports.observe({ kind: event.of }, event.seconds);
           break;
+        case 'puller': {
+          // Made by the first event, in the one process that runs a puller: a cluster's workers and a
+          // `serve --no-pull` have no such series (an alert on 0 then means a puller that is down).
+          puller ??= pullerMetrics(registers);
+          puller.up.set(event.up ? 1 : 0);
+          if (event.restarted) puller.restarts.inc();
+          break;
+        }
       }
     },
     scrape: () => registry.metrics(),
+  };
+}
+
+/** The puller's gauge and restart counter (summed over a cluster: one process has them). */
+function pullerMetrics(registers: Registry[]) {
+  return {
+    up: new Gauge({ name: 'threatgate_puller_up', help: 'Whether the thread that pulls source feeds runs (1) or is down and being restarted (0).', aggregator: 'max', registers }),
+    restarts: new Counter({ name: 'threatgate_puller_restarts_total', help: 'Times the thread that pulls source feeds died and was started again.', registers }),
   };
 }
 

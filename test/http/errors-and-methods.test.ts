@@ -62,6 +62,6 @@ describe('the HTTP surface of the lookup API', () => {
 
   it('answers /healthz and /readyz without a key', async () => {
     await request(ctx.app).get('/healthz').expect(200, { status: 'ok' });
-    await request(ctx.app).get('/readyz').expect(200, { status: 'ready' });
+    await request(ctx.app).get('/readyz').expect(200, { status: 'ready', puller: 'off' });
   });
 });

@@ -13,7 +13,7 @@ describe('the health probes', () => {
 
   for (const [path, body] of [
     ['/healthz', { status: 'ok' }],
-    ['/readyz', { status: 'ready' }],
+    ['/readyz', { status: 'ready', puller: 'off' }],
   ] as const) {
     describe(`GET ${path}`, () => {
       it('answers 200 JSON, not cached', async () => {

@@ -142,8 +142,11 @@ for (const backend of storeBackends()) {
       try {
         const deadline = Date.now() + 30_000;
         while (!events.some((e) => e.kind === 'feeds') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-        assert.deepEqual([...new Set(events.map((e) => e.kind))].sort(), ['feeds', 'import', 'pull', 'retired']);
+        assert.deepEqual([...new Set(events.map((e) => e.kind))].sort(), ['feeds', 'import', 'pull', 'puller', 'retired']);
         const t = parsePrometheusText(await metrics.scrape());
+        // The thread said it was up once it had opened the store; it never stopped.
+        assert.equal(sampleValue(t, 'threatgate_puller_up', {}), 1);
+        assert.equal(sampleValue(t, 'threatgate_puller_restarts_total', {}), 0);
         assert.equal(sampleValue(t, 'threatgate_feed_pulls_total', { fid: String(fid), outcome: 'ok' }), 1);
         assert.equal(sampleValue(t, 'threatgate_feed_schedule_seconds', { fid: String(fid) }), 6 * 3600);
         const last = sampleValue(t, 'threatgate_feed_last_success_timestamp_seconds', { fid: String(fid) });

@@ -46,7 +46,7 @@ describe('PostgreSQL going away mid-run', { skip: needsPostgres }, () => {
   const lookup = () => request(instance.app).get(`/api/feed.php?fid=1&key=${keys.pro}`);
 
   it('serves normally while the database is reachable', async () => {
-    await request(instance.app).get('/readyz').expect(200, { status: 'ready' });
+    await request(instance.app).get('/readyz').expect(200, { status: 'ready', puller: 'off' });
     await lookup().expect(200);
     assert.equal((await taxiiGet(instance.app, OBJECTS, keys.pro!)).status, 200);
   });
