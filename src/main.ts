@@ -11,6 +11,7 @@ import { createAllowlist } from './sources/allowlist.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
 import { loadDemo, printDemoKeys } from './cli/demo-command.js';
 import { feedsCommand } from './cli/feeds-command.js';
+import { underSignals } from './cli/command-signals.js';
 import { confirmOnTerminal } from './cli/feed-delete-command.js';
 import { whyCommand } from './cli/health-commands.js';
 import { allowlistCommand } from './cli/allowlist-command.js';
@@ -18,8 +19,9 @@ import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { exportCommand } from './cli/export-command.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { PullerLink } from './cli/serve-command.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
-import { DEFAULT_DB_PATH, openStore } from './store/open-store.js';
+import { BACKGROUND_BUSY_MS, DEFAULT_DB_PATH, openStore, SERVING_BUSY_MS } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
 const USAGE = `Usage: threatgate <command> [options]
@@ -171,7 +173,9 @@ async function runCommand(command: string, positionals: string[], values: Return
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`);
   const logger = createLogger(settings.logLevel, log.write);
   const mustExist = !createsStore(command, positionals);
-  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections, mustExist });
+  // A command waits out the puller's long writes; serve's own connections give up sooner (open-store.ts).
+  const busyTimeoutMs = command === 'serve' ? SERVING_BUSY_MS : BACKGROUND_BUSY_MS;
+  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections, mustExist, busyTimeoutMs });
   let keepOpen = false;
   try {
     switch (command) {
@@ -197,7 +201,7 @@ async function runCommand(command: string, positionals: string[], values: Return
           terminal: process.stdout.isTTY === true,
           confirm: confirmOnTerminal(process.stdin, process.stderr),
         };
-        const code = await feedsCommand(positionals, values, deps);
+        const code = await underSignals(store, logger, err, (signal) => feedsCommand(positionals, values, { ...deps, signal }));
         if (code !== 0) process.exitCode = code;
         return;
       }
@@ -231,7 +235,7 @@ async function runCommand(command: string, positionals: string[], values: Return
         const [{ createServedApp }, { serve }] = await Promise.all([import('./app.js'), import('./cli/serve-command.js')]);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
-        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined) => createServedApp(config, { store, logger, rateLimitStores, metrics, env: process.env });
+        const buildApp = (rateLimitStores: RateLimitStoreFactory | undefined, metrics: Metrics | undefined, puller: PullerLink) => createServedApp(config, { store, logger, rateLimitStores, metrics, ...puller });
         const pull = config.pull.enabled && values['no-pull'] !== true;
         await serve({ store, config, settings, logger, demoIfEmpty: values['demo-if-empty'] === true, workers, buildApp, out, err, pull, writeLog: log.write, env: process.env });
         return;

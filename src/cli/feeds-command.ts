@@ -92,14 +92,21 @@ function pullProgress(fid: number, feed: string): { onProgress?: (rows: number) 
  * stderr, or with `--no-wait` reported and skipped. Exit code: 1 when a pull failed, else EXIT_BUSY
  * when a feed was skipped, else 0.
  */
+/** The lease owner `feeds pull` takes leases as (what a crash handler releases). */
+export function commandPullOwner(): string {
+  return `feeds pull on ${hostname()} pid ${process.pid}`;
+}
+
 async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): Promise<number> {
   let failed = false;
   let busy = false;
-  const owner = `feeds pull on ${hostname()} pid ${process.pid}`;
+  const owner = commandPullOwner();
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // What a pull that crashed (a kill -9 mid-pull) left in the temporary folder goes first.
   await removeStalePullDirs();
   for (const fid of fids) {
+    // Stopped (SIGTERM, Ctrl-C): the pull under way was cancelled and its lease released; no other starts.
+    if (deps.signal?.aborted) break;
     const state = await deps.store.findFeedSource(fid);
     if (state === undefined) {
       deps.out(`fid ${fid} -: failed: feed ${fid} has no source`);
@@ -108,9 +115,15 @@ async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): P
     }
     const progress = pullProgress(fid, state.feed);
     for (let told = false; ; ) {
-      const pulled = await underPullLease(fid, { store: deps.store, clock: deps.clock, owner, take: 'any' }, () =>
-        pullFeed(fid, { ...deps, trigger: 'command', ...(flags.force ? { force: true } : {}), ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) }),
-      );
+      // A live lease of another holder is read first (a read never waits for a write): a feed being
+      // pulled is waited for, or skipped with --no-wait, at once, not after the store's busy wait.
+      const held = await deps.store.findPullLease(fid);
+      const free = held === undefined || held.until < deps.clock.now() || held.owner === owner;
+      const pulled = !free
+        ? { taken: false as const }
+        : await underPullLease(fid, { store: deps.store, clock: deps.clock, owner, take: 'any' }, () =>
+            pullFeed(fid, { ...deps, trigger: 'command', ...(flags.force ? { force: true } : {}), ...(progress.onProgress ? { onProgress: progress.onProgress } : {}), ...(deps.signal ? { signal: deps.signal } : {}) }),
+          );
       if (pulled.taken) {
         progress.done();
         deps.out(outcomeLine(pulled.result));
@@ -126,6 +139,7 @@ async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): P
       }
       if (!told) (deps.err ?? deps.out)(`fid ${fid} is being pulled by ${holder}; waiting for it to finish`);
       told = true;
+      if (deps.signal?.aborted) break;
       await sleep(WAIT_POLL_MS);
     }
   }
@@ -150,6 +164,8 @@ export interface FeedsDeps {
   out: (line: string) => void;
   /** Where notes that are not results go (stderr); default: `out`. */
   err?: (line: string) => void;
+  /** Stops `feeds pull` (SIGTERM, SIGINT): the pull under way is cancelled (it changes nothing) and its lease released. */
+  signal?: AbortSignal;
   /** Waits between tries for a lease (tests pass their own). */
   sleep?: (ms: number) => Promise<void>;
   /** Config `health` (quietDays), for `feeds status`. */

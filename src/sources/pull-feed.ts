@@ -132,7 +132,8 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
       ...(read.incremental || state.stamp_pulled === null ? {} : { listedBefore: state.listed }),
       ...(read.checkOverlap === undefined ? {} : { checkOverlap: read.checkOverlap }),
     };
-    const summary = await store.applyWrite({ kind: 'pull', plan }, pullBatches(plan, read, source, bounded, tally, fid), clock);
+    // A shutdown stops the write too: it rolls back at the next batch or stage instead of finishing after the grace period.
+    const summary = await store.applyWrite({ kind: 'pull', plan }, pullBatches(plan, read, source, bounded, tally, fid), clock, deps.signal ? { signal: deps.signal } : {});
     const counts = summary.pulled;
     const outcome: PullOutcome = { fid, feed: state.feed, seconds: seconds(), ok: true, notModified: read.rows === undefined, ...counts, ...tally };
     logger.info('pull', {

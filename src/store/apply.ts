@@ -25,6 +25,19 @@ export type WritePhase = 'derive' | 'project' | 'commit';
 export interface WriteOptions {
   /** Hears each stage as it starts (a terminal's progress, the import profiler). */
   onPhase?: (phase: WritePhase) => void;
+  /**
+   * Stops the write (a shutdown): checked before each batch and each stage, and before the commit, so
+   * an aborted write rolls back within one batch or stage rather than running to its end.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** The batches, the signal checked before each is written. */
+async function* untilAborted(batches: AsyncIterable<WriteBatch>, signal: AbortSignal): AsyncIterable<WriteBatch> {
+  for await (const batch of batches) {
+    signal.throwIfAborted();
+    yield batch;
+  }
 }
 
 /** How a store writes: its STIX projection, and whether a write into an empty store goes in bulk. */
@@ -98,15 +111,19 @@ export async function applyWrite<C extends WriteCommand>(
       // A feed delete keeps the STIX versions clients hold of what it withdraws while its feed still renders them.
       if (command.kind === 'feed-delete') await keepWithdrawnVersions(trx, command.plan.fid);
       const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));
-      const ingested = await ingest(trx, dialect, command, batches, fresh, formatStamp(clock.now()));
+      const { signal } = options;
+      const ingested = await ingest(trx, dialect, command, signal ? untilAborted(batches, signal) : batches, fresh, formatStamp(clock.now()));
       const { changes, end } = ingested;
+      signal?.throwIfAborted();
       options.onPhase?.('derive');
       const aggregates = command.kind === 'feed-delete' ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
+      signal?.throwIfAborted();
       options.onPhase?.('project');
       await setup.publish(trx, changes, clock, dialect);
       if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
       // The pull's run, in its own transaction: kept with what it wrote, or gone with it.
       const run = command.kind === 'pull' && 'pulled' in ingested.result ? { run: await writePullRun(trx, command.plan, ingested.result.pulled, clock) } : {};
+      signal?.throwIfAborted();
       options.onPhase?.('commit');
       await endIngest(trx, ingested);
       return {

@@ -11,7 +11,7 @@ import { createStore, type Store, type StoreOptions } from './store.js';
 
 export const DEFAULT_DB_PATH = './data/threatgate.sqlite';
 
-function openSqlite(path: string, mustExist: boolean): Kysely<Database> {
+function openSqlite(path: string, mustExist: boolean, busyTimeoutMs: number): Kysely<Database> {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:' && !mustExist) mkdirSync(dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file, { fileMustExist: mustExist });
@@ -22,7 +22,7 @@ function openSqlite(path: string, mustExist: boolean): Kysely<Database> {
   // WAL lets readers (other workers) run while an import writes; NORMAL is durable at checkpoints.
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
-  connection.pragma('busy_timeout = 10000');
+  connection.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   connection.pragma('foreign_keys = OFF');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
 }
@@ -100,7 +100,19 @@ export interface OpenDatabaseOptions {
    * another folder must not work on a new, empty store. PostgreSQL and `:memory:` are unaffected.
    */
   mustExist?: boolean;
+  /**
+   * SQLite: how long a write waits for another connection's write to end before it fails with
+   * "database is locked" (default SERVING_BUSY_MS). SQLite has one writer at a time, and a pull's
+   * write can hold the store for a minute or more: the puller and the commands wait it out
+   * (BACKGROUND_BUSY_MS), while a serving process's small writes (a key, a session) give up sooner.
+   */
+  busyTimeoutMs?: number;
 }
+
+/** A serving process's writes wait this long for the write lock. */
+export const SERVING_BUSY_MS = 10_000;
+/** The puller's and the commands' writes wait this long: longer than the biggest write a pull makes (bench/README.md). */
+export const BACKGROUND_BUSY_MS = 600_000;
 
 /** The one line a command gets when its SQLite store is not there: where it looked, and how to look elsewhere. */
 function missingStore(setting: string, file: string): ConfigError {
@@ -162,7 +174,7 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
     const mustExist = options.mustExist === true && shown !== ':memory:';
     if (mustExist && !existsSync(shown)) throw missingStore(setting, resolve(shown));
     try {
-      db = openSqlite(shown, mustExist);
+      db = openSqlite(shown, mustExist, options.busyTimeoutMs ?? SERVING_BUSY_MS);
     } catch (error) {
       throw new ConfigError(`${setting}: cannot open SQLite database ${shown} (${(error as Error).message})`);
     }
