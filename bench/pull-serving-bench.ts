@@ -73,7 +73,7 @@ function serveFile(file: string): Promise<HttpServer> {
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
 }
 
-function call(port: number, agent: Agent, method: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function call(port: number, agent: Agent, method: string, path: string, headers: Record<string, string>, timeoutMs = 60_000): Promise<{ status: number; body: string }> {
   return new Promise((done, fail) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
       let body = '';
@@ -81,7 +81,7 @@ function call(port: number, agent: Agent, method: string, path: string, headers:
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => done({ status: res.statusCode ?? 0, body }));
     });
-    req.setTimeout(60_000, () => req.destroy(new Error('timed out')));
+    req.setTimeout(timeoutMs, () => req.destroy(new Error('timed out')));
     req.on('error', fail);
     req.end();
   });
@@ -176,7 +176,8 @@ async function main(): Promise<void> {
     const warm = performance.now();
     await new Promise((done) => setTimeout(done, 5000));
     const asked = performance.now();
-    const pulled = await call(port, agent, 'POST', `/admin/api/feeds/${fid}/pull`, { authorization: `Bearer ${adminKey}` });
+    // An older build answers when its pull has ended: minutes for the largest lists.
+    const pulled = await call(port, agent, 'POST', `/admin/api/feeds/${fid}/pull`, { authorization: `Bearer ${adminKey}` }, 1_800_000);
     // 202: handed to the puller; 200: an older build that pulled in the serving process and answered the run.
     if (pulled.status !== 202 && pulled.status !== 200) throw new Error(`Pull now answered ${pulled.status}: ${pulled.body}`);
     let run: { outcome: string; values: number | null; seconds: number; error: string | null } | undefined;
