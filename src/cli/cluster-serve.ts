@@ -42,8 +42,11 @@ export interface ClusterOptions {
   /** Called once, when every worker listens, with the shared port. */
   onReady: (port: number) => void;
   err: (line: string) => void;
-  /** Called once when the cluster starts stopping (the primary's own background work stops then). */
-  onStopping?: () => void;
+  /**
+   * Called once when the cluster starts stopping: the primary's own background work (its pull
+   * thread) stops then, and the primary exits only once it has, after the workers.
+   */
+  onStopping?: () => Promise<void> | void;
   /** A worker passed on a "Pull now": the primary's pull thread checks for due feeds at once. */
   onPullRequested?: () => void;
   /** The primary's puller's status now, sent to each worker once it listens; absent: the primary runs none. */
@@ -85,10 +88,14 @@ export function runClusterPrimary(options: ClusterOptions): void {
 
   const fork = () => live.add(cluster.fork().id);
 
+  /** The primary's own background work stopping (its pull thread: a pull rolled back or finished, its lease released). */
+  let background: Promise<unknown> = Promise.resolve();
+  const exitWhenDone = () => void background.finally(() => process.exit(exitCode));
+
   const stopAll = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    options.onStopping?.();
+    background = Promise.resolve(options.onStopping?.()).catch(() => undefined);
     logger.info('stopping workers', { reason, workers: live.size });
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     setTimeout(() => {
@@ -96,7 +103,7 @@ export function runClusterPrimary(options: ClusterOptions): void {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
       process.exit(1);
     }, options.stopTimeoutMs).unref();
-    if (live.size === 0) process.exit(exitCode);
+    if (live.size === 0) exitWhenDone();
   };
 
   const fail = (message: string) => {
@@ -141,7 +148,7 @@ export function runClusterPrimary(options: ClusterOptions): void {
     ports.delete(worker.id);
     const how = signal ?? `code ${code}`;
     if (stopping) {
-      if (live.size === 0) process.exit(exitCode);
+      if (live.size === 0) exitWhenDone();
       return;
     }
     if (!ready) {

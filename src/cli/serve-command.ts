@@ -279,7 +279,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const pulls = startPulls(options, metrics);
   runClusterPrimary({
     ...(metrics ? { metricsRegistry: metrics.registry } : {}),
-    onStopping: () => void pulls?.stop(SHUTDOWN_GRACE_MS - 500).catch(() => undefined),
+    onStopping: () => pulls?.stop(SHUTDOWN_GRACE_MS - 500),
     onPullRequested: () => pulls?.wake(),
     ...(pulls ? { pullerStatus: () => pulls.status() } : {}),
     workers: options.workers,

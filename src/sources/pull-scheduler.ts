@@ -197,7 +197,7 @@ export function startPullScheduler(options: PullSchedulerOptions): PullScheduler
     async stop() {
       stopped = true;
       clearInterval(timer);
-      if (active.size > 0) logger.info('stopping: cancelling the pulls running now; a pull already writing finishes', { fids: [...active.keys()] });
+      if (active.size > 0) logger.info('stopping: cancelling the pulls running now; one writing rolls back at its next batch or stage', { fids: [...active.keys()] });
       abort.abort();
       await checking;
       await Promise.all(active.values());
