@@ -74,14 +74,18 @@ export function describeLocation(location: string): string {
 }
 
 /** pg is loaded only for a PostgreSQL store: an SQLite process (the default) does without its memory. */
-async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
+/** A serving process's PostgreSQL queries fail after this long: a hung database answers 503 instead of holding requests. */
+const SERVING_QUERY_TIMEOUT_MS = 15_000;
+
+async function openPostgres(url: string, schema: string | undefined, queryTimeoutMs: number): Promise<Kysely<Database>> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5000,
-    // A hung database fails queries (503) instead of holding requests forever.
-    query_timeout: 15_000,
+    // A hung database fails queries (503) instead of holding requests forever; the puller and the
+    // commands wait longer, as a write waits for the one before it (the write lock, dialect.ts).
+    query_timeout: queryTimeoutMs,
     keepAlive: true,
     // 64-bit integers (ids, date_added in microseconds) stay below 2^53: plain numbers are exact.
     types: { getTypeParser: (oid, format) => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) },
@@ -101,10 +105,11 @@ export interface OpenDatabaseOptions {
    */
   mustExist?: boolean;
   /**
-   * SQLite: how long a write waits for another connection's write to end before it fails with
-   * "database is locked" (default SERVING_BUSY_MS). SQLite has one writer at a time, and a pull's
-   * write can hold the store for a minute or more: the puller and the commands wait it out
-   * (BACKGROUND_BUSY_MS), while a serving process's small writes (a key, a session) give up sooner.
+   * How long a write waits for another's to end: SQLite's busy timeout before "database is locked"
+   * (default SERVING_BUSY_MS), and PostgreSQL's query timeout, which a write waiting for the write
+   * lock counts against (default 15 s). One write at a time holds the store, and a pull's can take
+   * a minute or more: the puller and the commands wait it out (BACKGROUND_BUSY_MS, for both), while a
+   * serving process's small writes (a key, a session) and its reads give up sooner.
    */
   busyTimeoutMs?: number;
 }
@@ -156,7 +161,8 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
     schema = url.searchParams.get('schema') ?? undefined;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`${setting}: schema "${schema}" is not a plain lower-case identifier`);
     url.searchParams.delete('schema');
-    db = await openPostgres(url.toString(), schema);
+    const busy = options.busyTimeoutMs;
+    db = await openPostgres(url.toString(), schema, busy === undefined || busy === SERVING_BUSY_MS ? SERVING_QUERY_TIMEOUT_MS : busy);
     if (schema !== undefined) {
       try {
         await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
