@@ -1,5 +1,6 @@
-// Every transport's bodies framed as `python3 -m http.server` frames them (HTTP/1.0, no length, the body ends at the close; framing-server.ts): text, csv and json lists, TAXII pages and lookup-api pages, each pulled the same as from a server that sends lengths. SQLite and PostgreSQL.
+// Every transport's bodies framed as `python3 -m http.server` frames them (HTTP/1.0, no length, the body ends at the close; framing-server.ts): text, csv and json lists, TAXII pages, lookup-api pages and a MISP feed's manifest and events, each pulled the same as from a server that sends lengths. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { PullOutcome } from '../../src/sources/pull-feed.js';
 import { fixtureFeed, startFeedServer, type FeedServer } from '../helpers/feed-server.js';
@@ -16,6 +17,9 @@ const LISTS: [name: string, source: Record<string, unknown>][] = [
   ['feodo-ipblocklist.csv', { format: 'csv', csv: { header: 'comment', value: 'dst_ip', threat: 'malware' }, risk: 'critical' }],
   ['drop_v4.json', { format: 'json', json: { value: 'cidr' }, risk: 'medium' }],
 ];
+
+/** The MISP fixture feed's manifest and event files, by path. */
+const MISP_FILES = readdirSync(new URL('../fixtures/feeds/misp/', import.meta.url)).map((name) => `/misp/${name}`);
 
 /** Twelve upstream values: four TAXII pages of 3, three lookup-api pages of 5 (the Pro key reads two). */
 const UPSTREAM = Array.from({ length: 12 }, (_, i) => indicatorRecord(i + 1, `198.51.100.${i + 1}`, 'ip'));
@@ -55,11 +59,13 @@ for (const backend of storeBackends()) {
     before(async () => {
       lengths = await startFeedServer();
       for (const [name] of LISTS) lengths.publishFixture(name);
+      for (const path of MISP_FILES) lengths.publish(path, fixtureFeed(path.slice(1)));
       closing = await startFramingServer({
         framing: 'http10-close',
         answer: (request) => {
           const found = LISTS.find(([name]) => request.path === `/${name}`);
-          return found === undefined ? { status: 404, body: 'not found' } : { body: fixtureFeed(found[0]) };
+          if (found !== undefined) return { body: fixtureFeed(found[0]) };
+          return MISP_FILES.includes(request.path) ? { body: fixtureFeed(request.path.slice(1)) } : { status: 404, body: 'not found' };
         },
       });
       upstream = await startUpstream(backend, {
@@ -94,6 +100,13 @@ for (const backend of storeBackends()) {
       assert.equal(outcome.ok && outcome.values, UPSTREAM.length);
       const pages = proxy.requests.slice(asked).filter((r) => r.path === OBJECTS_PATH);
       assert.ok(pages.length >= 4, `${pages.length} pages`);
+    });
+
+    it('a MISP feed\'s manifest and every event file are read, each close-delimited', async () => {
+      const asked = closing.requests.length;
+      const outcome = await pullBoth('MISP feed', (base) => ({ url: `${base}/misp/`, format: 'misp', risk: 'medium' }), [lengths.base, closing.base]);
+      assert.ok(outcome.ok && outcome.values > 0);
+      assert.equal(closing.requests.slice(asked).filter((r) => r.path.startsWith('/misp/')).length, MISP_FILES.length);
     });
 
     it('lookup-api pages are read to the plan\'s limit, every page close-delimited and gzipped', async () => {
