@@ -2,7 +2,7 @@
 // concurrency while "Pull now" hands it a large list (a text list, or a ThreatFox-shaped `json.items: "*"` document);
 // every request's latency is kept, and the table compares the requests before the pull with those during it.
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Agent, createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -214,6 +214,11 @@ async function main(): Promise<void> {
     await mkdir(values['out-dir']!, { recursive: true });
     await writeFile(join(values['out-dir']!, `pull-serving-${result.store}-${shape}-${lines}${values.cli === undefined ? '' : '-other-build'}.json`), JSON.stringify(result, null, 2));
     agent.destroy();
+  } catch (error) {
+    // The log of a run that failed is kept for a look (the temporary folder goes).
+    await mkdir(values['out-dir']!, { recursive: true });
+    if (existsSync(join(dir, 'serve.log'))) copyFileSync(join(dir, 'serve.log'), join(values['out-dir']!, 'pull-serving-failed-serve.log'));
+    throw error;
   } finally {
     if (serve) await stopServer(serve);
     feed?.closeAllConnections();

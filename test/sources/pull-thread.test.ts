@@ -15,7 +15,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { startModuleWorker } from '../../src/threads.js';
 import { eventually } from '../helpers/eventually.js';
 import { startFeedServer } from '../helpers/feed-server.js';
-import { DEFAULT_COLLECTIONS } from '../helpers/store-backends.js';
+import { DEFAULT_COLLECTIONS, storeBackends } from '../helpers/store-backends.js';
 
 const LIFECYCLE = { threatRetireDays: 90, indicatorRetireDays: 30 };
 const dirs: string[] = [];
@@ -61,34 +61,39 @@ describe('the supervised pull thread', () => {
     }
   });
 
-  it('a new thread releases the leases of the thread it replaces, then pulls the feed they held', async () => {
-    const dir = tempDir();
-    const db = join(dir, 'store.sqlite');
-    const feeds = await startFeedServer();
-    feeds.publish('/held.txt', '203.0.113.9\n', { etag: false });
-    const store = await openStore(db, { collections: DEFAULT_COLLECTIONS });
-    const fid = await addFeedSource(store, { feed: 'Held list', organization: 'Test', source: { url: `${feeds.base}/held.txt`, format: 'text', schedule: 'daily' } }, systemClock, {});
-    const now = Date.now();
-    // The dead thread's leases: the feed's, and the lifecycle's, held for the next five minutes.
-    assert.ok(await store.claimPullLease(fid, 'dead thread', now, now + 300_000));
-    assert.ok(await store.takeLease('lifecycle', 'dead thread', now, now + 300_000));
-    const data: PullThreadData = {
-      db, setting: '--db', collections: DEFAULT_COLLECTIONS, allowlist: undefined, checkMs: 3_600_000, lifecycle: LIFECYCLE, logLevel: 'silent', metrics: false, env: {},
-      allowPrivateNetworks: true, owner: 'new thread', releaseOwner: 'dead thread',
-    };
-    const worker = startModuleWorker(new URL('../../src/sources/background-pulls.ts', import.meta.url).href, 'pull-worker', { workerData: data });
-    const stopped = new Promise<void>((resolve) => worker.on('message', (message: PullThreadMessage) => message.kind === 'stopped' && resolve()));
-    try {
-      await eventually(async () => (await store.listFeedRuns(fid, 1)).length === 1, 'the held feed was pulled by the new thread', 20_000);
-      const [run] = await store.listFeedRuns(fid, 1);
-      assert.equal(run?.outcome, 'ok');
-      assert.notEqual((await store.findPullLease(fid))?.owner, 'dead thread');
-    } finally {
-      worker.postMessage('stop');
-      await stopped;
-      await worker.terminate();
-      await store.close();
-      await feeds.close();
-    }
-  });
 });
+
+for (const backend of storeBackends()) {
+  describe(`a new pull thread (${backend.name})`, () => {
+    after(() => backend.cleanup());
+
+    it('a new thread releases the leases of the thread it replaces, then pulls the feed they held', async () => {
+      const { store, location: db } = await backend.create();
+      const feeds = await startFeedServer();
+      feeds.publish('/held.txt', '203.0.113.9\n', { etag: false });
+      const fid = await addFeedSource(store, { feed: 'Held list', organization: 'Test', source: { url: `${feeds.base}/held.txt`, format: 'text', schedule: 'daily' } }, systemClock, {});
+      const now = Date.now();
+      // The dead thread's leases: the feed's, and the lifecycle's, held for the next five minutes.
+      assert.ok(await store.claimPullLease(fid, 'dead thread', now, now + 300_000));
+      assert.ok(await store.takeLease('lifecycle', 'dead thread', now, now + 300_000));
+      const data: PullThreadData = {
+        db, setting: '--db', collections: DEFAULT_COLLECTIONS, allowlist: undefined, checkMs: 3_600_000, lifecycle: LIFECYCLE, logLevel: 'silent', metrics: false, env: {},
+        allowPrivateNetworks: true, owner: 'new thread', releaseOwner: 'dead thread',
+      };
+      const worker = startModuleWorker(new URL('../../src/sources/background-pulls.ts', import.meta.url).href, 'pull-worker', { workerData: data });
+      const stopped = new Promise<void>((resolve) => worker.on('message', (message: PullThreadMessage) => message.kind === 'stopped' && resolve()));
+      try {
+        await eventually(async () => (await store.listFeedRuns(fid, 1)).length === 1, 'the held feed was pulled by the new thread', 20_000);
+        const [run] = await store.listFeedRuns(fid, 1);
+        assert.equal(run?.outcome, 'ok');
+        assert.notEqual((await store.findPullLease(fid))?.owner, 'dead thread');
+      } finally {
+        worker.postMessage('stop');
+        await stopped;
+        await worker.terminate();
+        await store.close();
+        await feeds.close();
+      }
+    });
+  });
+}
