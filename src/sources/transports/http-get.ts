@@ -56,7 +56,9 @@ function getOnce(url: URL, headers: Headers, { agent, signal }: GetOptions): Pro
     // Listened to for the request's whole life: an error after the response (a reset, a parse error in
     // the body) is the body's to report, and an 'error' no one hears would be thrown at the process.
     request.on('error', (error: Error) => {
-      if (response?.complete !== true) failure ??= error;
+      // A close-delimited body is "complete" at a reset too (the parser ends it at any end of the
+      // connection): only a clean close completes it, so its connection's error always counts.
+      if (response === undefined || !response.complete || closeDelimited(response)) failure ??= error;
       reject(Object.assign(error, { reusedSocket: request.reusedSocket }));
     });
     const onAbort = () => request.destroy(abortReason(signal));
@@ -85,10 +87,18 @@ async function* bodyOf(response: IncomingMessage, request: ClientRequest, failur
     throw failure() ?? error;
   }
   // Node ends a close-delimited body at a reset as at a clean close, and reports the reset on the
-  // request: such a body stopped wherever the reset cut it, so it is no complete body.
+  // request: such a body stopped wherever the reset cut it, so it is no complete body. The reset
+  // may be reported a turn after the body's end, and always before the request's `close`: a body
+  // that only the connection's end delimits is judged once the request has closed.
+  if (closeDelimited(response) && !request.closed) await new Promise<void>((resolve) => request.once('close', () => resolve()));
   const error = failure();
   if (error !== undefined) throw error;
   if (!response.complete) throw Object.assign(new Error('the connection closed before the body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/** A body that only the end of its connection delimits (RFC 9112 section 6.3 item 8): no length, not chunked. */
+function closeDelimited(response: IncomingMessage): boolean {
+  return response.headers['content-length'] === undefined && response.headers['transfer-encoding'] === undefined;
 }
 
 function discard(response: IncomingMessage): void {
