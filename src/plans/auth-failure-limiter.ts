@@ -1,4 +1,4 @@
-// Failed authentications counted per client address (issue 26): past `auth.failuresPerMinute` in the last minute, a request that presents a key gets a 429 before its key is hashed or looked up.
+// Failed authentications counted per client address (docs/interface.md section 7.3): past `auth.failuresPerMinute` in the last minute, a request that presents a key gets a 429 before its key is hashed or looked up.
 import { ipKeyGenerator } from 'express-rate-limit';
 import { RateLimitError } from '../errors.js';
 import type { RateLimitStoreFactory } from './rate-limiters.js';

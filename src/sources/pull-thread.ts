@@ -25,7 +25,7 @@ export interface PullThreadData {
   health?: FeedHealthSettings & { keepRuns?: number };
   logLevel: LogLevel;
   lifecycle: LifecycleSettings;
-  /** Post the metrics' events (DESIGN 9) to this thread's parent, which owns the registry. */
+  /** Post the metrics' events (docs/deployment.md, metrics) to this thread's parent, which owns the registry. */
   metrics: boolean;
   /** The environment `${env:NAME}` references of sources read (the composition root's). */
   env: Readonly<Record<string, string | undefined>>;

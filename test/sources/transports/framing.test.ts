@@ -13,10 +13,10 @@ import { dbOf } from '../../helpers/store-db.js';
 const KB = 1024;
 const SIZES = [1 * KB, 60 * KB, 1024 * KB, 8 * 1024 * KB];
 /**
- * The sizes a reset is served at. A reset after 4 MB of a close-delimited 8 MB body reached
- * the client, about once in 15 tries on this machine, as a clean end of the connection with no
- * error (Node saw end-of-stream, not ECONNRESET): on the wire that is a complete close-delimited
- * body, which no client can tell from a short one, so the 8 MB case cannot fail reliably.
+ * The sizes a reset is served at. At the largest size the fixture's reset after half the body
+ * sometimes reached the client as a clean end of the connection with no error (Node saw
+ * end-of-stream, not ECONNRESET): on the wire that is a complete close-delimited body, which no
+ * client can tell from a short one, so that case could not fail reliably.
  */
 const RESET_SIZES = SIZES.filter((size) => size <= 1024 * KB);
 /** Values a body lists at most; the rest of a large body is comment lines, so 8 MB pulls in seconds yet arrives as 8 MB. */
