@@ -42,7 +42,7 @@ const collectionSchema = z.strictObject({
   filter: collectionFilterSchema,
 });
 
-/** Runs kept per feed when the config says nothing (DESIGN 11, `health.keepRuns`). */
+/** Runs kept per feed when the config says nothing (docs/interface.md section 12, `health.keepRuns`). */
 export const DEFAULT_KEEP_RUNS = 1000;
 
 const configSchema = z.strictObject({
@@ -68,7 +68,7 @@ const configSchema = z.strictObject({
   plans: z
     .record(z.string().regex(/^[a-z][a-z0-9_-]*$/), planSchema)
     .refine((plans) => 'anonymous' in plans, 'must define the "anonymous" plan'),
-  /** DESIGN 8: when threats retire and indicators age out, in days (fractions allowed). */
+  /** docs/interface.md section 3: when threats retire and indicators age out, in days (fractions allowed). */
   lifecycle: z.strictObject({
     threatRetireDays: z.number().positive().max(36_500).default(90),
     /** One number for every type, or days by indicator type with a `default` for the others. */
@@ -76,24 +76,24 @@ const configSchema = z.strictObject({
       .union([z.number().positive().max(36_500), z.record(z.string().min(1), z.number().positive().max(36_500)).refine((o) => 'default' in o, 'needs a "default"')])
       .default(30),
   }),
-  /** Values a source pull never stores (DESIGN 7); absent: the defaults of sources/allowlist.ts. */
+  /** Values a source pull never stores (docs/interface.md section 10, "Pulls"); absent: the defaults of sources/allowlist.ts. */
   allowlist: z.array(z.string().min(1)).optional(),
-  /** `serve` pulls due source feeds in the background (DESIGN 7); `serve --no-pull` turns it off too. */
+  /** `serve` pulls due source feeds in the background (docs/interface.md section 10, "Background pulls"); `serve --no-pull` turns it off too. */
   pull: z.strictObject({
     enabled: z.boolean(),
     /** How often `serve` asks the store which feeds are due, in seconds. */
     checkSeconds: z.number().min(1).max(3600).default(15),
-    /** Pulls `serve` runs at once (issue 26): one slow feed must not hold up the others or the lifecycle. */
+    /** Pulls `serve` runs at once: one slow feed must not hold up the others or the lifecycle. */
     concurrency: z.number().int().min(1).max(16).default(2),
   }),
-  /** Where pulls may connect (DESIGN 7, issue 26). */
+  /** Where pulls may connect (README, "Security"). */
   sources: z
     .strictObject({
       /** Every source may reach loopback and private addresses (RFC 1918, 100.64.0.0/10, fc00::/7); off, only those that say so. */
       allowPrivateNetworks: z.boolean().default(false),
     })
     .default({ allowPrivateNetworks: false }),
-  /** The HTTP server's limits on connections and slow clients (issue 26). */
+  /** The HTTP server's limits on connections and slow clients (docs/deployment.md, "Connections and slow clients"). */
   server: z
     .strictObject({
       /** Open connections a process (each worker) accepts; more are closed at once. */
@@ -109,16 +109,16 @@ const configSchema = z.strictObject({
       requestTimeoutSeconds: z.number().min(1).max(3600).default(30),
     })
     .default({ maxConnections: 10_000, headersTimeoutSeconds: 5, requestTimeoutSeconds: 30 }),
-  /** Failed authentications (unknown, malformed or revoked keys) a client address may make per minute before 429 (issue 26). */
+  /** Failed authentications (unknown, malformed or revoked keys) a client address may make per minute before 429 (docs/interface.md section 7.3). */
   auth: z.strictObject({ failuresPerMinute: z.number().int().min(1).max(1_000_000).default(60) }).default({ failuresPerMinute: 60 }),
-  /** Feed health (DESIGN 11): the runs kept per feed, and how long an unchanged upstream may stay so before it is `quiet-upstream`. */
+  /** Feed health (docs/interface.md section 12): the runs kept per feed, and how long an unchanged upstream may stay so before it is `quiet-upstream`. */
   health: z
     .strictObject({
       keepRuns: z.number().int().min(1).max(1_000_000).default(DEFAULT_KEEP_RUNS),
       quietDays: z.number().positive().max(36_500).default(14),
     })
     .default({ keepRuns: DEFAULT_KEEP_RUNS, quietDays: 14 }),
-  /** The operator console (DESIGN 12) at /console/; false: no such route at all. Its sessions last `sessionHours`. */
+  /** The operator console (docs/interface.md section 14) at /console/; false: no such route at all. Its sessions last `sessionHours`. */
   console: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -127,11 +127,12 @@ const configSchema = z.strictObject({
     .default({ enabled: true, sessionHours: 12 }),
   /**
    * Requests whose answer is already known (a cached lookup or TAXII page, a TAXII resource from the
-   * config, an export poll naming the current list) are answered before Express by the same checks and handlers (issue 32, http/fast-path.ts);
-   * false: every request goes through Express.
+   * config, an export poll naming the current list) are answered before Express by the same checks
+   * and handlers (http/fast-path.ts; docs/architecture.md, "A TAXII page, out"); false: every
+   * request goes through Express.
    */
   fastPath: z.boolean().default(true),
-  /** GET /metrics in the Prometheus text format (DESIGN 9); false: no route, nothing counted. */
+  /** GET /metrics in the Prometheus text format (docs/deployment.md, "Metrics"); false: no route, nothing counted. */
   metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z
     .array(collectionSchema)

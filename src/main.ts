@@ -162,7 +162,7 @@ function progressPrinter(): ((count: number) => void) | undefined {
 const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export', 'why', 'allowlist'];
 
 /**
- * Whether the command may create its SQLite store (issue 27): the ones that fill or serve one. Any
+ * Whether the command may create its SQLite store (docs/interface.md section 10, "Every command"): the ones that fill or serve one. Any
  * other, run from the wrong folder, would otherwise work on a new, empty store (`keys list`: no keys).
  */
 function createsStore(command: string, positionals: string[]): boolean {

@@ -1,4 +1,4 @@
-// Values known at once or later: a request's checks answer without a promise when all they read is in memory (issue 32).
+// Values known at once or later: a request's checks answer without a promise when all they read is in memory (docs/architecture.md, "A TAXII page, out").
 
 /** A value now, or a promise of it: a reader that has it in memory gives it at once. */
 export type MaybePromise<T> = T | Promise<T>;

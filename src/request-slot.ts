@@ -1,4 +1,4 @@
-// Values a request carries between the parts that serve it, kept on its own objects rather than in WeakMaps (issue 32).
+// Values a request carries between the parts that serve it, kept on its own objects rather than in WeakMaps (docs/architecture.md, "A TAXII page, out").
 
 /** The one property every slot lives under: an array, a place per slot declared. */
 const SLOTS = Symbol('request slots');

@@ -1,4 +1,4 @@
-// The operator API's allowlist routes (DESIGN 12): GET lists both origins, POST adds an entry or dry-runs it, DELETE
+// The operator API's allowlist routes (docs/interface.md section 13): GET lists both origins, POST adds an entry or dry-runs it, DELETE
 // removes a run-time entry; the JSON body of POST is read here, for these routes only.
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError, BadRequestError } from '../errors.js';

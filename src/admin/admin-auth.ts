@@ -1,4 +1,4 @@
-// The admin surface's authentication (DESIGN 11): an admin key as the HTTP Basic password of user `admin`, or as a Bearer token; never `?key=`.
+// The admin surface's authentication (docs/interface.md section 13): an admin key as the HTTP Basic password of user `admin`, or as a Bearer token; never `?key=`.
 import type { RequestHandler, Response } from 'express';
 import type { AdminAuthenticator, AdminKey } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';

@@ -1,4 +1,4 @@
-// The admin API's parameters: each bad value is a 400 naming it (DESIGN 4's rule, kept on the admin surface).
+// The admin API's parameters: each bad value is a 400 naming it (the lookup API's rule, docs/interface.md section 6, kept on the admin surface).
 import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';
 import { singleParam } from '../http/query-params.js';

@@ -1,4 +1,4 @@
-// The run-time allowlist as the operator API and the console change it (DESIGN 12): the same entries, checks and
+// The run-time allowlist as the operator API and the console change it (docs/interface.md sections 13 and 14): the same entries, checks and
 // write as `threatgate allowlist`, with each refusal an HTTP error that names the entry.
 import type { Clock } from '../clock.js';
 import { BadRequestError, ConflictError, NotFoundError, UsageError } from '../errors.js';

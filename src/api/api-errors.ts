@@ -1,4 +1,4 @@
-// Renders every error of the lookup API as `{"error": "..."}` (DESIGN section 4); 5xx bodies never carry internals.
+// Renders every error of the lookup API as `{"error": "..."}` (docs/interface.md section 6); 5xx bodies never carry internals.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, NotFoundError } from '../errors.js';
 import { clientStatusOf } from '../http/client-status.js';

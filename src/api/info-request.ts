@@ -1,4 +1,4 @@
-// GET /api/info.php, the single entry point older integrations call (DESIGN section 4): which lookup
+// GET /api/info.php, the single entry point older integrations call (docs/interface.md section 4.4): which lookup
 // its parameters name, read as the endpoint it stands for reads them.
 import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';

@@ -1,4 +1,4 @@
-// How every lookup of the API is served (spec 4.1-4.3, DESIGN section 4): its request read as a Lookup
+// How every lookup of the API is served (docs/interface.md sections 4 and 5): its request read as a Lookup
 // (lookup-requests.ts), its body from the response cache or built from the store.
 import type { Response } from 'express';
 import type { Clock } from '../clock.js';

@@ -1,4 +1,4 @@
-// What a lookup request asks for, read from its query parameters (spec 4.1-4.3, DESIGN section 4):
+// What a lookup request asks for, read from its query parameters (docs/interface.md sections 4 and 5):
 // every 400 is raised here, before the plan's page allowance (403) and the record (404) are checked.
 import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';

@@ -1,5 +1,5 @@
-// Pure mappers from store records to the response bodies of spec 2.1-2.4 and DESIGN section 4's
-// indicator, fields in the order they list them.
+// Pure mappers from store records to the response bodies of docs/interface.md sections 2.1-2.5, fields in the
+// order they list them.
 import { redactedUrl } from '../sources/source-definition.js';
 import type { FeedRecord, IndicatorRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/contract/records.js';
 
@@ -44,7 +44,7 @@ export function toFeedBody(f: FeedRecord) {
     stamp_pulled: f.stamp_pulled,
     stamp_modified: f.stamp_modified,
     description: f.description,
-    // Masked again on the way out (issue 27): rows written before query values were masked, and
+    // Masked again on the way out (docs/interface.md section 2.2): rows written before query values were masked, and
     // accesslinks imported as typed, may still carry a token; anonymous callers read this field.
     accesslink: redactedUrl(f.accesslink),
     indicators: f.indicators,
@@ -67,7 +67,7 @@ export function toLinksBody(page: number, links: LinksPage) {
 }
 
 /**
- * DESIGN section 4's indicator, Pulsedive's model with the fields threatgate has. `retired` is 1/0,
+ * The indicator of docs/interface.md section 2.5, Pulsedive's model with the fields threatgate has. `retired` is 1/0,
  * as Pulsedive writes it; `retired_reason` and `stamp_retired` are null unless it retired.
  */
 export function toIndicatorBody(i: IndicatorRecord) {

@@ -1,4 +1,4 @@
-// API key secrets: generation, hashing and constant-time comparison (DESIGN section 4).
+// API key secrets: generation, hashing and constant-time comparison (docs/interface.md section 7).
 import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 32 random bytes, base64url: 43 characters, 256 bits. */

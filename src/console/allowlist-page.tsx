@@ -1,4 +1,4 @@
-// The console's allowlist pages (DESIGN 12): the config's entries read-only, the run-time ones with who, when and why and a
+// The console's allowlist pages (docs/interface.md section 14): the config's entries read-only, the run-time ones with who, when and why and a
 // Remove form each, an Add form whose dry run (the preview page) comes before the Apply form.
 import type { ListedEntry } from '../admin/operator-allowlist.js';
 import { addedByText, MAX_REASON } from '../admin/operator-allowlist.js';

@@ -1,4 +1,4 @@
-// What every page of the operator console (DESIGN 12) is built from, and what the session gives each signed-in request.
+// What every page of the operator console (docs/interface.md section 14) is built from, and what the session gives each signed-in request.
 import type { Response } from 'express';
 import type { AdminDeps } from '../admin/admin-router.js';
 

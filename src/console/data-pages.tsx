@@ -1,4 +1,4 @@
-// The console's data pages (DESIGN 12): a value's provenance, and the allowlist with its dry run before each addition.
+// The console's data pages (docs/interface.md section 14): a value's provenance, and the allowlist with its dry run before each addition.
 // Mounted by the console router under /console past the session, so every POST here has passed its Origin and CSRF checks.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { createOperatorAllowlist, checkedEntry, checkedReason, type OperatorAllowlist } from '../admin/operator-allowlist.js';

@@ -1,4 +1,4 @@
-// The console's Exports route (DESIGN 12, GET /console/exports): the form's query checked, and the list it describes previewed by the export itself.
+// The console's Exports route (docs/interface.md section 14, GET /console/exports): the form's query checked, and the list it describes previewed by the export itself.
 import { Router, type Request, type RequestHandler } from 'express';
 import type { CollectionConfig } from '../config.js';
 import { collectionByName } from '../export/collection-by-name.js';

@@ -1,4 +1,4 @@
-// The console's Exports page (DESIGN 12): the form that describes a firewall's list, and what the list would hold.
+// The console's Exports page (docs/interface.md section 14): the form that describes a firewall's list, and what the list would hold.
 import type { CollectionConfig } from '../config.js';
 import { DEVICE_LIMITS, type DeviceLimit } from '../export/device-limits.js';
 import { MAX_LINES } from '../export/export-format.js';

@@ -1,4 +1,4 @@
-// A feed's page in the console (DESIGN 12): its health, its source definition with secrets masked, its runs as a chart and a table, and "Pull now".
+// A feed's page in the console (docs/interface.md section 14): its health, its source definition with secrets masked, its runs as a chart and a table, and "Pull now".
 import type { Feed } from '../domain.js';
 import type { FeedStatus } from '../sources/feed-health.js';
 import { churnPercent } from '../sources/sanity-gate.js';

@@ -3,7 +3,7 @@ import type { FeedHealthState } from '../sources/feed-health.js';
 import type { FeedRun } from '../store/contract/runs.js';
 import { RunChart, type ChartSeries } from './run-chart.js';
 
-/** What each state means, for the badge's description (DESIGN 11). */
+/** What each state means, for the badge's description (docs/interface.md section 12.1). */
 export const STATE_MEANINGS: Record<FeedHealthState, string> = {
   ok: 'pulled on schedule, and the upstream changes',
   failing: 'its last pull failed',

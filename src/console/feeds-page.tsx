@@ -1,4 +1,4 @@
-// The console's feeds page (DESIGN 12): every feed with its state, last good pull and its age, last run, values, new values, last error and a chart of its runs.
+// The console's feeds page (docs/interface.md section 14): every feed with its state, last good pull and its age, last run, values, new values, last error and a chart of its runs.
 import type { FeedStatus } from '../sources/feed-health.js';
 import { FEED_HEALTH_STATES } from '../sources/feed-health.js';
 import type { FeedRun } from '../store/contract/runs.js';

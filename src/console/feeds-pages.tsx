@@ -1,4 +1,4 @@
-// The console's feed routes (DESIGN 12): the feeds page, a feed's page, and "Pull now" (the operator API's console pull).
+// The console's feed routes (docs/interface.md section 14): the feeds page, a feed's page, and "Pull now" (the operator API's console pull).
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { fidParam, runsLimitParam } from '../admin/admin-params.js';
 import { requestPullNow, runOfRequest, type PullNowDeps } from '../admin/pull-now.js';

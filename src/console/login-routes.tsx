@@ -1,4 +1,4 @@
-// The console's login and logout (DESIGN 12): an admin key, through the admin authenticator, into a session kept in the store.
+// The console's login and logout (docs/interface.md section 14): an admin key, through the admin authenticator, into a session kept in the store.
 import type { Request, RequestHandler, Response } from 'express';
 import type { AdminKey } from '../auth/authenticate-key.js';
 import { hashKey } from '../auth/key-secret.js';

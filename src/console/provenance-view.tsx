@@ -1,4 +1,4 @@
-// A value's provenance (DESIGN 11) as the console's value page shows it: one section per question, each headed, so that a
+// A value's provenance (docs/interface.md section 12.4) as the console's value page shows it: one section per question, each headed, so that a
 // screen reader can jump between them; tables with their headers; every fact in words, never by colour alone.
 import { Fragment } from 'preact';
 import type { Provenance } from '../sources/value-provenance.js';

@@ -1,4 +1,4 @@
-// The console's session cookie and CSRF token (DESIGN 12): a random session id signed with the store's secret (HMAC-SHA256).
+// The console's session cookie and CSRF token (docs/interface.md section 14): a random session id signed with the store's secret (HMAC-SHA256).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { CONSOLE_ROOT } from './console-deps.js';

@@ -1,4 +1,4 @@
-// The console's sessions (DESIGN 12): which request is signed in, the redirect to the login page, and the checks every form post passes.
+// The console's sessions (docs/interface.md section 14): which request is signed in, the redirect to the login page, and the checks every form post passes.
 import type { Request, RequestHandler, Response } from 'express';
 import { ForbiddenError } from '../errors.js';
 import type { Store } from '../store/store.js';

@@ -1,4 +1,4 @@
-// The console's value page (DESIGN 12): a search form for a value, and its provenance below it.
+// The console's value page (docs/interface.md section 14): a search form for a value, and its provenance below it.
 import type { Provenance } from '../sources/value-provenance.js';
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { Page } from './layout.js';

@@ -9,7 +9,7 @@ import { generateThreats } from './generate-threats.js';
 import { indicatorWindows } from './link-stamps.js';
 import { linkThreats } from './threat-links.js';
 
-/** The import document of DESIGN section 3. */
+/** An import document (README, "Import format"). */
 export interface DemoDataset {
   threats: Threat[];
   feeds: Feed[];

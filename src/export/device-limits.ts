@@ -1,4 +1,4 @@
-// The list limits of the devices the exports serve (DESIGN 10), as their vendors document them: what the console offers as `max`.
+// The list limits of the devices the exports serve (docs/interface.md section 11), as their vendors document them: what the console offers as `max`.
 
 /** A device's limit on one list, as the Exports page offers it. */
 export interface DeviceLimit {

@@ -1,4 +1,4 @@
-// The export formats (DESIGN section 10), pure: the options a request or a command line gives, and rows as lines.
+// The export formats (docs/interface.md section 11), pure: the options a request or a command line gives, and rows as lines.
 import { indicatorTypeOf, INDICATOR_TYPES, type IndicatorType } from '../indicator-types.js';
 import { ThreatgateError } from '../errors.js';
 
@@ -14,7 +14,7 @@ export interface ExportOptions {
   /** Stored type names; undefined: every type. */
   types?: readonly string[] | undefined;
   style?: ExportStyle | undefined;
-  /** At most this many lines, chosen by risk, then stamp_seen, then value (DESIGN 10); undefined: every line. */
+  /** At most this many lines, chosen by risk, then stamp_seen, then value (docs/interface.md section 11); undefined: every line. */
   max?: number | undefined;
 }
 

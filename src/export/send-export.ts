@@ -1,4 +1,4 @@
-// GET /export/{collection-id}.txt|.csv (DESIGN section 10): validators first, then the list streamed, gzipped when asked.
+// GET /export/{collection-id}.txt|.csv (docs/interface.md section 11): validators first, then the list streamed, gzipped when asked.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -70,7 +70,7 @@ export function createExportSender(deps: { store: Store; logger: Logger; version
       return;
     }
     res.setHeader('Content-Type', CONTENT_TYPES[format]);
-    // What the list has and what `max` left out, in headers: the body stays a pure list (DESIGN 10).
+    // What the list has and what `max` left out, in headers: the body stays a pure list (docs/interface.md section 11).
     // Only with `max`: without it nothing is left out, and the count would be a second pass over
     // the whole collection on every full read of a large list. A 304 has neither.
     if (options.max !== undefined) {

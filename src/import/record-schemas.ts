@@ -1,4 +1,4 @@
-// Validation of import records (DESIGN section 3): one zod schema per record kind, defaults filled in.
+// Validation of import records (README, "Import format"): one zod schema per record kind, defaults filled in.
 import { z } from 'zod';
 import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
 import { INDICATOR_TYPES, indicatorTypeOf } from '../indicator-types.js';
@@ -70,7 +70,7 @@ export const threatSchema = z.strictObject({
   related: z.array(related).default([]),
 }) satisfies z.ZodType<Threat, any>;
 
-/** A feed record of an import; `source` is its source object (DESIGN 7) as JSON text, `${env:NAME}` kept. */
+/** A feed record of an import; `source` is its source object (docs/interface.md section 10, "Feed sources") as JSON text, `${env:NAME}` kept. */
 export type FeedImportRecord = Feed & { source?: string };
 
 /**

@@ -1,4 +1,4 @@
-// The lifecycle of DESIGN section 8 (spec section 3): one run, and staff retiring or reactivating a
+// The lifecycle of docs/interface.md section 3: one run, and staff retiring or reactivating a
 // threat, each through the store's one write path (Store.applyWrite) with `now` passed in.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';

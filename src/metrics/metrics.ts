@@ -11,7 +11,7 @@ export type PullOutcomeLabel = 'ok' | 'not_modified' | 'failed';
 /** What an import was for (Store.applyWrite in the serving process): a feed pull or a lifecycle run. */
 export type ImportKind = 'pull' | 'lifecycle';
 
-/** A feed's health (DESIGN 11, decided by sources/feed-health.ts): the `state` label of threatgate_feed_state. */
+/** A feed's health (docs/interface.md section 12.1, decided by sources/feed-health.ts): the `state` label of threatgate_feed_state. */
 export type FeedStateLabel = 'ok' | 'failing' | 'stale' | 'quiet-upstream' | 'never-pulled' | 'paused';
 
 /** Why a pull left a value out: the `reason` label of threatgate_feed_rejected_values_total. */
@@ -28,7 +28,7 @@ export interface FeedState {
 }
 
 /**
- * What the background work reports (DESIGN 7 and 8). Plain data, so that the pull thread can post it
+ * What the background work reports: pulls and lifecycle runs (docs/deployment.md, "Metrics"). Plain data, so that the pull thread can post it
  * to the thread that owns the registry: the process's main thread, or a cluster's primary.
  */
 export type BackgroundEvent =
@@ -179,7 +179,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const feedStates = new Gauge({
     name: 'threatgate_feed_state',
-    help: 'Each feed\'s health state (DESIGN 11): 1 for the state it is in, 0 for the others (ok, failing, stale, quiet-upstream, never-pulled, paused).',
+    help: 'Each feed\'s health state (docs/interface.md section 12.1): 1 for the state it is in, 0 for the others (ok, failing, stale, quiet-upstream, never-pulled, paused).',
     labelNames: ['fid', 'state'] as const,
     aggregator: 'max',
     registers,

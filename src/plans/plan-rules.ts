@@ -1,4 +1,4 @@
-// Plan rules (spec section 8, DESIGN section 4): pure functions of the configured plans.
+// Plan rules (docs/interface.md section 8): pure functions of the configured plans.
 import type { Config, Plan } from '../config.js';
 import { ForbiddenError } from '../errors.js';
 

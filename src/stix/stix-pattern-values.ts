@@ -1,4 +1,4 @@
-// The values of a STIX 2.1 indicator pattern, for the `stix` and `taxii` formats (DESIGN 7): a small, strict reader of one subset.
+// The values of a STIX 2.1 indicator pattern, for the `stix` and `taxii` formats (docs/sources.md, "Feed shapes"): a small, strict reader of one subset.
 //
 // What is read. A pattern is read when every comparison in it is `OBJECT-PATH = 'string'` on one of
 // the paths below, and the comparisons are joined only by OR. The STIX patterning grammar has an OR
@@ -26,7 +26,7 @@
 // Limits (stix-pattern-parser.ts): a pattern nested deeper than MAX_PATTERN_DEPTH groups, or with
 // more than MAX_PATTERN_COMPARISONS comparisons, is skipped with that reason. Nothing here recurses
 // on the length of a chain, and the parser recurses on nesting only up to that depth, so no pattern
-// can overflow the stack (issue 26 item 4).
+// can overflow the stack and fail the whole pull.
 import { PatternNotRead } from './stix-pattern-lexer.js';
 import { parseStixPattern, type Comparison, type ComparisonExpression, type ObservationExpression } from './stix-pattern-parser.js';
 

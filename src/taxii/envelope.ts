@@ -18,7 +18,7 @@ export function dateAddedHeaders(items: ListedObject[]): Record<string, string> 
   return { 'X-TAXII-Date-Added-First': formatMicros(first.dateAdded), 'X-TAXII-Date-Added-Last': formatMicros(last.dateAdded) };
 }
 
-/** `more` and `next` of every body: `more: true` only with a `next` to follow (DESIGN 5, one rule for all). */
+/** `more` and `next` of every body: `more: true` only with a `next` to follow (docs/interface.md section 9.4, one rule for all). */
 function continuation(page: PageResult): { more: boolean; next?: string } {
   return page.more && page.next !== null ? { more: true, next: page.next } : { more: false };
 }
@@ -31,7 +31,7 @@ function head(page: PageResult): string {
 /**
  * The objects' serialized bodies (stored, or rendered by the listing) are spliced in as they are.
  * An empty envelope leaves `objects` out (TAXII 2.1 section 3.7: the property is optional, and
- * DESIGN 5 leaves it out), unless `emptyObjectsList` (config `taxii.emptyObjectsList`) asks for
+ * docs/interface.md section 9.4 leaves it out), unless `emptyObjectsList` (config `taxii.emptyObjectsList`) asks for
  * `"objects": []`, for clients that take its absence as an error (Elastic's TAXII input).
  */
 export function envelopeJson(page: PageResult, pretty: boolean, emptyObjectsList = false): string {

@@ -1,4 +1,4 @@
-// Content negotiation for TAXII 2.1 (TAXII 2.1 section 1.6.8, DESIGN section 5): pure parsing of Accept.
+// Content negotiation for TAXII 2.1 (TAXII 2.1 section 1.6.8, docs/interface.md section 9.3): pure parsing of Accept.
 import { rememberBounded } from '../bounded-map.js';
 
 export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
@@ -69,7 +69,7 @@ function specificity(range: MediaRange): number {
 /**
  * True when the Accept value lets us answer with application/taxii+json;version=2.1: the most
  * specific range that admits it must have q > 0, so an explicit `application/taxii+json;q=0` wins over a wildcard.
- * No Accept at all is refused (DESIGN section 5): TAXII 2.1 requires clients to send one.
+ * No Accept at all is refused (docs/interface.md section 9.3): TAXII 2.1 requires clients to send one.
  */
 export function acceptsTaxii(accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return false;

@@ -129,7 +129,7 @@ export function createObjectHandlers(deps: { store: Store; config: Config; clock
 
   async function listPage(req: Request, res: Response, kind: Kind, objectId?: string): Promise<PageResult> {
     const collection = getCollection(res);
-    // The resource is checked before the parameters (DESIGN section 5: 404 comes before 400).
+    // The resource is checked before the parameters (docs/interface.md section 9.5: 404 comes before 400).
     if (objectId !== undefined && !(await store.collectionHasObject(collection, objectId))) {
       throw new NotFoundError(`No object ${objectId} in collection ${collection.id}.`);
     }

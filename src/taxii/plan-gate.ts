@@ -24,7 +24,7 @@ export function createPlanGate(config: Config): PlanGate {
   return (client, collectionId) => {
     const access = client.plan.taxii;
     if (access === 'all') return;
-    // DESIGN section 5: the free test collection is readable with any valid key, whatever the plan.
+    // docs/interface.md section 8: the free test collection is readable with any valid key, whatever the plan.
     if (collectionId !== undefined && freeCollections.has(collectionId)) return;
     if (access === 'test') {
       throw new ForbiddenError(`The ${titleCase(client.planName)} plan may read only the free test collection; ${included}.`);

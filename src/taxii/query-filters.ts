@@ -66,7 +66,7 @@ export function parseListingQuery(query: Record<string, unknown>, allowed: reado
   const limitText = single(query, 'limit');
   let limit: number | null = null;
   if (limitText !== undefined) {
-    // Any positive integer is a valid request; a large one is capped, not refused (DESIGN section 5).
+    // Any positive integer is a valid request; a large one is capped, not refused (docs/interface.md section 9.4).
     if (!/^[1-9][0-9]*$/.test(limitText)) throw new BadRequestError('Parameter "limit" must be a positive integer.');
     limit = Math.min(Number(limitText), maxLimit);
   }

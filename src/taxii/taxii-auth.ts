@@ -85,7 +85,7 @@ export function createBasicOrQueryClientResolver(authenticate: KeyAuthenticator,
     if (header !== undefined) key = () => keyFromBasic(header);
     else if (given !== undefined) {
       key = () => {
-        // An ambiguous key is malformed credentials: 401 like any other (DESIGN section 5).
+        // An ambiguous key is malformed credentials: 401 like any other (docs/interface.md section 1).
         if (typeof given !== 'string') throw unauthorized('Parameter "key" must be given once.');
         return given;
       };
