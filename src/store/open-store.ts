@@ -2,10 +2,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { ConfigError } from '../errors.js';
 import { migrateToLatest } from './db/migrations.js';
-import { type Dialect } from './db/dialect.js';
+import { SchemaLockingPostgresDialect, type Dialect } from './db/dialect.js';
 import type { Database } from './db/schema.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
 
@@ -93,7 +93,7 @@ async function openPostgres(url: string, schema: string | undefined, queryTimeou
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new SchemaLockingPostgresDialect({ pool }) });
 }
 
 export interface OpenDatabaseOptions {

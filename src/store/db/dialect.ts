@@ -1,7 +1,7 @@
 // What differs between SQLite and PostgreSQL beyond the SQL both speak, each written once: temporary
-// tables that end with the transaction, the lock that serializes writes, indexes set aside during a
-// bulk load, and SQLite's page caches during a write.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+// tables that end with the transaction, the locks that serialize writes and migrations, indexes set
+// aside during a bulk load, and SQLite's page caches during a write.
+import { PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type Kysely, type MigrationLockOptions, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,19 +15,54 @@ export function onCommitDrop(dialect: Dialect): RawBuilder<unknown> {
   return dialect === 'postgres' ? sql`on commit drop` : sql``;
 }
 
-/** Arbitrary, fixed: the advisory lock key that serializes writes on PostgreSQL. */
-const WRITE_LOCK_ID = 7_324_861_001;
+/** Arbitrary, fixed: the seed of the advisory lock key that serializes writes on PostgreSQL. */
+const WRITE_LOCK_SEED = 7_324_861_001;
 
 /**
  * One write at a time: the date_added counter and the aggregates assume it. PostgreSQL takes a
- * transaction-scoped advisory lock. SQLite has one writer already, but a transaction that reads
+ * transaction-scoped advisory lock. Advisory locks belong to the whole database, while the counter
+ * and the aggregates belong to one store, which is one schema: the key is a hash of the schema the
+ * store's tables resolve to (current_schema(), the search_path of the store's URL), seeded with a
+ * fixed number. Every instance on one schema takes the same key and waits for the others; stores in
+ * different schemas of one database (test stores, say) never wait for each other. Two schemas whose
+ * hashes collide only wait needlessly. SQLite has one writer already, but a transaction that reads
  * first and then meets another connection's commit (a lease taken or renewed by another process)
  * cannot write any more (SQLITE_BUSY_SNAPSHOT): a statement that writes nothing takes the write lock
  * before the first read, waiting busy_timeout for it.
  */
 export async function takeWriteLock(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${WRITE_LOCK_ID})`.execute(trx);
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(current_schema(), ${WRITE_LOCK_SEED}))`.execute(trx);
   else await sql`delete from leases where 0`.execute(trx);
+}
+
+/** Arbitrary, fixed: the seed of the advisory lock key that serializes migrations on PostgreSQL. */
+const MIGRATION_LOCK_SEED = 7_324_861_002;
+
+/**
+ * Kysely's PostgreSQL adapter takes one fixed advisory lock around every migration in the database,
+ * whichever schema it migrates. This one keys the lock by the schema the migration bookkeeping lives
+ * in (createMigrator's migrationTableSchema, the store's schema), as takeWriteLock keys the write
+ * lock: instances opening one schema still migrate it one at a time, while stores in different
+ * schemas migrate side by side. Like Kysely's, the lock is held by the session, across the
+ * migration's transaction; the wait counts against the pool's query timeout (open-store.ts).
+ */
+class SchemaMigrationLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_lock(hashtextextended(${migrationSchema(options)}, ${MIGRATION_LOCK_SEED}))`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_unlock(hashtextextended(${migrationSchema(options)}, ${MIGRATION_LOCK_SEED}))`.execute(db);
+  }
+}
+
+const migrationSchema = (options: MigrationLockOptions): string => options.lockTableSchema ?? 'public';
+
+/** Kysely's PostgreSQL dialect with the migration lock taken per schema (SchemaMigrationLockAdapter). */
+export class SchemaLockingPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new SchemaMigrationLockAdapter();
+  }
 }
 
 /**

@@ -286,7 +286,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
 
 /**
  * On PostgreSQL the bookkeeping tables are named with their schema: Kysely looks for them across all
- * schemas, and would otherwise mistake another schema's for ours.
+ * schemas, and would otherwise mistake another schema's for ours. The same schema keys the migration
+ * lock (SchemaLockingPostgresDialect, dialect.ts), so migrations of different schemas never wait.
  */
 export function createMigrator(db: Kysely<any>, dialect: Dialect, schema?: string): Migrator {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
