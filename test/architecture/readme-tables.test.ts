@@ -1,18 +1,19 @@
-// README's tables of facts agree with the files they describe: each runtime dependency of package.json
-// has its line in "Dependencies" (STYLE section 12), and "Plans and rate limits" gives config/default.json's
-// limits and the TAXII access its plan gate grants (any valid key reads the free test collection).
+// The docs' tables of facts agree with the files they describe: each runtime dependency of package.json
+// has its line in README's "Dependencies" (STYLE section 12), and docs/lookup-api.md's "Plans and rate
+// limits" gives config/default.json's limits and the TAXII access its plan gate grants (any valid key
+// reads the free test collection).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
-const README = read('README.md');
 
-/** The rows of the first table after `heading`, as trimmed cells, without its header and rule. */
-function tableAfter(heading: string): string[][] {
-  const start = README.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `README has no "${heading}"`);
-  const lines = README.slice(start).split('\n');
+/** The rows of the first table after `heading` in the file at `path`, as trimmed cells, without its header and rule. */
+function tableAfter(path: string, heading: string): string[][] {
+  const text = read(path);
+  const start = text.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `${path} has no "${heading}"`);
+  const lines = text.slice(start).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
@@ -22,10 +23,10 @@ function tableAfter(heading: string): string[][] {
   return rows;
 }
 
-describe('README', () => {
-  it('names every runtime dependency of package.json in its Dependencies table, with why', () => {
+describe('the docs\' tables', () => {
+  it('README names every runtime dependency of package.json in its Dependencies table, with why', () => {
     const { dependencies } = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
-    const rows = tableAfter('## Dependencies');
+    const rows = tableAfter('README.md', '## Dependencies');
     // A row names one package or several (`typescript, tsx, @types/*`), maybe with a version (`express 5`).
     const named = new Map(rows.flatMap(([names, why]) => names!.split(',').map((name) => [name.trim().split(' ')[0]!, why ?? ''] as const)));
     for (const name of Object.keys(dependencies)) {
@@ -34,9 +35,9 @@ describe('README', () => {
     }
   });
 
-  it('gives in its plans table the limits of config/default.json and the TAXII access the plan gate grants', () => {
+  it('docs/lookup-api.md gives in its plans table the limits of config/default.json and the TAXII access the plan gate grants', () => {
     const { plans } = JSON.parse(read('config/default.json')) as { plans: Record<string, { perSecond: number; perDay: number; perMonth: number; pages: number; taxii: string }> };
-    const rows = tableAfter('## Plans and rate limits');
+    const rows = tableAfter('docs/lookup-api.md', '## Plans and rate limits');
     const number = (cell: string) => Number(cell.replace(/,/g, ''));
     assert.deepEqual(rows.map((row) => row[0]!.split(' ')[0]), Object.keys(plans));
     for (const [cell, perSecond, perDay, perMonth, pages, taxii] of rows) {
