@@ -1,4 +1,4 @@
-// README's ready-to-paste sources, pulled as written from local copies of their feeds' shapes: each parses, reads values
+// docs/feeds.md's ready-to-paste sources, pulled as written from local copies of their feeds' shapes: each parses, reads values
 // from the layout its feed really has (Feodo Tracker's header is its first row, not a comment), and creates its
 // `threat` with the category it names. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
@@ -10,13 +10,13 @@ import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const FEEDS_DOC = readFileSync(new URL('../../docs/feeds.md', import.meta.url), 'utf8');
 
-/** The JSON blocks of README's "Source feeds" section, up to its next heading. */
+/** The JSON blocks of docs/feeds.md's "Ready-to-paste sources" section, up to its next heading. */
 function readmeSources(): Record<string, unknown>[] {
-  const start = README.indexOf('\n## Source feeds\n');
-  assert.ok(start >= 0, 'README has a "Source feeds" section');
-  const section = README.slice(start + 1, README.indexOf('\n#', start + 2));
+  const start = FEEDS_DOC.indexOf('\n## Ready-to-paste sources\n');
+  assert.ok(start >= 0, 'docs/feeds.md has a "Ready-to-paste sources" section');
+  const section = FEEDS_DOC.slice(start + 1, FEEDS_DOC.indexOf('\n#', start + 2));
   return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => JSON.parse(match[1]!) as Record<string, unknown>);
 }
 
@@ -37,7 +37,7 @@ const PULLED_ELSEWHERE: Readonly<Record<string, string>> = {
 };
 
 for (const backend of storeBackends()) {
-  describe(`README's ready-to-paste sources (${backend.name})`, () => {
+  describe(`docs/feeds.md's ready-to-paste sources (${backend.name})`, () => {
     const examples = readmeSources();
     let server: FeedServer;
     let world: PullWorld;
@@ -53,7 +53,7 @@ for (const backend of storeBackends()) {
         if (shape === undefined) continue;
         const path = `/${i}/${shape.split('/').pop()}`;
         server.publish(path, readFileSync(new URL(`../fixtures/${shape}`, import.meta.url), 'utf8'));
-        const fid = await world.addSource(`README example ${i}`, { ...example, url: `${server.base}${path}` });
+        const fid = await world.addSource(`ready-to-paste example ${i}`, { ...example, url: `${server.base}${path}` });
         outcomes.push({ url, outcome: await world.pull(fid) });
       }
     });
@@ -68,7 +68,7 @@ for (const backend of storeBackends()) {
       for (const example of examples) {
         assert.doesNotThrow(() => parseSource(example), JSON.stringify(example));
         const url = example.url as string;
-        assert.ok(SHAPES[url] !== undefined || PULLED_ELSEWHERE[url] !== undefined, `README's example for ${url} has no shape to pull`);
+        assert.ok(SHAPES[url] !== undefined || PULLED_ELSEWHERE[url] !== undefined, `docs/feeds.md's example for ${url} has no shape to pull`);
       }
     });
 
