@@ -1,6 +1,6 @@
-"""The README's taxii2-client example, run as written (issue 27).
+"""The taxii2-client example of docs/taxii.md, run as written.
 
-Its code block is read from README.md ("Configuring TAXII clients") and run unchanged but for the
+Its code block is read from docs/taxii.md ("Configuring TAXII clients") and run unchanged but for the
 server's address, with a Pro key, against a gateway with the default plans (10 requests a second),
 as `npm start` serves the demo. It must wait out every 429 and walk every page of the Indicators
 collection: every object the reference client saw, each once.
@@ -17,8 +17,8 @@ from taxii2client.v21 import Collection
 
 from harness import INDICATORS_COLLECTION, Checks, Settings, Snapshot, compare_delivery, describe_error
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
-SECTION = '### Configuring TAXII clients'
+README = Path(__file__).resolve().parents[2] / 'docs' / 'taxii.md'
+SECTION = '## Configuring TAXII clients'
 #: The address the README's examples use, that of `npm start`.
 README_BASE_URL = 'http://127.0.0.1:8080'
 _PYTHON_BLOCK = re.compile(r'^([ \t]*)```python\n(.*?)^\1```[ \t]*$', re.S | re.M)
@@ -29,7 +29,7 @@ def example_code(readme: str) -> str:
     start = readme.index(SECTION)
     match = _PYTHON_BLOCK.search(readme, start)
     if match is None:
-        raise ValueError(f'README.md has no ```python block after "{SECTION}"')
+        raise ValueError(f'{README.name} has no ```python block after "{SECTION}"')
     return textwrap.dedent(match.group(2))
 
 
@@ -66,7 +66,7 @@ def run(checks: Checks, settings: Settings, snapshots: dict[str, Snapshot]) -> N
     try:
         code = example_code(README.read_text(encoding='utf-8'))
     except ValueError as error:
-        checks.check('README example: README.md has the block', False, str(error))
+        checks.check('README example: docs/taxii.md has the block', False, str(error))
         return
     if not checks.check('README example: the block names the server as npm start serves it', README_BASE_URL in code, README_BASE_URL):
         return
@@ -74,7 +74,7 @@ def run(checks: Checks, settings: Settings, snapshots: dict[str, Snapshot]) -> N
     started = time.monotonic()
     with Observer() as seen:
         try:
-            exec(compile(code, f'{README.name} ({SECTION[4:]})', 'exec'), {'__name__': 'readme_example', 'KEY': settings.pro_key})
+            exec(compile(code, f'{README.name} ({SECTION.lstrip("# ")})', 'exec'), {'__name__': 'readme_example', 'KEY': settings.pro_key})
             error = None
         except Exception as raised:  # noqa: BLE001 - whatever the example raises is the failure to report
             error = raised
