@@ -23,8 +23,8 @@ export const text = z.string().min(1, 'must not be empty');
 export const dottedPath = z.string().regex(/^[^.]+(\.[^.]+)*$/, 'must be a dotted path such as "data.ioc"');
 const risk = z.enum(RISK_LEVELS, { error: `must be one of ${RISK_LEVELS.join(', ')}` });
 /**
- * A threat's name and category within what an import takes for a threat record (README, "Import
- * format"): any category its data uses, as threats have (docs/stix-mapping.md maps the known ones
+ * A threat's name and category within what an import takes for a threat record (docs/getting-started.md,
+ * "Import format"): any category its data uses, as threats have (docs/stix-mapping.md maps the known ones
  * to STIX), so that a threat a pull creates can be exported and imported again.
  */
 const threatName = text.max(1000, 'must be at most 1000 characters');
