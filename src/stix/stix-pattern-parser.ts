@@ -3,10 +3,10 @@ import { describe, malformed, PatternLexer, PatternNotRead, type Token } from '.
 
 /**
  * The deepest nesting of groups read: parentheses and observation brackets, `([(a = 'x')])` being 3.
- * Real patterns nest a few levels; a hostile one nested 2,000 deep overflowed the stack and failed
- * the whole pull (docs/interface.md section 10, "Feed sources"). The parser recurses only into a group, about a dozen frames a
- * level, so 100 levels is far deeper than any real pattern and takes a small part of Node's default
- * stack, wherever in a pull the reader is called.
+ * Real patterns nest a few levels; a hostile one nested thousands deep would overflow the stack and
+ * fail the whole pull (docs/stix-mapping.md, "Reading STIX from a source"). The parser recurses only
+ * into a group, about a dozen frames a level, so 100 levels is far deeper than any real pattern and
+ * takes a small part of Node's default stack, wherever in a pull the reader is called.
  */
 export const MAX_PATTERN_DEPTH = 100;
 

@@ -1,4 +1,4 @@
-// The values of a STIX 2.1 indicator pattern, for the `stix` and `taxii` formats (docs/sources.md, "Feed shapes"): a small, strict reader of one subset.
+// The values of a STIX 2.1 indicator pattern, for the `stix` and `taxii` formats (docs/stix-mapping.md, "Reading STIX from a source"): a small, strict reader of one subset.
 //
 // What is read. A pattern is read when every comparison in it is `OBJECT-PATH = 'string'` on one of
 // the paths below, and the comparisons are joined only by OR. The STIX patterning grammar has an OR

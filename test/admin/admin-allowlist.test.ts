@@ -1,4 +1,4 @@
-// The operator API's allowlist (DESIGN 12: GET, POST with dryRun, DELETE under /admin/api/allowlist) on a store filled by
+// The operator API's allowlist (docs/interface.md section 13: GET, POST with dryRun, DELETE under /admin/api/allowlist) on a store filled by
 // real pulls of a local feed server: the dry run counts what applying retires, the retired indicators read
 // `allowlisted`, later pulls keep them out until the entry is removed, and every refusal changes nothing. Both stores.
 import assert from 'node:assert/strict';

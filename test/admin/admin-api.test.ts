@@ -1,4 +1,4 @@
-// The operator API (DESIGN 11, /admin/api/) on each store: every route read with an admin key, real pulls of a local
+// The operator API (docs/interface.md section 13, /admin/api/) on each store: every route read with an admin key, real pulls of a local
 // fixture server from POST feeds/{fid}/pull, a failing source whose secret shows nowhere, and the 4xx of bad input.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Admin keys (DESIGN 11): only they open /admin/api/ (Basic `admin:KEY` or Bearer, never `?key=`), the lookup API, TAXII
+// Admin keys (docs/interface.md sections 7.4 and 13): only they open /admin/api/ (Basic `admin:KEY` or Bearer, never `?key=`), the lookup API, TAXII
 // and the exports refuse them with 403, and failed admin logins count with every other failed key.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// GET /api/indicator.php (DESIGN section 4, issue 29): one value, however it is spelled, or one iid; its risk,
+// GET /api/indicator.php (docs/interface.md sections 2.5 and 4.3): one value, however it is spelled, or one iid; its risk,
 // retirement, stamps, threats, feeds and attributes. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -61,7 +61,7 @@ for (const backend of storeBackends()) {
         assert.equal((await lookup({ indicator: 'EXAMPLE.COM' })).iid, 101);
       });
 
-      it('answers every field of DESIGN section 4, in its order, with the threats and feeds by id', async () => {
+      it('answers every field of docs/interface.md section 2.5, in its order, with the threats and feeds by id', async () => {
         const body = await lookup({ indicator: 'example.com' });
         assert.deepEqual(Object.keys(body), FIELDS);
         assert.deepEqual(body, {

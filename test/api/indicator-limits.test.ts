@@ -1,5 +1,5 @@
 // GET /api/indicator.php and /api/info.php under the keys, plans and rate limits of the other lookups
-// (DESIGN section 4): the same headers, the same budget per key or address, the same refusals.
+// (docs/interface.md section 8): the same headers, the same budget per key or address, the same refusals.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';

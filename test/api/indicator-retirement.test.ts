@@ -1,4 +1,4 @@
-// An indicator's retirement as GET /api/indicator.php reports it (issue 29): `aged-out` when the lifecycle
+// An indicator's retirement as GET /api/indicator.php reports it (docs/interface.md section 2.5): `aged-out` when the lifecycle
 // retires what no source listed for indicatorRetireDays, `upstream` when a pull's source withdraws it, each
 // with its stamp_retired, both cleared when a pull lists the value again. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// GET /api/info.php, the older single entry point (DESIGN section 4, issue 29): each parameter form answers
+// GET /api/info.php, the older single entry point (docs/interface.md section 4.4): each parameter form answers
 // exactly what the endpoint it stands for answers, bodies and errors alike. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

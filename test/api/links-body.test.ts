@@ -1,4 +1,4 @@
-// toLinksBody: the page fields of a linked-indicators page (spec 4.3, DESIGN section 4), direct and table-driven.
+// toLinksBody: the page fields of a linked-indicators page (docs/interface.md section 5), direct and table-driven.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toLinksBody } from '../../src/api/lookup-views.js';

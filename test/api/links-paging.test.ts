@@ -1,4 +1,4 @@
-// Linked-indicator pages (spec 4.3, DESIGN section 4): ordering, page fields, plan page limits.
+// Linked-indicator pages (docs/interface.md section 5): ordering, page fields, plan page limits.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';

@@ -181,7 +181,7 @@ export interface AxeFinding {
   targets: string[];
 }
 
-/** axe-core's findings on the page as it stands, serious and critical ones only (issue 31: none may remain). */
+/** axe-core's findings on the page as it stands, serious and critical ones only: the console must have none. */
 export async function seriousAxeFindings(page: Page): Promise<AxeFinding[]> {
   await page.evaluate(`if (typeof window.axe === 'undefined') { ${AXE_SOURCE}\n }`);
   const violations = (await page.evaluate('window.axe.run(document).then((r) => r.violations)')) as {

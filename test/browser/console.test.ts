@@ -1,4 +1,4 @@
-// The operator console (DESIGN 12, issue 31 item 5) in a real browser: Debian's chromium driven by playwright-core
+// The operator console (docs/interface.md section 14) in a real browser: Debian's chromium driven by playwright-core
 // against a real server whose store was filled by pulls of the fixture server, one feed failing. Login and
 // logout, refused keys, every page with that data, Pull now, the charts, the allowlist's dry run against
 // what applying it retires, a form without its CSRF token, the console errors of every page, the main flows

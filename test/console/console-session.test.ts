@@ -1,4 +1,4 @@
-// The console's sessions and form safety (DESIGN 12) on each store: login with an admin key only, a signed cookie whose
+// The console's sessions and form safety (docs/interface.md section 14) on each store: login with an admin key only, a signed cookie whose
 // session lives in the store (logout and a revoked key end it there), forged and expired cookies, the CSRF token and
 // Origin on every post (a refusal changes nothing), the cookie's attributes, the login rate limit, the CSP, console.enabled.
 import assert from 'node:assert/strict';

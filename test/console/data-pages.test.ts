@@ -1,4 +1,4 @@
-// The console's value and allowlist pages (DESIGN 12) on each store, signed in through the login form, over data from real
+// The console's value and allowlist pages (docs/interface.md section 14) on each store, signed in through the login form, over data from real
 // pulls of a local feed server: a value's feeds, threats and allowlist entry; the dry run's count against what applying
 // retires; removal; forms refused without their CSRF token or from another origin, changing nothing; text escaped.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The console's Exports page (DESIGN 12) on each store, signed in through the login form: the form, the count against a device's
+// The console's Exports page (docs/interface.md section 14) on each store, signed in through the login form: the form, the count against a device's
 // limit, the lines max keeps, the URL (whose list the page's first lines begin), fields refused beside themselves, text escaped.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

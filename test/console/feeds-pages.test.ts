@@ -1,4 +1,4 @@
-// The console's feeds page and a feed's page (DESIGN 12) on each store, over real pulls of a local fixture server: each
+// The console's feeds page and a feed's page (docs/interface.md section 14) on each store, over real pulls of a local fixture server: each
 // feed's state (one failing), the chart and its figures, a source definition with its secrets masked, "Pull now" adding a
 // run (a failed one too; 409 while another holds the lease), 404 and 400 pages, and a hostile feed name escaped everywhere.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The demo stays alive (issue 17): loaded at some moment, the lifecycle run then retires only the
+// The demo stays alive (docs/interface.md section 10, `demo`): loaded at some moment, the lifecycle run then retires only the
 // few threats the demo marks stale, and a year later the same holds for a demo loaded then.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';

@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 9, 30, 15, 250);
 /** The threats the catalog marks stale: active, but last seen 100-400 days before now. */
 const STALE_THREATS = ['Sable Tern', 'Ghostreed', 'Petrel Proxy', 'Driftglass DGA'];
-/** The default links page size (DESIGN section 2): feeds must span more than the largest plan's 10 pages. */
+/** The default links page size (docs/interface.md section 8, `linksPageSize`): feeds must span more than the largest plan's 10 pages. */
 const PAGE_SIZE = 1000;
 
 const feedLinks = (data: DemoDataset) => data.links.filter((link): link is Extract<Link, { fid: number }> => 'fid' in link);
@@ -305,7 +305,7 @@ describe('generateDemo', () => {
 
     it('keeps every active threat observed within 90 days but the stale ones, last seen 100-400 days ago', () => {
       const active = atNow.threats.filter((t) => !t.retired);
-      // The lifecycle's "last observation" (DESIGN section 8): stamp_seen, or stamp_added when never seen.
+      // The lifecycle's "last observation" (docs/interface.md section 3): stamp_seen, or stamp_added when never seen.
       const silence = (t: (typeof active)[number]): number => daysBeforeNow(t.stamp_seen ?? t.stamp_added ?? '');
       const overdue = active.filter((t) => silence(t) > 90);
       assert.deepEqual(overdue.map((t) => t.threat), STALE_THREATS);

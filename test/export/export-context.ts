@@ -40,7 +40,7 @@ const indicator = (iid: number, value: string, type: string, retired = false): I
   }) as Indicator;
 
 /**
- * Values ingest now refuses (control characters: DESIGN section 10) as a store written before that
+ * Values ingest now refuses (control characters: docs/interface.md section 11) as a store written before that
  * rule may hold them: imported clean, then set in place, so the exports still meet them.
  */
 const LEGACY_VALUES: readonly [iid: number, imported: string, stored: string][] = [[33, 'http://line.example/a-b', 'http://line.example/a\nb']];

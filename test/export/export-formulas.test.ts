@@ -1,4 +1,4 @@
-// CSV exports open safely in a spreadsheet (DESIGN section 10): a cell that could start a formula gets a leading ', over HTTP and
+// CSV exports open safely in a spreadsheet (docs/interface.md section 11): a cell that could start a formula gets a leading ', over HTTP and
 // from `threatgate export` alike, while the plain-text list stays as stored; SQLite and (TEST_DATABASE_URL) PostgreSQL.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

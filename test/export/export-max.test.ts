@@ -1,4 +1,4 @@
-// GET /export/{collection}.txt|.csv?max=N and `threatgate export --max N` (DESIGN 10): the lines kept by risk, then stamp_seen, then value, and the headers that say what was left out; on SQLite and PostgreSQL.
+// GET /export/{collection}.txt|.csv?max=N and `threatgate export --max N` (docs/interface.md section 11): the lines kept by risk, then stamp_seen, then value, and the headers that say what was left out; on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

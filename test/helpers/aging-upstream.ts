@@ -1,5 +1,5 @@
 // An upstream threatgate whose indicators come from a pull of its own (a text list on a feed server), so that its
-// lifecycle ages out what the list stops listing (DESIGN 8): the retirement a mirror of it must honour (issue 27).
+// lifecycle ages out what the list stops listing (docs/interface.md section 3): the retirement a mirror of it must honour (docs/interface.md section 10, "Withdrawn values").
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import type { Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';

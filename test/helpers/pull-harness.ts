@@ -134,7 +134,7 @@ async function tableNames(store: Store): Promise<string[]> {
   return rows.map((r) => r.name).sort();
 }
 
-/** The run history (DESIGN 11): every pull, failed ones too, adds its run there. */
+/** The run history (docs/interface.md section 12): every pull, failed ones too, adds its run there. */
 export const RUN_HISTORY_TABLES = ['feed_runs'] as const;
 
 /**

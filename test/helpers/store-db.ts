@@ -27,7 +27,7 @@ export const dbOf = (store: Store): Kysely<Database> => openedOf(store).db;
 export const dialectOf = (store: Store): Dialect => openedOf(store).dialect;
 
 /**
- * Takes migrations 0014 (feed health, issue 30), 0015 (the run-time allowlist) and 0016 (console
+ * Takes migrations 0014 (feed health), 0015 (the run-time allowlist) and 0016 (console
  * sessions), and 0017 (runs' churn) and 0018 (pull requests) with them, away from a current store, as a store written before them has none of them: their tables, the admin column, their records. Tests that rewind to an earlier
  * migration call it first, as the migrator runs only pending migrations that come after every applied one.
  */

@@ -1,4 +1,4 @@
-// A feed record of an import file may carry its source (DESIGN 7, "Where a source is declared"):
+// A feed record of an import file may carry its source (docs/interface.md section 10, "Feed sources"):
 // validated with the file, written in the same transaction as the feed, replaced when it changes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Import (DESIGN section 3): whether a file is NDJSON or one JSON document is told by its first line, whatever its length.
+// Import (docs/getting-started.md, "Import format"): whether a file is NDJSON or one JSON document is told by its first line, whatever its length.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

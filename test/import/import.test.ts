@@ -1,4 +1,4 @@
-// Import (DESIGN section 3): JSON and NDJSON give the same store, bad records keep nothing, re-import is a no-op (both stores).
+// Import (docs/getting-started.md, "Import format"): JSON and NDJSON give the same store, bad records keep nothing, re-import is a no-op (both stores).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

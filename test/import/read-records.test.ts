@@ -1,4 +1,4 @@
-// Reading an import file's records (DESIGN section 3): NDJSON lines and a JSON document's sections, with the position of each record and of what is wrong.
+// Reading an import file's records (docs/getting-started.md, "Import format"): NDJSON lines and a JSON document's sections, with the position of each record and of what is wrong.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Import (DESIGN sections 3 and 10): an indicator's type is one of the vocabulary, its attributes hold strings, and names and values
+// Import (docs/getting-started.md, "Import format"; docs/interface.md section 11): an indicator's type is one of the vocabulary, its attributes hold strings, and names and values
 // hold no control character (names lose them, a value holding one is refused).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

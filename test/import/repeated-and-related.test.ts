@@ -1,4 +1,4 @@
-// Import (DESIGN section 3): a tid, fid or iid given twice must be the same record, and related threats must exist.
+// Import (docs/getting-started.md, "Import format"): a tid, fid or iid given twice must be the same record, and related threats must exist.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

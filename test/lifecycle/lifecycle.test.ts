@@ -1,4 +1,4 @@
-// The lifecycle (DESIGN section 8) on SQLite and PostgreSQL: threats retire after 90 days unobserved,
+// The lifecycle (docs/interface.md section 3) on SQLite and PostgreSQL: threats retire after 90 days unobserved,
 // staff retire and reactivate, indicators that pulls stopped listing age out and come back. A clock
 // the test moves drives it: no test sleeps.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The background pulls' and lifecycle's metrics (DESIGN 9): a pull, a 304, a failure and a lifecycle
+// The background pulls' and lifecycle's metrics (docs/deployment.md, "Metrics"): a pull, a 304, a failure and a lifecycle
 // run each move theirs, through the scheduler's report and, from the pull thread, through messages
 // to the thread that owns the registry.
 import assert from 'node:assert/strict';

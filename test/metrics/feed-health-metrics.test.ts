@@ -1,4 +1,4 @@
-// The feed health metrics (DESIGN 11): threatgate_feed_state, one 0/1 series per state of each feed as
+// The feed health metrics (docs/interface.md section 12.1): threatgate_feed_state, one 0/1 series per state of each feed as
 // `feeds status` judges it, and threatgate_feed_rejected_values_total by feed and reason, moved by
 // the scheduler's real pulls of a local feed server.
 import assert from 'node:assert/strict';

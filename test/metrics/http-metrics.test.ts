@@ -1,4 +1,4 @@
-// GET /metrics in one process (DESIGN 9): the text parses, requests move the counters by route
+// GET /metrics in one process (docs/deployment.md, "Metrics"): the text parses, requests move the counters by route
 // template and status, 429s count by plan and window, caches count hits and misses, store outages
 // count, and no key ever shows in a label.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Plan rules (DESIGN section 4): plan lookup, the anonymous client, "pages per request", TAXII plans; direct and table-driven.
+// Plan rules (docs/interface.md section 8): plan lookup, the anonymous client, "pages per request", TAXII plans; direct and table-driven.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
@@ -13,7 +13,7 @@ function clientOf(planName: string): Client {
   return { keyId: planName === ANONYMOUS_PLAN ? null : `k_${planName}`, planName, plan };
 }
 
-/** The DESIGN section 4 table: pages a plan may read, and the first page it is refused. */
+/** The table of docs/interface.md section 8: pages a plan may read, and the first page it is refused. */
 const PAGES_PER_REQUEST: [plan: string, pages: number, refusal: string][] = [
   ['anonymous', 1, 'Requests without an API key may read 1 page per request (pages 0 to 0); page 1 is beyond that limit.'],
   ['free', 1, 'The Free plan may read 1 page per request (pages 0 to 0); page 1 is beyond that limit.'],
@@ -61,7 +61,7 @@ describe('assertPageAllowed', () => {
   for (const [plan, pages, refusal] of PAGES_PER_REQUEST) {
     describe(`with the ${plan} plan (${pages} page${pages === 1 ? '' : 's'})`, () => {
       it(`allows pages 0 to ${pages - 1}`, () => {
-        assert.equal(config.plans[plan]!.pages, pages, 'the default configuration follows DESIGN section 4');
+        assert.equal(config.plans[plan]!.pages, pages, 'the default configuration follows docs/interface.md section 8');
         for (let page = 0; page < pages; page++) assert.doesNotThrow(() => assertPageAllowed(clientOf(plan), page), `page ${page}`);
       });
 

@@ -1,4 +1,4 @@
-// Rate limits per plan (DESIGN section 4): windows, headers, 429 with Retry-After, anonymous vs keyed.
+// Rate limits per plan (docs/interface.md section 8): windows, headers, 429 with Retry-After, anonymous vs keyed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import express from 'express';

@@ -1,4 +1,4 @@
-// confidenceForRisk and its inverse riskForConfidence (issue 27): every confidence our export writes reads back as the risk that wrote it.
+// confidenceForRisk and its inverse riskForConfidence (docs/stix-mapping.md, "Reading STIX from a source"): every confidence our export writes reads back as the risk that wrote it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RISK_LEVELS, type Risk } from '../../src/domain.js';

@@ -142,7 +142,7 @@ function reads(pattern: string): { ok: true; count: number } | { ok: false; reas
   return result.ok ? { ok: true, count: result.values.length } : result;
 }
 
-describe('readStixPatternValues › limits (issue 26 item 4: one pattern once overflowed the stack and failed the pull)', () => {
+describe('readStixPatternValues › limits (no pattern may overflow the stack and fail the pull)', () => {
   const tooDeep = { ok: false, reason: 'pattern nested deeper than 100 levels' };
 
   describe('nesting: parentheses and brackets count as levels, 100 at most', () => {

@@ -1,4 +1,4 @@
-// Threats' ATT&CK techniques as TAXII serves them (issue 20), on SQLite and PostgreSQL: one attack-pattern per
+// Threats' ATT&CK techniques as TAXII serves them (docs/stix-mapping.md, "ATT&CK techniques"), on SQLite and PostgreSQL: one attack-pattern per
 // technique, a relationship from each threat to each of its techniques, in every collection that holds the
 // threat, and what a poller sees after its cursor when ttps change.
 import assert from 'node:assert/strict';

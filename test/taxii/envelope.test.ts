@@ -1,4 +1,4 @@
-// TAXII envelopes, manifests, versions and date headers (TAXII 2.1 sections 3.4.3, 3.7, 5.3, 5.8; DESIGN section 5), direct.
+// TAXII envelopes, manifests, versions and date headers (TAXII 2.1 sections 3.4.3, 3.7, 5.3, 5.8; docs/interface.md section 9.4), direct.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dateAddedHeaders, envelopeJson, manifestJson, versionsJson, type PageResult } from '../../src/taxii/envelope.js';

@@ -1,4 +1,4 @@
-// keyFromBasic: the API key from `Authorization: Basic base64(taxii2:KEY)` (spec 5.1, DESIGN section 5, RFC 7617), table-driven.
+// keyFromBasic: the API key from `Authorization: Basic base64(taxii2:KEY)` (docs/interface.md section 7.2, RFC 7617), table-driven.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isWellFormedKey } from '../../src/auth/key-secret.js';

@@ -1,4 +1,4 @@
-// Conditional TAXII requests: a 304 carries the TAXII media type too (DESIGN section 5: every TAXII response does).
+// Conditional TAXII requests: a 304 carries the TAXII media type too (docs/interface.md section 9.3: every TAXII response does).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestContext, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';

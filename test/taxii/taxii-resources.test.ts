@@ -1,4 +1,4 @@
-// The discovery, API root and collection resources (TAXII 2.1 sections 4.1, 4.2, 5.1, 5.2; DESIGN section 5), direct.
+// The discovery, API root and collection resources (TAXII 2.1 sections 4.1, 4.2, 5.1, 5.2; docs/interface.md section 9), direct.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig, type CollectionConfig } from '../../src/config.js';
