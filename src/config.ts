@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from './logger.js';
 
 const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../config/default.json', import.meta.url));
 
@@ -222,12 +223,10 @@ export interface RuntimeSettings {
   port: number;
   host: string;
   redisUrl: string | undefined;
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  logLevel: LogLevel;
   configFile: string | undefined;
   configSetting: string;
 }
-
-const LOG_LEVEL_NAMES = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 export function resolveRuntimeSettings(
   flags: { db?: string | undefined; port?: string | undefined; host?: string | undefined; config?: string | undefined },
@@ -251,9 +250,7 @@ export function resolveRuntimeSettings(
     throw new ConfigError(`${port.setting}: "${port.value}" is not a port number (0-65535)`);
   }
   if (!host.value || /\s/.test(host.value)) throw new ConfigError(`${host.setting}: "${host.value}" is not a host name or address`);
-  if (!(LOG_LEVEL_NAMES as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL: "${logLevel}" must be one of ${LOG_LEVEL_NAMES.join(', ')}`);
-  }
+  if (!isLogLevel(logLevel)) throw new ConfigError(`LOG_LEVEL: "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   if (!db.value) throw new ConfigError(`${db.setting}: the database path or URL is empty`);
   const redisUrl = env.REDIS_URL && env.REDIS_URL !== '' ? env.REDIS_URL : undefined;
   // The value is not echoed: a URL may carry a password.
@@ -266,7 +263,7 @@ export function resolveRuntimeSettings(
     port: portNumber,
     host: host.value,
     redisUrl,
-    logLevel: logLevel as RuntimeSettings['logLevel'],
+    logLevel,
     configFile: config.value,
     configSetting: config.setting,
   };

@@ -15,7 +15,12 @@ export interface Logger {
 /** Keys of every line; fields that reuse one take the slow path, where the field wins as before. */
 const RESERVED = ['time', 'level', 'pid', 'msg'];
 
-export const LOG_LEVELS = Object.keys(ORDER) as LogLevel[];
+/** Every level, least severe first: what LOG_LEVEL may say. */
+export const LOG_LEVELS: readonly LogLevel[] = Object.keys(ORDER) as LogLevel[];
+
+export function isLogLevel(text: string): text is LogLevel {
+  return Object.hasOwn(ORDER, text);
+}
 
 function reusesReserved(fields: Record<string, unknown>): boolean {
   for (const field of RESERVED) if (field in fields) return true;
