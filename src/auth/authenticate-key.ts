@@ -95,11 +95,6 @@ function refusing<T>(run: () => MaybePromise<T>): MaybePromise<T> {
   }
 }
 
-/** The plan surfaces' authenticator alone (its own cache and failure count): for a caller that serves no admin surface. */
-export function createKeyAuthenticator(store: Store, config: Config, clock: Clock, options: KeyAuthenticatorOptions = {}): KeyAuthenticator {
-  return createKeyAuthenticators(store, config, clock, options).forPlans;
-}
-
 type KeyRow = ApiKeyRecord & { hash: string };
 
 /** Keys remembered with their hashes, at most (then forgotten all at once). */

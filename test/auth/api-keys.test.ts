@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createTestContext, fixedClock, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import { generateKey, hashKey } from '../../src/auth/key-secret.js';
-import { createKeyAuthenticator } from '../../src/auth/authenticate-key.js';
+import { createKeyAuthenticators } from '../../src/auth/authenticate-key.js';
 import { dbOf } from '../helpers/store-db.js';
 
 describe('API keys on the lookup API', () => {
@@ -118,7 +118,7 @@ describe('key records cached by the server', () => {
   it('stop working once the keys version is next read after a revocation elsewhere (cache.versionCheckMs)', async () => {
     let now = fixedClock.now();
     const clock = { now: () => now };
-    const authenticate = createKeyAuthenticator(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 1000 } }, clock);
+    const authenticate = createKeyAuthenticators(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 1000 } }, clock).forPlans;
     const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'pro', 'cached');
     assert.equal((await authenticate({ address: '192.0.2.1', key })).planName, 'pro');
     // Another process (the keys command) revokes it: this one keeps the record for up to a second.
@@ -129,7 +129,7 @@ describe('key records cached by the server', () => {
   });
 
   it('never keep unknown keys: a key created after a failed attempt works at once', async () => {
-    const authenticate = createKeyAuthenticator(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 60_000 } }, fixedClock);
+    const authenticate = createKeyAuthenticators(ctx.store, { ...ctx.config, cache: { ...ctx.config.cache, versionCheckMs: 60_000 } }, fixedClock).forPlans;
     const { key } = await createKey(ctx.store, ctx.config, fixedClock, 'free', 'late');
     await dbOf(ctx.store).deleteFrom('api_keys').where('hash', '=', hashKey(key)).execute();
     await assert.rejects(async () => authenticate({ address: '192.0.2.1', key }), /Unknown or revoked API key/);
