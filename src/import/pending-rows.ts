@@ -2,6 +2,7 @@
 // come with the same content. Pure JavaScript, as prepare-batches.ts (a worker runs it).
 import { ImportError } from '../errors.js';
 import { conflictReason, KEY_KIND, type KeyKind } from '../store/contract/write-batch.js';
+import type { KeyStagingRow } from '../store/contract/staging-rows.js';
 
 interface Pending<T> {
   value: T;
@@ -12,7 +13,7 @@ interface Pending<T> {
 /**
  * The rows of one batch of one kind, by key. A batch never holds one key twice (PostgreSQL refuses
  * a statement that touches a row twice): a repeat within the batch is compared here, whole, and
- * dropped when it is the same record; repeats across batches are compared in import_keys.
+ * dropped when it is the same record; the store compares repeats across batches (KeyStagingRow).
  */
 export class PendingRows<T> {
   private readonly rows = new Map<number, Pending<T>>();
@@ -33,19 +34,19 @@ export class PendingRows<T> {
   }
 
   /**
-   * The pending rows, pushed by `push` (which returns the row's content hash) into the statement's
-   * parameters, and their keys into those of KEY_STAGING; then none are pending.
+   * The pending records as the store's rows (`toRow` makes a record's row and returns its content
+   * hash with it), and their keys; then none are pending.
    */
-  take(push: (params: unknown[], value: T) => string): { params: unknown[]; keys: unknown[]; count: number } {
-    const params: unknown[] = [];
-    const keys: unknown[] = [];
+  take<Row>(toRow: (value: T) => [row: Row, contentHash: string]): { rows: Row[]; keys: KeyStagingRow[] } {
+    const rows: Row[] = [];
+    const keys: KeyStagingRow[] = [];
     const kind = KEY_KIND[this.kind];
     for (const [id, { value, ordinal, position }] of this.rows) {
-      const contentHash = push(params, value);
-      keys.push(kind, id, Number.parseInt(contentHash.slice(0, 13), 16), ordinal, position);
+      const [row, contentHash] = toRow(value);
+      rows.push(row);
+      keys.push([kind, id, Number.parseInt(contentHash.slice(0, 13), 16), ordinal, position]);
     }
-    const count = this.rows.size;
     this.rows.clear();
-    return { params, keys, count };
+    return { rows, keys };
   }
 }

@@ -1,11 +1,12 @@
-// Turns validated import records into write batches (store/contract/write-batch.ts): rows already flattened into
-// the parameters of one multi-row INSERT each. Pure JavaScript with no database, so a worker thread can
-// run it while the import's thread writes the batches before (file-batches.ts).
+// Turns validated import records into write batches (store/contract/write-batch.ts): the store's typed
+// rows (contract/staging-rows.ts), a batch per INSERT. Pure JavaScript with no database, so a worker
+// thread can run it while the import's thread writes the batches before (file-batches.ts).
 import { hash } from 'node:crypto';
 import type { Indicator, Link, Threat } from '../domain.js';
 import { skippedTtpItems } from '../stix/index.js';
 import type { ImportCounts } from '../store/contract/commands.js';
 import { LINK_KIND, type RelatedReference, type WriteBatch } from '../store/contract/write-batch.js';
+import type { FeedUpsertRow, IndicatorUpsertRow, LinkStagingRow, ThreatUpsertRow } from '../store/contract/staging-rows.js';
 import { PendingRows } from './pending-rows.js';
 import type { FeedImportRecord, ImportRecord } from './record-schemas.js';
 
@@ -19,36 +20,29 @@ export interface PositionedRecord {
 
 const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
 
-// Each push writes a row in the column order of the store's table (THREAT_COLUMNS, FEED_COLUMNS,
-// INDICATOR_COLUMNS in store/contract/write-batch.ts) and returns the record's content hash.
-
-/** Pushes a threat's row; returns its content hash (as do pushFeed and pushIndicator). */
-function pushThreat(params: unknown[], t: Threat): string {
+/** A threat's row, with its content hash (as feedRow and indicatorRow). */
+function threatRow(t: Threat): [ThreatUpsertRow, string] {
   const hashed = contentHash(t);
-  params.push(
+  return [[
     t.tid, t.threat, t.category, t.risk, t.description, t.notes, t.wikisummary, t.wikireference, flagToInt(t.retired), t.stamp_added,
     t.stamp_updated, t.stamp_seen, t.stamp_retired, JSON.stringify(t.othernames), JSON.stringify(t.attributes), JSON.stringify(t.ttps),
-    JSON.stringify(t.news), JSON.stringify(t.comments), JSON.stringify(t.related), hashed, '{}', null,
-  );
-  return hashed;
+    JSON.stringify(t.news), JSON.stringify(t.comments), JSON.stringify(t.related), hashed,
+  ], hashed];
 }
 
-function pushFeed(params: unknown[], f: FeedImportRecord): string {
+function feedRow(f: FeedImportRecord): [FeedUpsertRow, string] {
   const hashed = contentHash(f);
-  params.push(
+  return [[
     f.fid, f.feed, f.organization, f.feed.toLowerCase(), f.organization.toLowerCase(), f.category, f.pricing, JSON.stringify(f.contact),
     f.website, f.schedule, f.stamp_added, f.stamp_updated, f.stamp_pulled, f.stamp_modified, f.description, f.accesslink, hashed,
-    '{}', '{}',
-  );
-  return hashed;
+  ], hashed];
 }
 
-function pushIndicator(params: unknown[], i: Indicator): string {
+function indicatorRow(i: Indicator): [IndicatorUpsertRow, string] {
   const attributes = JSON.stringify(i.attributes);
   const properties = JSON.stringify(i.properties);
   const hashed = indicatorHash(i, attributes, properties);
-  params.push(i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), attributes, properties, hashed);
-  return hashed;
+  return [[i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), attributes, properties, hashed], hashed];
 }
 
 /** The keys of a validated indicator, in the order both validators give them. */
@@ -76,9 +70,9 @@ export function contentHash(value: unknown): string {
 }
 
 /** A staged link: its kind, owner, iid, stamp, ordinal in the file and position. */
-function pushLink(params: unknown[], { link, ordinal, position }: { link: Link; ordinal: number; position: string }): void {
-  if ('fid' in link) params.push(LINK_KIND.feed, link.fid, link.iid, link.stamp_linked, ordinal, position);
-  else params.push(LINK_KIND.threat, link.tid, link.iid, link.stamp_linked, ordinal, position);
+function linkRow({ link, ordinal, position }: { link: Link; ordinal: number; position: string }): LinkStagingRow {
+  if ('fid' in link) return [LINK_KIND.feed, link.fid, link.iid, link.stamp_linked, ordinal, position];
+  return [LINK_KIND.threat, link.tid, link.iid, link.stamp_linked, ordinal, position];
 }
 
 /** A threat's lower-cased name and other names, each once: what finds it by name. */
@@ -88,8 +82,8 @@ function nameKeys(t: Threat): string[] {
 
 /**
  * Batches the records by kind, in file order within each kind. A tid, fid or iid given again must
- * come with the same content (pending-rows.ts, and import_keys in the store): the same record is written once, another one is
- * refused. Links are keyed by owner and iid, and a later stamp_linked replaces an earlier one.
+ * come with the same content (pending-rows.ts, and the store's staged keys): the same record is written once, another one
+ * is refused. Links are keyed by owner and iid, and a later stamp_linked replaces an earlier one.
  */
 export async function* prepareBatches(records: AsyncIterable<readonly PositionedRecord[]>): AsyncGenerator<WriteBatch> {
   const read: ImportCounts = { threats: 0, feeds: 0, indicators: 0, links: 0 };
@@ -106,18 +100,16 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
 
   function threatBatch(): WriteBatch {
     const names: [number, string[]][] = [];
-    const rows = threats.take((params, t) => {
+    const rows = threats.take((t) => {
       names.push([t.tid, nameKeys(t)]);
-      return pushThreat(params, t);
+      return threatRow(t);
     });
     return { kind: 'threats', ...rows, records: ordinal, names };
   }
-  const feedBatch = (): WriteBatch => ({ kind: 'feeds', ...feeds.take(pushFeed), records: ordinal });
-  const indicatorBatch = (): WriteBatch => ({ kind: 'indicators', ...indicators.take(pushIndicator), records: ordinal });
+  const feedBatch = (): WriteBatch => ({ kind: 'feeds', ...feeds.take(feedRow), records: ordinal });
+  const indicatorBatch = (): WriteBatch => ({ kind: 'indicators', ...indicators.take(indicatorRow), records: ordinal });
   function linkBatch(): WriteBatch {
-    const params: unknown[] = [];
-    for (const value of links.values()) pushLink(params, value);
-    const batch: WriteBatch = { kind: 'links', params, count: links.size, records: ordinal };
+    const batch: WriteBatch = { kind: 'links', rows: [...links.values()].map(linkRow), records: ordinal };
     links.clear();
     return batch;
   }

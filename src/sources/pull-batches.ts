@@ -4,6 +4,9 @@ import type { Logger } from '../logger.js';
 import { RISK_RANKS, type PullPlan } from '../store/contract/commands.js';
 import { REJECTIONS_KEPT } from '../store/contract/runs.js';
 import { ATTRIBUTE_LIMITS, type WriteBatch } from '../store/contract/write-batch.js';
+import type {
+  RefThreatStagingRow, ThreatDefStagingRow, ValueAttributeStagingRow, ValueRefStagingRow, ValueStagingRow, ValueThreatStagingRow, WithdrawnStagingRow,
+} from '../store/contract/staging-rows.js';
 import type { Allowlist } from './allowlist.js';
 import { withoutControlCharacters } from './control-characters.js';
 import type { PullRead } from './open-source.js';
@@ -20,7 +23,7 @@ export interface RowTally {
   skipped: number;
 }
 
-/** Rows per staged INSERT: four columns each, far below SQLite's parameter limit. */
+/** Rows per staged INSERT: a few columns each, far below SQLite's parameter limit. */
 const BATCH_ROWS = 500;
 /** Rejected values whose reasons are logged, per pull: enough to see the pattern, not a flood. */
 const LOGGED_REJECTIONS = 5;
@@ -88,44 +91,39 @@ export async function* pullBatches(
 ): AsyncGenerator<WriteBatch> {
   const sourceRisk = RISK_RANKS.indexOf(source.risk === 'retired' ? 'unknown' : source.risk);
   let ordinal = 0;
-  let params: unknown[] = [];
-  let threats: unknown[] = [];
-  let refs: unknown[] = [];
-  let count = 0;
+  let values: ValueStagingRow[] = [];
+  let threats: ValueThreatStagingRow[] = [];
+  let refs: ValueRefStagingRow[] = [];
   // Values the source withdrew (FeedBatch `withdrawn`): staged apart, they never list anything.
-  let withdrawn: unknown[] = [];
+  let withdrawn: WithdrawnStagingRow[] = [];
   let withdrawnRows = 0;
   // What the rows' columns said, a staged row per entry that said something, in the source's order.
-  let attributes: unknown[] = [];
+  let attributes: ValueAttributeStagingRow[] = [];
   let attributeRows = 0;
   let rowsRead = 0;
   // Threats that upstream objects indicate, by object: a relation each, and each threat described once.
-  let relations: unknown[] = [];
-  let defs: unknown[] = [];
+  let relations: RefThreatStagingRow[] = [];
+  let defs: ThreatDefStagingRow[] = [];
   const described = new Set<string>();
-  // Where each value of the batch has its risk in params: PostgreSQL refuses an INSERT ... ON CONFLICT DO
-  // UPDATE that meets the same key twice, so a value listed twice within a batch is staged once.
-  let staged = new Map<string, number>();
+  // Each value of the batch once, by type and value: a value listed twice within a batch is staged
+  // once, with the higher of its risks, as the store keeps one across batches.
+  let staged = new Map<string, ValueStagingRow>();
   const reasons: string[] = [];
   // The run's first rejected values (DESIGN 11: `why` tells a value a pull rejected).
   const rejections = plan.run.rejections;
   const skips: string[] = [];
   const flush = (): WriteBatch => {
-    const batch: WriteBatch = {
-      kind: 'values', params, count, threats, threatCount: threats.length / 3, refs, refCount: refs.length / 3, withdrawn, withdrawnCount: withdrawn.length / 2,
-      attributes, attributeCount: attributes.length / 4, records: rowsRead,
-    };
-    params = [];
+    const batch: WriteBatch = { kind: 'values', values, threats, refs, withdrawn, attributes, records: rowsRead };
+    values = [];
     threats = [];
     refs = [];
     withdrawn = [];
     attributes = [];
-    count = 0;
     staged = new Map();
     return batch;
   };
   const flushRelations = (): WriteBatch => {
-    const batch: WriteBatch = { kind: 'relations', rows: relations, count: relations.length / 2, defs, defCount: defs.length / 4, records: rowsRead };
+    const batch: WriteBatch = { kind: 'relations', refThreats: relations, threatDefs: defs, records: rowsRead };
     relations = [];
     defs = [];
     return batch;
@@ -157,47 +155,46 @@ export async function* pullBatches(
     for (const { ref, threat } of batch.relations ?? []) {
       const name = withoutControlCharacters(threat.name).trim();
       if (name === '' || name.length > MAX_THREAT_NAME) continue;
-      relations.push(ref, name);
+      relations.push([ref, name]);
       const key = name.toLowerCase();
       if (!described.has(key)) {
         described.add(key);
         const aliases = threat.aliases.map((a) => withoutControlCharacters(a).trim()).filter((a) => a !== '' && a.length <= MAX_THREAT_NAME);
-        defs.push(key, name, threat.category, JSON.stringify(aliases));
+        defs.push([key, name, threat.category, JSON.stringify(aliases)]);
       }
-      if (relations.length >= BATCH_ROWS * 2) yield flushRelations();
+      if (relations.length >= BATCH_ROWS) yield flushRelations();
     }
     for (const entry of batch.withdrawn ?? []) {
       const normalized = accepted(entry);
       if (normalized === undefined) continue;
-      withdrawn.push(normalized.type, normalized.value);
+      withdrawn.push([normalized.type, normalized.value]);
       withdrawnRows++;
-      if (withdrawn.length / 2 >= BATCH_ROWS) yield flush();
+      if (withdrawn.length >= BATCH_ROWS) yield flush();
     }
     for (const entry of batch.entries) {
       const normalized = accepted(entry);
       if (normalized === undefined) continue;
       const risk = rowRisk(entry.risk, sourceRisk);
       const key = `${normalized.type} ${normalized.value}`;
-      const at = staged.get(key);
-      if (at === undefined) {
-        staged.set(key, params.length + 2);
-        params.push(normalized.type, normalized.value, risk, ++ordinal);
-        count++;
-      } else if (risk > (params[at] as number)) {
-        // As VALUE_STAGING does across batches: the first place, the higher risk.
-        params[at] = risk;
+      const row = staged.get(key);
+      if (row === undefined) {
+        const value: ValueStagingRow = [normalized.type, normalized.value, risk, ++ordinal];
+        staged.set(key, value);
+        values.push(value);
+      } else if (risk > row[2]) {
+        row[2] = risk;
       }
       const threat = entry.threat === undefined ? undefined : withoutControlCharacters(entry.threat).trim();
-      if (threat && threat.length <= MAX_THREAT_NAME) threats.push(normalized.type, normalized.value, threat);
-      if (entry.ref !== undefined) refs.push(entry.ref, normalized.type, normalized.value);
+      if (threat && threat.length <= MAX_THREAT_NAME) threats.push([normalized.type, normalized.value, threat]);
+      if (entry.ref !== undefined) refs.push([entry.ref, normalized.type, normalized.value]);
       const said = keptAttributes(entry.attributes);
-      if (said !== undefined) attributes.push(normalized.type, normalized.value, ++attributeRows, said);
+      if (said !== undefined) attributes.push([normalized.type, normalized.value, ++attributeRows, said]);
       // A value listed again and again adds no value row, but may add attribute rows: those are bounded too.
-      if (count >= BATCH_ROWS || attributes.length / 4 >= BATCH_ROWS) yield flush();
+      if (values.length >= BATCH_ROWS || attributes.length >= BATCH_ROWS) yield flush();
     }
     if (!read.prefetched) deps.onProgress?.(rowsRead);
   }
-  if (count > 0 || withdrawn.length > 0 || attributes.length > 0) yield flush();
+  if (values.length > 0 || withdrawn.length > 0 || attributes.length > 0) yield flush();
   if (relations.length > 0) yield flushRelations();
   // A withdrawn row is a value the source still reads out, as retired: upstream retirements are no outage.
   read.check?.({ accepted: ordinal + withdrawnRows, rejected: tally.rejected, skipped: tally.skipped });

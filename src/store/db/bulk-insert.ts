@@ -40,3 +40,35 @@ export async function bulkInsertRows<R = unknown>(db: Kysely<any>, dialect: Dial
   const result = await db.executeQuery<R>(CompiledQuery.raw(bulkInsertText(dialect, spec, count), params));
   return result.rows;
 }
+
+/**
+ * A table a write fills with typed rows (contract/staging-rows.ts): the column each element of a row
+ * goes to, in the row's order (the type holds the two to one length), and the columns every row
+ * fills with the same value after its own (aggregates a later stage computes).
+ */
+export interface RowTable<Row extends readonly unknown[]> {
+  table: string;
+  columns: { readonly [K in keyof Row]: string };
+  fixed?: Readonly<Record<string, string | null>>;
+  tail: string;
+}
+
+/** Inserts the rows into their table in one statement; returns what its tail returns. */
+export async function insertRows<Row extends readonly unknown[], R = unknown>(
+  db: Kysely<any>, dialect: Dialect, table: RowTable<Row>, rows: readonly Row[],
+): Promise<R[]> {
+  if (rows.length === 0) return [];
+  const columns: readonly string[] = table.columns;
+  const fixedColumns = table.fixed === undefined ? [] : Object.keys(table.fixed);
+  const fixedValues = table.fixed === undefined ? [] : Object.values(table.fixed);
+  const width = columns.length + fixedValues.length;
+  const params: unknown[] = new Array(rows.length * width);
+  let at = 0;
+  for (const row of rows) {
+    if (row.length !== columns.length) throw new Error(`insert into ${table.table}: a row of ${row.length} values for ${columns.length} columns`);
+    for (let c = 0; c < row.length; c++) params[at++] = row[c];
+    for (let c = 0; c < fixedValues.length; c++) params[at++] = fixedValues[c];
+  }
+  const spec: BulkInsert = { table: table.table, columns: [...columns, ...fixedColumns], tail: table.tail };
+  return bulkInsertRows<R>(db, dialect, spec, params, rows.length);
+}

@@ -5,7 +5,8 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { ImportError } from '../../errors.js';
 import type { Database } from '../db/schema.js';
-import { INDICATOR_COLUMNS, LINK_KIND } from '../contract/write-batch.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import type { IndicatorUpsertRow } from '../contract/staging-rows.js';
 import { staged, type ChangeTables } from './temp-tables.js';
 
 export { LINK_KIND };
@@ -105,22 +106,15 @@ export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1, fresh: 
  * 0): the aggregates take an indicator's earlier contribution away from its feeds and threats
  * before adding its new one (value-counts.ts).
  */
-const IID_AT = INDICATOR_COLUMNS.indexOf('iid');
-const VALUE_AT = INDICATOR_COLUMNS.indexOf('value');
-const TYPE_AT = INDICATOR_COLUMNS.indexOf('type');
-const HASH_AT = INDICATOR_COLUMNS.indexOf('content_hash');
 
 /**
- * Keeps the current rows of the indicators in an upsert batch (write-batch.ts: `count` rows of
- * INDICATOR_COLUMNS) that the batch changes (another content hash: the upsert's own test), marking
- * those whose type or value changes. A batch that changes nothing (a re-import) reads the hashes alone.
+ * Keeps the current rows of the indicators in an upsert batch that the batch changes (another
+ * content hash: the upsert's own test), marking those whose type or value changes. A batch that
+ * changes nothing (a re-import) reads the hashes alone.
  */
-export async function keepReplacedIndicators(trx: Transaction<Database>, params: readonly unknown[], count: number): Promise<void> {
-  const width = INDICATOR_COLUMNS.length;
-  const incoming = new Map<number, { pattern: string; hash: unknown }>();
-  for (let at = 0; at < count * width; at += width) {
-    incoming.set(Number(params[at + IID_AT]), { pattern: `${params[at + TYPE_AT]}\u0000${params[at + VALUE_AT]}`, hash: params[at + HASH_AT] });
-  }
+export async function keepReplacedIndicators(trx: Transaction<Database>, batch: readonly IndicatorUpsertRow[]): Promise<void> {
+  const incoming = new Map<number, { pattern: string; hash: string }>();
+  for (const [iid, value, type, , , , , , , , hash] of batch) incoming.set(iid, { pattern: `${type}\u0000${value}`, hash });
   if (incoming.size === 0) return;
   const { rows } = await sql<{ iid: number; type: string; value: string; content_hash: string }>`
     select iid, type, value, content_hash from indicators where iid in (${sql.join([...incoming.keys()])})`.execute(trx);

@@ -11,7 +11,7 @@ import { applyFeedDelete } from './feed-delete.js';
 import type { Dialect } from '../db/dialect.js';
 import { withoutIndexes } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { bulkInsertRows } from '../db/bulk-insert.js';
+import { insertRows, type RowTable } from '../db/bulk-insert.js';
 import type { WriteBatch } from '../contract/write-batch.js';
 import { KEY_STAGING, LINK_STAGING, UPSERTS } from './record-upserts.js';
 import { checkKeyConflicts, checkRelatedTargets } from './record-checks.js';
@@ -22,9 +22,10 @@ import { checkLinkTargets, countChanged, keepReplacedIndicators, LINK_KIND, move
 import { createChangeTables, dropChangeTables, dropPullTables } from './temp-tables.js';
 
 /** Upserts one batch of rows; returns the keys actually inserted or changed. */
-async function upsert(trx: Transaction<Database>, dialect: Dialect, table: keyof typeof UPSERTS, batch: { params: unknown[]; count: number }): Promise<number[]> {
-  const { spec, key } = UPSERTS[table];
-  const result = await bulkInsertRows<Record<string, unknown>>(trx, dialect, spec, batch.params, batch.count);
+async function upsert<Row extends readonly unknown[]>(
+  trx: Transaction<Database>, dialect: Dialect, { table, key }: { table: RowTable<Row>; key: string }, rows: readonly Row[],
+): Promise<number[]> {
+  const result = await insertRows<Row, Record<string, unknown>>(trx, dialect, table, rows);
   return result.map((r) => Number(r[key]));
 }
 
@@ -41,17 +42,17 @@ async function writeBatch(
 ): Promise<void> {
   if (batch.kind === 'values') {
     if (command.kind !== 'pull') throw new Error('pulled values came without their pull');
-    await bulkInsertRows(trx, dialect, VALUE_STAGING, batch.params, batch.count);
-    await bulkInsertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats, batch.threatCount);
-    if (batch.refs !== undefined) await bulkInsertRows(trx, dialect, VALUE_REF_STAGING, batch.refs, batch.refCount ?? 0);
-    if (batch.withdrawn !== undefined) await bulkInsertRows(trx, dialect, WITHDRAWN_STAGING, batch.withdrawn, batch.withdrawnCount ?? 0);
-    if (batch.attributes !== undefined) await bulkInsertRows(trx, dialect, VALUE_ATTRIBUTE_STAGING, batch.attributes, batch.attributeCount ?? 0);
+    await insertRows(trx, dialect, VALUE_STAGING, batch.values);
+    await insertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats);
+    await insertRows(trx, dialect, VALUE_REF_STAGING, batch.refs);
+    await insertRows(trx, dialect, WITHDRAWN_STAGING, batch.withdrawn);
+    await insertRows(trx, dialect, VALUE_ATTRIBUTE_STAGING, batch.attributes);
     return;
   }
   if (batch.kind === 'relations') {
     if (command.kind !== 'pull') throw new Error('pulled relations came without their pull');
-    await bulkInsertRows(trx, dialect, REF_THREAT_STAGING, batch.rows, batch.count);
-    await bulkInsertRows(trx, dialect, THREAT_DEF_STAGING, batch.defs, batch.defCount);
+    await insertRows(trx, dialect, REF_THREAT_STAGING, batch.refThreats);
+    await insertRows(trx, dialect, THREAT_DEF_STAGING, batch.threatDefs);
     return;
   }
   if (batch.kind === 'end') {
@@ -67,11 +68,11 @@ async function writeBatch(
 }
 
 /** Writes one batch of records or links. */
-async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Exclude<WriteBatch, { kind: 'pull' | 'values' | 'relations' | 'sources' | 'lifecycle' | 'threat-state' | 'end' }>, fresh: boolean): Promise<void> {
-  if (batch.kind !== 'links') await bulkInsertRows(trx, dialect, KEY_STAGING, batch.keys, batch.count);
+async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Extract<WriteBatch, { kind: 'threats' | 'feeds' | 'indicators' | 'links' }>, fresh: boolean): Promise<void> {
+  if (batch.kind !== 'links') await insertRows(trx, dialect, KEY_STAGING, batch.keys);
   switch (batch.kind) {
     case 'threats': {
-      const changed = await upsert(trx, dialect, 'threats', batch);
+      const changed = await upsert(trx, dialect, UPSERTS.threats, batch.rows);
       if (changed.length === 0) return undefined;
       await noteChanged(trx, 'changed_threats', changed);
       await trx.deleteFrom('threat_names').where('tid', 'in', changed).execute();
@@ -81,16 +82,16 @@ async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Ex
       return undefined;
     }
     case 'feeds':
-      await noteChanged(trx, 'changed_feeds', await upsert(trx, dialect, 'feeds', batch));
+      await noteChanged(trx, 'changed_feeds', await upsert(trx, dialect, UPSERTS.feeds, batch.rows));
       return undefined;
     case 'indicators':
       // Into a fresh store nothing is replaced; elsewhere the rows an upsert changes in type or
       // value are kept first, for the revoked version of an indicator that loses its pattern.
-      if (!fresh) await keepReplacedIndicators(trx, batch.params, batch.count);
-      await noteChanged(trx, 'changed_indicators', await upsert(trx, dialect, 'indicators', batch));
+      if (!fresh) await keepReplacedIndicators(trx, batch.rows);
+      await noteChanged(trx, 'changed_indicators', await upsert(trx, dialect, UPSERTS.indicators, batch.rows));
       return undefined;
     case 'links':
-      await bulkInsertRows(trx, dialect, LINK_STAGING, batch.params, batch.count);
+      await insertRows(trx, dialect, LINK_STAGING, batch.rows);
       return undefined;
   }
 }

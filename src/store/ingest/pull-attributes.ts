@@ -2,7 +2,8 @@
 // merged into their indicators' `attributes` in the pull's transaction: staged with the values, read
 // once in iid order at the pull's end, and written back in one UPDATE for those that changed.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { BulkInsert } from '../db/bulk-insert.js';
+import type { RowTable } from '../db/bulk-insert.js';
+import type { ValueAttributeStagingRow } from '../contract/staging-rows.js';
 import type { Database } from '../db/schema.js';
 import { ATTRIBUTE_LIMITS } from '../contract/write-batch.js';
 import { keepIndicatorRows } from './change-set.js';
@@ -12,7 +13,7 @@ import { keepIndicatorRows } from './change-set.js';
  * the attributes as JSON text (`{"port": ["443"]}`, sources/pull-batches.ts keeps them within
  * ATTRIBUTE_LIMITS); a value may come many times. Appended to a table without a key, as pull_rows is.
  */
-export const VALUE_ATTRIBUTE_STAGING: BulkInsert = {
+export const VALUE_ATTRIBUTE_STAGING: RowTable<ValueAttributeStagingRow> = {
   table: 'pull_attributes',
   columns: ['type', 'value', 'seq', 'attributes'],
   tail: '',

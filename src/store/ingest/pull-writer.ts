@@ -2,7 +2,10 @@
 // staged by ingest.ts, become indicators, links, listings, risks and sightings here, in the
 // import's transaction; aggregates and STIX versions then follow as for any write (apply.ts).
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { BulkInsert } from '../db/bulk-insert.js';
+import type { RowTable } from '../db/bulk-insert.js';
+import type {
+  RefThreatStagingRow, ThreatDefStagingRow, ValueRefStagingRow, ValueStagingRow, ValueThreatStagingRow, WithdrawnStagingRow,
+} from '../contract/staging-rows.js';
 import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { keepIndicatorRows, noteChanged } from './change-set.js';
@@ -18,7 +21,7 @@ import { checkChurn, churnOf } from './pull-churn.js';
 export { VALUE_ATTRIBUTE_STAGING } from './pull-attributes.js';
 
 /** A staged value row: type, normalized value, risk rank (RISK_RANKS) and its place in the source; a value may repeat. */
-export const VALUE_STAGING: BulkInsert = {
+export const VALUE_STAGING: RowTable<ValueStagingRow> = {
   table: 'pull_rows',
   columns: ['type', 'value', 'risk', 'ordinal'],
   // A value listed twice keeps its first place and the higher of its risks.
@@ -27,7 +30,7 @@ export const VALUE_STAGING: BulkInsert = {
   tail: '',
 };
 
-export const VALUE_THREAT_STAGING: BulkInsert = {
+export const VALUE_THREAT_STAGING: RowTable<ValueThreatStagingRow> = {
   table: 'pull_value_threats',
   columns: ['type', 'value', 'name'],
   tail: 'on conflict do nothing',
@@ -39,28 +42,28 @@ export const VALUE_THREAT_STAGING: BulkInsert = {
  * key on upstream ids, which come in no order, would have each batch touch hundreds of its pages,
  * each written again to the statement journal (bench/README.md, mirror).
  */
-export const VALUE_REF_STAGING: BulkInsert = {
+export const VALUE_REF_STAGING: RowTable<ValueRefStagingRow> = {
   table: 'pull_value_refs',
   columns: ['ref', 'type', 'value'],
   tail: '',
 };
 
 /** An upstream object indicates a threat, by name: its values are linked to it (joined at the pull's end); a pair may repeat. */
-export const REF_THREAT_STAGING: BulkInsert = {
+export const REF_THREAT_STAGING: RowTable<RefThreatStagingRow> = {
   table: 'pull_ref_threats',
   columns: ['ref', 'name'],
   tail: '',
 };
 
 /** A threat the source describes: the category and other names a threat created for it gets. */
-export const THREAT_DEF_STAGING: BulkInsert = {
+export const THREAT_DEF_STAGING: RowTable<ThreatDefStagingRow> = {
   table: 'pull_threat_defs',
   columns: ['name_key', 'name', 'category', 'aliases'],
   tail: 'on conflict (name_key) do nothing',
 };
 
 /** A value the source withdrew (FeedBatch `withdrawn`): type and normalized value; a value may repeat. */
-export const WITHDRAWN_STAGING: BulkInsert = {
+export const WITHDRAWN_STAGING: RowTable<WithdrawnStagingRow> = {
   table: 'pull_withdrawn',
   columns: ['type', 'value'],
   tail: '',

@@ -1,11 +1,11 @@
 // A threat a write creates from a name alone (a pull naming a threat no record has): its row in the
-// columns a file's threats fill (contract/write-batch.ts), so the two cannot drift apart.
+// columns a file's threats fill (record-upserts.ts), so the two cannot drift apart.
 import type { Insertable } from 'kysely';
-import type { THREAT_COLUMNS } from '../contract/write-batch.js';
+import type { THREAT_COLUMNS, THREAT_COMPUTED } from './record-upserts.js';
 import type { ThreatTable } from '../db/schema.js';
 
 /** Every column a file's threat fills, typed as the table takes it. */
-export type ThreatRow = Required<Pick<Insertable<ThreatTable>, (typeof THREAT_COLUMNS)[number]>>;
+export type ThreatRow = Required<Pick<Insertable<ThreatTable>, (typeof THREAT_COLUMNS)[number] | keyof typeof THREAT_COMPUTED>>;
 
 /** What a pull knows of a threat it creates: its name, category, other names and risk (the source's). */
 export interface NewThreat {
@@ -17,7 +17,7 @@ export interface NewThreat {
 
 /**
  * A new threat's row: what the pull knows of it, seen at `at`, nothing else known. Active (`retired`
- * 0, issue 33): a source that names a threat has just observed it (spec section 3).
+ * 0): a source that names a threat has just observed it (spec section 3).
  */
 export function newThreatRow(tid: number, threat: NewThreat, at: string): ThreatRow {
   return {
