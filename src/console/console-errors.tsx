@@ -6,7 +6,7 @@ import { createStoreUnavailableMapper } from '../http/store-unavailable.js';
 import type { Logger } from '../logger.js';
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { Notice, Page } from './layout.js';
-import { sendPage } from './render.js';
+import { sendPage, setPageHeaders } from './render.js';
 
 export const consoleNotFound: RequestHandler = (_req, _res, next) => next(new NotFoundError('There is no such page in the console.'));
 
@@ -47,6 +47,8 @@ export function createConsoleErrorRenderer(logger: Logger): ErrorRequestHandler 
         logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? error.stack : String(error) });
       }
     }
+    // An asset's error (a file not there) skips the router's page headers: an error page sets them itself.
+    setPageHeaders(res);
     const ctx = res.locals.page as PageContext | undefined;
     sendPage(
       res,

@@ -1,9 +1,7 @@
 // The console's document: head, skip link, navigation and logout, the page's heading and content; and the pieces every page's forms share.
 import type { ComponentChildren } from 'preact';
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
-
-/** The name of the hidden field that carries a form's CSRF token; the session checks it on every POST but the login. */
-export const CSRF_FIELD = '_csrf';
+import { CSRF_FIELD } from './session-cookie.js';
 
 /** The session's CSRF token as a hidden field: put one in every form that posts. */
 export function CsrfField({ ctx }: { ctx: PageContext }) {

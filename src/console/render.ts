@@ -23,8 +23,11 @@ export function setPageHeaders(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
 }
 
-/** Renders `page` (a whole document, Page from layout.tsx) and sends it as UTF-8 HTML. */
+/**
+ * Renders `page` (a whole document, Page from layout.tsx) and sends it as UTF-8 HTML. The console's
+ * headers are already on the response: the router sets them before every route but the assets, and
+ * the error renderer for an asset's error.
+ */
 export function sendPage(res: Response, page: VNode, status = 200): void {
-  setPageHeaders(res);
   res.status(status).type('text/html; charset=utf-8').send(`<!DOCTYPE html>\n${render(page)}`);
 }

@@ -5,6 +5,9 @@ import { CONSOLE_ROOT } from './console-deps.js';
 
 export const SESSION_COOKIE = 'tg_console';
 
+/** The name of the hidden field that carries a form's CSRF token; the session checks it on every POST but the login. */
+export const CSRF_FIELD = '_csrf';
+
 /** 32 random bytes, base64url: 43 characters, 256 bits, as API keys are. */
 const SID_BYTES = 32;
 const SID_SHAPE = /^[A-Za-z0-9_-]{43}$/;

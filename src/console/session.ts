@@ -3,8 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ForbiddenError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { CONSOLE_PATHS, CONSOLE_ROOT, type PageContext } from './console-deps.js';
-import { CSRF_FIELD } from './layout.js';
-import { csrfToken, csrfTokenMatches, sessionIdFromCookies, sessionIdHash } from './session-cookie.js';
+import { CSRF_FIELD, csrfToken, csrfTokenMatches, sessionIdFromCookies, sessionIdHash } from './session-cookie.js';
 
 /** A signed-in request's session: its id (for the CSRF token and logout) and its admin key's id. */
 export interface SignedIn {
@@ -50,8 +49,8 @@ export function createConsoleSessions(store: Store, now: () => number): ConsoleS
     const session = signedInOf(res);
     if (session === undefined) {
       // Only a page a GET asked for is worth coming back to; a form posted with an ended session is not re-sent.
-      const next = req.method === 'GET' ? consolePath(req.originalUrl) : undefined;
-      res.redirect(303, next === undefined || next === CONSOLE_PATHS.feeds ? CONSOLE_PATHS.login : `${CONSOLE_PATHS.login}?next=${encodeURIComponent(next)}`);
+      const back = req.method === 'GET' ? consolePath(req.originalUrl) : undefined;
+      res.redirect(303, back === undefined || back === CONSOLE_PATHS.feeds ? CONSOLE_PATHS.login : `${CONSOLE_PATHS.login}?next=${encodeURIComponent(back)}`);
       return;
     }
     res.locals.page = { csrf: csrfToken(session.sid, await readSecret()), keyId: session.keyId, path: pathOf(req.originalUrl) } satisfies PageContext;

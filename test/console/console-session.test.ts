@@ -201,6 +201,9 @@ for (const backend of storeBackends()) {
         assert.match(js.headers['content-type'] ?? '', /javascript/);
         const missing = await request(world.app).get('/console/assets/nothing.css').expect(404);
         assert.match(missing.text, /<title>Not found · threatgate console<\/title>/);
+        assert.equal(missing.headers['content-security-policy'], CONSOLE_CSP);
+        assert.equal(missing.headers['cache-control'], 'no-store');
+        assert.equal(missing.headers['referrer-policy'], 'same-origin');
       });
 
       it('an unknown console path, signed in › an HTML 404 with the navigation and the CSP', async () => {
