@@ -1,12 +1,15 @@
 // createApp: the HTTP application, built from its collaborators with no I/O of its own.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
+import { adminOpenApi } from './admin/admin-operations.js';
 import { createAdminRouter } from './admin/admin-router.js';
 import { findAdminKey } from './admin/admin-auth.js';
 import { createApiSurface } from './api/api-router.js';
+import { lookupOpenApi } from './api/lookup-operations.js';
 import { createKeyAuthenticators } from './auth/authenticate-key.js';
 import { createApiErrorRenderer, notFoundRoute } from './api/api-errors.js';
 import { createConsoleRouter } from './console/console-router.js';
+import { exportOpenApi } from './export/export-operations.js';
 import { createExportSurface } from './export/export-router.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -25,6 +28,7 @@ import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limi
 import { findClient } from './plans/request-client.js';
 import type { Store } from './store/store.js';
 import { createTaxiiSurface } from './taxii/taxii-router.js';
+import { taxiiOpenApi } from './taxii/taxii-operations.js';
 
 /** The app's collaborators; `config` is the first argument of createApp. */
 export interface AppDeps {
@@ -131,7 +135,7 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
 
   app.use(createHealthRoutes(store, deps.pullerStatus));
   if (metrics) addMetricsRoute(app, metrics, logger);
-  app.use(createOpenApiRoute(config));
+  app.use(createOpenApiRoute(config, [lookupOpenApi(config), taxiiOpenApi(config), exportOpenApi(config), adminOpenApi()]));
   app.use('/api', api.router);
   app.use('/taxii2', taxii.router);
   app.use('/export', exportLists.router);

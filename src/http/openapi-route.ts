@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Router } from 'express';
 import type { Config } from '../config.js';
 import { methodNotAllowed } from './method-guard.js';
+import type { OpenApiSurface } from './openapi-declarations.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { prettyParam } from './query-params.js';
 import { sendJsonText, serialize } from './send-json.js';
@@ -17,8 +18,9 @@ function packageVersion(): string {
   }
 }
 
-export function createOpenApiRoute(config: Config): Router {
-  const document = buildOpenApiDocument(config, packageVersion());
+/** `surfaces`: each mounted surface's declarations (the probes' are added here). */
+export function createOpenApiRoute(config: Config, surfaces: readonly OpenApiSurface[]): Router {
+  const document = buildOpenApiDocument(config, packageVersion(), surfaces);
   const bodies = { compact: Buffer.from(serialize(document, false), 'utf8'), pretty: Buffer.from(serialize(document, true), 'utf8') };
   const router = Router();
   router
