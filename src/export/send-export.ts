@@ -36,11 +36,13 @@ export function exportOptions(req: Request, format: ExportFormat): ExportOptions
 }
 
 /**
- * gzip runs on libuv's thread pool, a buffer of output at a time (chunkSize, 16 KB by default, a
- * twentieth of a page of CSV), each round trip through the main thread: with room for a few pages
- * in front of it and one round trip a page, it compresses a page while the next is read. Level 4
- * (zlib's default is 6) halves the compression's CPU for a body 4-7% larger; a firewall polls the
- * same list every few minutes (bench/README.md, exports).
+ * gzip runs on libuv's thread pool, one output buffer (chunkSize) at a time, each a round trip
+ * through the main thread. zlib's default buffer is small beside a page of CSV; a buffer about a
+ * page long, with room for a few pages in front of it, makes one round trip a page, so a page is
+ * compressed while the next is read. Level 4 rather than zlib's default 6: much less CPU for a body
+ * only a little larger, and a firewall polls the same list every few minutes, so the server's CPU
+ * counts for more than the bytes. The export bench (bench/export-bench.ts, `npm run bench:export`)
+ * measures both; its figures are in bench/README.md, "Exports".
  */
 const GZIP_OPTIONS = { level: 4, writableHighWaterMark: 1 << 20, chunkSize: 256 * 1024 };
 
