@@ -3,7 +3,7 @@
 // prom-client themselves. Every label takes its values from a bounded set: route templates, plan and
 // window names, feed ids; never a raw URL, key or client address.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RequestTally } from './request-tally.js';
+import { RequestTally, type AnsweredPath } from './request-tally.js';
 
 /** How one background pull ended: `not_modified` is a success that found the source unchanged. */
 export type PullOutcomeLabel = 'ok' | 'not_modified' | 'failed';
@@ -47,8 +47,8 @@ export interface CacheCounter {
 
 export interface Metrics {
   readonly registry: Registry;
-  /** One finished request: its route template (see routeLabel), method, status and duration. */
-  request(route: string, method: string, status: number, seconds: number): void;
+  /** One finished request: its route template (see routeLabel), method, status, duration, and which way it was answered (the fast path or Express). */
+  request(route: string, method: string, status: number, seconds: number, path?: AnsweredPath): void;
   /** A request refused with 429 by the plan's limit over `window` (second, day, month). */
   rateLimited(plan: string, window: string): void;
   /** A failed authentication: a malformed, unknown or revoked key (401). */
@@ -93,8 +93,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const tally = new RequestTally(REQUEST_BUCKETS);
   new Counter({
     name: 'threatgate_http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
+    help: 'HTTP requests answered, by route template, method, status and path (fast: the fast path, express: Express\'s router).',
+    labelNames: ['route', 'method', 'status', 'path'] as const,
     registers,
     collect() {
       tally.fill(this);
@@ -208,8 +208,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   return {
     registry,
     contentType: registry.contentType,
-    request(route, method, status, seconds) {
-      tally.add(route, method, status, seconds);
+    request(route, method, status, seconds, path) {
+      tally.add(route, method, status, seconds, path);
     },
     rateLimited(plan, window) {
       limited.inc({ plan, window });

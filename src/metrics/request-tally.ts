@@ -7,8 +7,12 @@ const METHOD_NAMES = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'
 const METHOD_INDEX = new Map<string, number>(METHOD_NAMES.map((name, i) => [name, i]));
 const OTHER_METHOD = METHOD_NAMES.length - 1;
 
+/** Which way a request was answered: the `path` label (the fast path, or Express's stack). */
+export type AnsweredPath = 'fast' | 'express';
+const PATH_NAMES = ['express', 'fast'] as const;
+
 interface RouteTally {
-  /** Requests by method and status: the key is method index × 1000 + status. */
+  /** Requests by path, method and status: the key is path index × 100,000 + method index × 1000 + status. */
   answers: Map<number, number>;
   /** Per bucket of `bounds`, the requests that took at most that long and more than the previous bound. */
   buckets: number[];
@@ -22,13 +26,13 @@ export class RequestTally {
 
   constructor(readonly bounds: readonly number[]) {}
 
-  add(route: string, method: string, status: number, seconds: number): void {
+  add(route: string, method: string, status: number, seconds: number, path: AnsweredPath = 'express'): void {
     let tally = this.routes.get(route);
     if (tally === undefined) {
       tally = { answers: new Map(), buckets: this.bounds.map(() => 0), sum: 0, count: 0 };
       this.routes.set(route, tally);
     }
-    const key = (METHOD_INDEX.get(method) ?? OTHER_METHOD) * 1000 + status;
+    const key = (path === 'fast' ? 100_000 : 0) + (METHOD_INDEX.get(method) ?? OTHER_METHOD) * 1000 + status;
     tally.answers.set(key, (tally.answers.get(key) ?? 0) + 1);
     const { bounds } = this;
     let i = 0;
@@ -38,12 +42,12 @@ export class RequestTally {
     tally.count++;
   }
 
-  /** Sets `counter` (labels route, method, status) to the counts. */
-  fill(counter: Counter<'route' | 'method' | 'status'>): void {
+  /** Sets `counter` (labels route, method, status, path) to the counts. */
+  fill(counter: Counter<'route' | 'method' | 'status' | 'path'>): void {
     counter.reset();
     for (const [route, tally] of this.routes) {
       for (const [key, n] of tally.answers) {
-        counter.inc({ route, method: METHOD_NAMES[Math.floor(key / 1000)]!, status: String(key % 1000) }, n);
+        counter.inc({ route, method: METHOD_NAMES[Math.floor(key / 1000) % 100]!, status: String(key % 1000), path: PATH_NAMES[Math.floor(key / 100_000)]! }, n);
       }
     }
   }

@@ -8,25 +8,27 @@ import { parsePrometheusText, sampleValue, samplesOf } from '../helpers/promethe
 
 function registryOf(tally: RequestTally): Registry {
   const registry = new Registry();
-  new Counter({ name: 'req_total', help: 'r', labelNames: ['route', 'method', 'status'] as const, registers: [registry], collect() { tally.fill(this); } });
+  new Counter({ name: 'req_total', help: 'r', labelNames: ['route', 'method', 'status', 'path'] as const, registers: [registry], collect() { tally.fill(this); } });
   registry.registerMetric(tally.histogram('req_seconds', 'd'));
   return registry;
 }
 
 describe('RequestTally', () => {
-  it('counts by route, method and status, any other method as "other"', async () => {
+  it('counts by route, method, status and path, any other method as "other"', async () => {
     const tally = new RequestTally([0.01, 0.1]);
     tally.add('/a', 'GET', 200, 0.001);
     tally.add('/a', 'GET', 200, 0.002);
     tally.add('/a', 'HEAD', 200, 0.001);
     tally.add('/a', 'GET', 404, 0.001);
     tally.add('/b/*', 'PROPFIND', 405, 0.001);
+    tally.add('/a', 'GET', 200, 0.001, 'fast');
     const text = parsePrometheusText(await registryOf(tally).metrics());
-    assert.equal(sampleValue(text, 'req_total', { route: '/a', method: 'GET', status: '200' }), 2);
+    assert.equal(sampleValue(text, 'req_total', { route: '/a', method: 'GET', status: '200', path: 'express' }), 2);
+    assert.equal(sampleValue(text, 'req_total', { route: '/a', method: 'GET', status: '200', path: 'fast' }), 1);
     assert.equal(sampleValue(text, 'req_total', { route: '/a', method: 'HEAD', status: '200' }), 1);
     assert.equal(sampleValue(text, 'req_total', { route: '/a', method: 'GET', status: '404' }), 1);
     assert.equal(sampleValue(text, 'req_total', { route: '/b/*', method: 'other', status: '405' }), 1);
-    assert.equal(samplesOf(text, 'req_total').length, 4);
+    assert.equal(samplesOf(text, 'req_total').length, 5);
   });
 
   it('gives cumulative buckets, a bound holding the durations equal to it, +Inf, sum and count', async () => {
