@@ -1,8 +1,8 @@
 // Two `threatgate feeds pull` processes on one feed (issue 27): the second, with --no-wait, says who pulls it and
 // exits 75 at once; without it, it waits and then pulls; neither fails with "database is locked". The built CLI
-// against a source that answers slowly; SQLite and PostgreSQL.
+// against a source that answers once the test lets it; SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
@@ -13,8 +13,16 @@ import { storeBackends } from '../helpers/store-backends.js';
 
 for (const backend of storeBackends()) {
   describe(`two feeds pull processes on one feed (${backend.name})`, () => {
-    // The list comes 6 s after it is asked for: long enough for two more processes to start and meet the first.
-    const slow = createServer((_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(addressLines(0, 8)), 6000));
+    // The list is held until the test has seen the two other processes meet the first's lease: a fixed
+    // delay can pass before they start when the machine is busy (other test files run beside this one).
+    const held: ServerResponse[] = [];
+    let released = false;
+    const answer = (res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(addressLines(0, 8));
+    const release = () => {
+      released = true;
+      for (const res of held.splice(0)) answer(res);
+    };
+    const slow = createServer((_req, res) => (released ? answer(res) : void held.push(res)));
     before(() => new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve)));
     after(async () => {
       slow.closeAllConnections();
@@ -38,6 +46,12 @@ for (const backend of storeBackends()) {
         const waiting = startCli(['feeds', 'pull', String(fid), '--db', location]);
         assert.equal(await busy.exited, 75, busy.stderr());
         assert.match(busy.stdout(), new RegExp(`^fid ${fid} is being pulled by feeds pull on \\S+ pid ${first.child.pid} since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\n$`));
+        while (!waiting.stderr().includes('waiting for it to finish')) {
+          const ended = waiting.child.exitCode ?? waiting.child.signalCode;
+          assert.equal(ended, null, `the waiting pull ended (${ended}) before it met the lease: ${waiting.stderr()}${waiting.stdout()}`);
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        release();
         assert.equal(await first.exited, 0, first.stderr());
         assert.match(first.stdout(), /: ok 8 values, 8 new indicators/);
         assert.equal(await waiting.exited, 0, waiting.stderr());
