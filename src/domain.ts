@@ -1,10 +1,10 @@
-// The records threatgate serves, as the application sees them (spec sections 2 and 3).
+// The records threatgate serves, as the application sees them (docs/interface.md sections 2 and 3).
 
-/** Risk levels of threats, indicators and the keys of risk counts (spec section 3). */
+/** Risk levels of threats, indicators and the keys of risk counts (docs/interface.md section 1). */
 export const RISK_LEVELS = ['unknown', 'none', 'low', 'medium', 'high', 'critical', 'retired'] as const;
 export type Risk = (typeof RISK_LEVELS)[number];
 
-/** A timestamp in the spec's form `YYYY-MM-DD HH:MM:SS`, UTC. */
+/** A timestamp in the interface's form `YYYY-MM-DD HH:MM:SS`, UTC (docs/interface.md section 1). */
 export type Stamp = string;
 
 export type JsonObject = { [key: string]: unknown };
@@ -27,7 +27,7 @@ export interface CommentItem {
   stamp_updated: Stamp;
 }
 
-/** A threat as imported: the data fields of spec 2.1, without aggregates. */
+/** A threat as imported: the data fields of docs/interface.md section 2.1, without aggregates. */
 export interface Threat {
   tid: number;
   threat: string;
@@ -57,7 +57,7 @@ export interface Contact {
   phone: string;
 }
 
-/** A feed as imported: spec 2.2 without `indicators` and `summary`. */
+/** A feed as imported: docs/interface.md section 2.2 without `indicators` and `summary`. */
 export interface Feed {
   fid: number;
   feed: string;

@@ -6,7 +6,7 @@ import { anonymousClient, type Client } from '../plans/plan-rules.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { KeyAuthenticator } from './authenticate-key.js';
 
-/** No key: the anonymous plan, limited by client IP (spec 5.2). A key that is given must be valid. */
+/** No key: the anonymous plan, limited by client IP (docs/interface.md section 7.1). A key that is given must be valid. */
 export function createLookupClientResolver(authenticate: KeyAuthenticator, config: Config): (req: Request) => MaybePromise<Client> {
   const anonymous = anonymousClient(config);
   // A repeated `key` throws its 400 here, at once.

@@ -24,7 +24,7 @@ export function demoAnchor(nowMs: number): number {
 const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 
 /**
- * Formats seconds since the epoch as the spec's `YYYY-MM-DD HH:MM:SS` (UTC, spec section 2).
+ * Formats seconds since the epoch as the interface's `YYYY-MM-DD HH:MM:SS` (UTC, docs/interface.md section 1).
  * Integer calendar arithmetic instead of `Date#toISOString`: the demo formats a few hundred
  * thousand stamps and the Date route cost most of the generator's run time.
  */

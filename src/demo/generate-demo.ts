@@ -37,7 +37,7 @@ export const DEFAULT_DEMO_INDICATORS = 50_000;
  *
  * Active threats were seen in the last three weeks, except the few the catalog marks `stale`
  * (see threat-catalog.ts), last seen 100-400 days before `now`: the lifecycle's first run
- * retires exactly those (spec section 3). Threats the catalog marks `retired` already are.
+ * retires exactly those (docs/interface.md section 3). Threats the catalog marks `retired` already are.
  */
 export function generateDemo(options: DemoOptions = {}): DemoDataset {
   const count = options.indicators ?? DEFAULT_DEMO_INDICATORS;

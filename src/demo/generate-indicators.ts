@@ -29,7 +29,7 @@ const ACTIVE_RISK_MIX: readonly (readonly [Risk, number])[] = [
 const RETIRED_SHARE = 0.03;
 /** Indicators are first listed within the last three years of the demo world. */
 const MAX_AGE_DAYS = 3 * 365;
-/** An indicator is retired after three months unseen, like a threat (spec section 3). */
+/** A demo indicator is retired after three months unseen, as a threat is (docs/interface.md section 3). */
 const RETIRE_AFTER_DAYS = 90;
 
 /** Builds `count` indicators with iids 1..count; `now` is the demo's anchor (epoch seconds). */

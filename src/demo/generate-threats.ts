@@ -58,7 +58,7 @@ function buildThreat(seed: ThreatSeed, tid: number, prng: Prng, related: number[
     tid,
     threat: seed.name,
     category: seed.category,
-    // A retired threat carries the `retired` risk level so risk counts and state agree (spec section 3).
+    // A retired threat carries the `retired` risk level so risk counts and state agree (docs/interface.md section 2.3).
     risk: seed.retired ? 'retired' : seed.risk,
     othernames: [...seed.aliases],
     description: `${seed.blurb} First catalogued in ${toStamp(dates.added).slice(0, 4)}.`,
@@ -87,7 +87,7 @@ interface ThreatDates {
 
 /**
  * Active threats were seen in the last three weeks; retired ones went silent for over three
- * months first (spec section 3). The stale ones of the catalog (Sable Tern, Ghostreed, Petrel
+ * months first (docs/interface.md section 3). The stale ones of the catalog (Sable Tern, Ghostreed, Petrel
  * Proxy, Driftglass DGA) are still active but were last seen 100-400 days ago, so the lifecycle's
  * first run retires them. A stale threat makes the same draws as an active one, so the threats
  * after it come out the same as if it were active.

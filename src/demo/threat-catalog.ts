@@ -15,11 +15,11 @@ export interface ThreatSeed {
   blurb: string;
   /** How often the threat shows up in feeds, relative to the others. */
   weight: number;
-  /** Retired threats stopped being observed long ago (spec section 3). */
+  /** Retired threats stopped being observed long ago (docs/interface.md section 3). */
   retired?: boolean;
   /**
    * Still active, but last seen 100-400 days before the demo's now: the lifecycle's first run
-   * retires it (spec section 3). Only a few are, so that run shows retirement without emptying the demo.
+   * retires it (docs/interface.md section 3). Only a few are, so that run shows retirement without emptying the demo.
    */
   stale?: boolean;
   /** Names of related threats; the builder turns them into tids and makes the relation symmetric. */

@@ -14,7 +14,7 @@ const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const text = z.string().max(100_000);
 const risk = z.enum(RISK_LEVELS);
 const freeObject = z.record(z.string(), z.unknown());
-/** 1/0 are accepted for booleans, as the spec writes `retired` both ways. */
+/** 1/0 are accepted for booleans, as the interface writes `retired` both ways (docs/interface.md sections 2.1 and 2.5). */
 const flag = z.union([z.boolean(), z.literal(0).transform(() => false), z.literal(1).transform(() => true)]);
 /**
  * A threat's or a feed's name as stored, its control characters out (control-characters.ts says

@@ -48,7 +48,7 @@ export interface ThreatTechnique {
 
 /**
  * The techniques of a threat's ttps items, each once, in the order first named. An item names its
- * technique with `id` (as the spec's examples do) or else `technique_id`; its tactic is `tactic`,
+ * technique with `id` (as the demo's do) or else `technique_id`; its tactic is `tactic`,
  * a string or a list. Items without a valid technique id are counted in `skipped`, never an error.
  */
 export function threatTechniques(ttps: readonly unknown[]): { techniques: ThreatTechnique[]; skipped: number } {

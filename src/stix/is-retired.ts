@@ -2,7 +2,7 @@
 
 import type { Risk } from '../domain.js';
 
-/** Retired by its flag, or by the `retired` risk level (spec section 3): either one is enough. */
+/** Retired by its flag, or by the `retired` risk level (docs/interface.md section 2.3): either one is enough. */
 export function isRetired(record: { retired: boolean | null; risk: Risk }): boolean {
   return record.retired === true || record.risk === 'retired';
 }

@@ -1,4 +1,4 @@
-// TAXII authentication (spec 5.1): HTTP Basic `taxii2:<KEY>`, or `?key=<KEY>` with `accept` in the query.
+// TAXII authentication (docs/interface.md section 7.2): HTTP Basic `taxii2:<KEY>`, or `?key=<KEY>` with `accept` in the query.
 import type { Request, Response } from 'express';
 import type { KeyAuthenticator } from '../auth/authenticate-key.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';

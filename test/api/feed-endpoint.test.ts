@@ -1,4 +1,4 @@
-// GET /api/feed.php by name and organization, and by fid: the spec 2.2 fields and aggregates.
+// GET /api/feed.php by name and organization, and by fid: the fields and aggregates of docs/interface.md section 2.2.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
@@ -13,7 +13,7 @@ describe('GET /api/feed.php', () => {
   after(() => ctx.close());
 
   describe('with feed and organization holding spaces and punctuation', () => {
-    it('answers 200 with every field of spec 2.2', async () => {
+    it('answers 200 with every field of docs/interface.md section 2.2', async () => {
       const res = await request(ctx.app)
         .get('/api/feed.php')
         .query({ feed: 'Botnet C&C (IPv4)', organization: 'Example Labs, Inc.' })

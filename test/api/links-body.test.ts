@@ -38,7 +38,7 @@ describe('toLinksBody', () => {
     const shape = Object.keys(fields).length === 0 ? 'only results' : Object.entries(fields).map(([k, v]) => `${k} ${v}`).join(', ');
     it(`${condition} (page ${page}, ${count} row${count === 1 ? '' : 's'}, more: ${more}) › answers ${shape}`, () => {
       const body = toLinksBody(page, { rows: rows(page * SIZE + 1, count), more, found: true });
-      assert.deepEqual(Object.keys(body), [...Object.keys(fields), 'results'], 'fields in the order of spec 4.3');
+      assert.deepEqual(Object.keys(body), [...Object.keys(fields), 'results'], 'fields in the order of docs/interface.md section 5');
       assert.deepEqual({ ...body, results: undefined }, { ...fields, results: undefined });
       assert.deepEqual(body.results.map((r) => r.iid), rows(page * SIZE + 1, count).map((r) => r.iid));
     });
@@ -80,7 +80,7 @@ describe('toLinksBody', () => {
   });
 
   describe('each result', () => {
-    it('has the fields of spec 2.4 in order, with the properties under summary', () => {
+    it('has the fields of docs/interface.md section 2.4 in order, with the properties under summary', () => {
       const source: LinkedIndicator = { iid: 42, indicator: 'evil.example', type: 'domain', risk: 'critical', stamp_linked: '2025-06-02 03:04:05', properties: { hosttype: 'c2', port: 443 } };
       const { results } = toLinksBody(0, { rows: [source], more: false, found: true });
       assert.equal(results.length, 1);

@@ -32,7 +32,7 @@ describe('GET /api/feed.php?fid=N&get=links', () => {
       assert.deepEqual(shapes, ['page_current,page_next,results', 'page_current,page_next,results', 'page_current,page_next,results', 'page_current,page_next,results', 'page_current,results']);
     });
 
-    it('gives each result the fields of spec 2.4', async () => {
+    it('gives each result the fields of docs/interface.md section 2.4', async () => {
       const res = await links('fid=1&get=links', ctx.keys.business).expect(200);
       const first = res.body.results[0];
       assert.deepEqual(Object.keys(first), ['iid', 'indicator', 'type', 'risk', 'stamp_linked', 'summary']);

@@ -1,4 +1,4 @@
-// GET /api/threat.php: lookups by tid and by name, the spec 2.1 fields and the computed aggregates.
+// GET /api/threat.php: lookups by tid and by name, the fields of docs/interface.md section 2.1 and the computed aggregates.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
@@ -15,7 +15,7 @@ describe('GET /api/threat.php', () => {
   after(() => ctx.close());
 
   describe('with tid of an existing threat', () => {
-    it('answers 200 with every field of spec 2.1 in JSON', async () => {
+    it('answers 200 with every field of docs/interface.md section 2.1 in JSON', async () => {
       const res = await request(ctx.app).get('/api/threat.php?tid=1').expect(200);
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
       const fields = ['tid', 'threat', 'category', 'othernames', 'risk', 'description', 'notes', 'wikisummary', 'wikireference', 'retired', 'stamp_added', 'stamp_updated', 'stamp_seen', 'stamp_retired', 'updated_last_domain', 'related', 'attributes', 'ttps', 'news', 'comments', 'summary'];

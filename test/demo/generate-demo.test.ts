@@ -117,7 +117,7 @@ function itKeepsTheInvariants(build: () => DemoDataset): void {
     assert.deepEqual(bad, []);
   });
 
-  it('uses only the risk levels of the spec', () => {
+  it('uses only the seven risk levels', () => {
     const data = build();
     const risks = [...data.threats, ...data.indicators].map((record) => record.risk);
     assert.ok(risks.every((risk) => (RISK_LEVELS as readonly string[]).includes(risk)));

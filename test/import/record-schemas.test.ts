@@ -1,4 +1,4 @@
-// Import record validation: timestamps must be real calendar times in the spec's form.
+// Import record validation: timestamps must be real calendar times in the interface's form (docs/interface.md section 1).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseRecord } from '../../src/import/record-schemas.js';
