@@ -5,7 +5,7 @@ import type { OpenApiSurface, OperationDeclaration, ParameterDeclaration, Respon
 import { JSON_TYPE } from '../http/openapi-json.js';
 import { errorResponse, ErrorBody, LOOKUP_SECURITY, rateHeaders } from '../http/openapi-shared.js';
 import { Indicator, LinkedIndicator, linksPageSchema } from './indicator-schemas.js';
-import { Feed, PropertyCounts, recordId, Risk, RiskCounts, Threat, Timestamp, ValueCounts } from './lookup-schemas.js';
+import { Feed, pageNumber, PropertyCounts, recordId, Risk, RiskCounts, Threat, Timestamp, ValueCounts } from './lookup-schemas.js';
 
 const TAG = 'Lookup API';
 const ERROR_STATUSES = [400, 401, 403, 404, 429, 500, 503];
@@ -45,7 +45,7 @@ const PARAMETERS: Record<string, ParameterDeclaration> = {
   page: query(
     'page',
     'With `get=links`: the page to read, 0 when left out. A plan reads pages 0 to N-1 of a query, N being its `pages` allowance; a later page is a 403.',
-    z.int().min(0).max(999_999_999).default(0),
+    pageNumber,
   ),
 };
 

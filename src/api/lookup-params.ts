@@ -2,6 +2,7 @@
 import type { Request } from 'express';
 import { BadRequestError } from '../errors.js';
 import { singleParam } from '../http/query-params.js';
+import { pageNumber, recordId } from './lookup-schemas.js';
 
 export function requiredParam(req: Request, name: string): string {
   const value = singleParam(req, name);
@@ -9,21 +10,28 @@ export function requiredParam(req: Request, name: string): string {
   return value;
 }
 
-const ID = /^[1-9][0-9]{0,15}$/;
+/** The digits of a whole number, no sign, point, exponent or leading zero; its range is the schema's. */
+const WHOLE = /^(0|[1-9][0-9]*)$/;
+
+/** `text` as the number `schema` takes (the range the OpenAPI document gives), or undefined. */
+function wholeNumber(text: string, schema: typeof recordId | typeof pageNumber): number | undefined {
+  if (!WHOLE.test(text)) return undefined;
+  const parsed = schema.safeParse(Number(text));
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** A positive integer identifier such as tid or fid. */
 export function idParam(req: Request, name: string): number {
-  const value = requiredParam(req, name).trim();
-  if (!ID.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new BadRequestError(`Parameter "${name}" must be a positive integer.`);
-  }
-  return Number(value);
+  const id = wholeNumber(requiredParam(req, name).trim(), recordId);
+  if (id === undefined) throw new BadRequestError(`Parameter "${name}" must be a positive integer.`);
+  return id;
 }
 
-/** `page` (spec 4.3): a non-negative integer; omitted means 0. */
+/** `page` (docs/interface.md section 5): a non-negative integer; omitted means 0. */
 export function pageParam(req: Request): number {
   const value = singleParam(req, 'page');
   if (value === undefined) return 0;
-  if (!/^(0|[1-9][0-9]{0,8})$/.test(value.trim())) throw new BadRequestError('Parameter "page" must be a non-negative integer.');
-  return Number(value.trim());
+  const page = wholeNumber(value.trim(), pageNumber);
+  if (page === undefined) throw new BadRequestError('Parameter "page" must be a non-negative integer.');
+  return page;
 }

@@ -8,8 +8,10 @@ export const Timestamp = z
   .meta({ description: 'UTC, `YYYY-MM-DD HH:MM:SS`.', examples: ['2026-01-15 10:00:00'] });
 export const Risk = z.enum(RISK_LEVELS).describe('A risk level.');
 
-/** A record's identifier: tid, fid, iid. */
+/** A record's identifier: tid, fid, iid; as a parameter too (lookup-params.ts reads it with this schema). */
 export const recordId = z.int().min(1);
+/** `page` of a links query (docs/interface.md section 5), read by lookup-params.ts with this schema. */
+export const pageNumber = z.int().min(0).max(999_999_999).default(0);
 export const count = z.int().min(0);
 export const stamp = Timestamp.nullable();
 const text = (description: string) => z.string().describe(description);
