@@ -9,7 +9,7 @@ import { generateThreats } from './generate-threats.js';
 import { indicatorWindows } from './link-stamps.js';
 import { linkThreats } from './threat-links.js';
 
-/** An import document (README, "Import format"). */
+/** An import document (docs/getting-started.md, "Import format"). */
 export interface DemoDataset {
   threats: Threat[];
   feeds: Feed[];

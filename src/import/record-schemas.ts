@@ -1,4 +1,4 @@
-// Validation of import records (README, "Import format"): one zod schema per record kind, defaults filled in.
+// Validation of import records (docs/getting-started.md, "Import format"): one zod schema per record kind, defaults filled in.
 import { z } from 'zod';
 import { RISK_LEVELS, type Feed, type Indicator, type Link, type Threat } from '../domain.js';
 import { INDICATOR_TYPES, indicatorTypeOf } from '../indicator-types.js';

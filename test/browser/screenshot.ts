@@ -1,4 +1,4 @@
-// Takes docs/console-feeds.png, the Feeds page README's Console section shows: the browser suite's world (fixture
+// Takes docs/console-feeds.png, the Feeds page the README and docs/console-and-operations.md show: the browser suite's world (fixture
 // pulls, one feed failing) with a few more runs so that the charts have lines. Run on demand, not in CI:
 //   node --import tsx test/browser/screenshot.ts
 import assert from 'node:assert/strict';
