@@ -87,7 +87,7 @@ const configSchema = z.strictObject({
     /** Pulls `serve` runs at once: one slow feed must not hold up the others or the lifecycle. */
     concurrency: z.number().int().min(1).max(16).default(2),
   }),
-  /** Where pulls may connect (docs/sources.md, "How a pull fetches"). */
+  /** Where pulls may connect (docs/security.md, "Where a pull may connect"). */
   sources: z
     .strictObject({
       /** Every source may reach loopback and private addresses (RFC 1918, 100.64.0.0/10, fc00::/7); off, only those that say so. */
