@@ -9,7 +9,7 @@ import { ConfigError } from '../errors.js';
 import { underPullLease } from '../sources/pull-lease.js';
 import { FeedDeleteRefused, type FeedDeleteCounts, type FeedDeletePreview } from '../store/contract/commands.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
-import type { FeedsDeps } from './feeds-command.js';
+import type { FeedsDeps } from './feeds-deps.js';
 import { EXIT_BUSY, leaseHolder } from './lease-holder.js';
 
 /** Exit code when no one confirmed the delete and `--yes` was not given: nothing was deleted. */

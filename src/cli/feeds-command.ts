@@ -2,17 +2,14 @@
 // fields, their pulls (DESIGN section 7), deleting a feed (feed-delete-command.ts) and their health
 // (section 11, health-commands.ts).
 import { readFileSync } from 'node:fs';
-import type { Clock } from '../clock.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { addFeedSource } from './add-feed-source.js';
 import { feedDeleteCommand } from './feed-delete-command.js';
 import { feedMetadataFlags, type FeedMetadataField } from './feed-metadata.js';
+import type { FeedsDeps } from './feeds-deps.js';
 import { EXIT_BUSY, leaseHolder } from './lease-holder.js';
 import { feedsHistory, feedsStatus } from './health-commands.js';
 import { cell } from './table-output.js';
-import type { Allowlist } from '../sources/allowlist.js';
-import type { FeedHealthSettings } from '../sources/feed-health.js';
-import type { Logger } from '../logger.js';
 import { hostname } from 'node:os';
 import { formatStamp } from '../clock.js';
 import { outcomeLine, pullFeed } from '../sources/pull-feed.js';
@@ -20,7 +17,6 @@ import { underPullLease } from '../sources/pull-lease.js';
 import { removeStalePullDirs } from '../sources/pull-temp.js';
 import { redactedUrl, SourceDefinitionError } from '../sources/source-definition.js';
 import type { FeedSourceListing, PullLease } from '../store/contract/records.js';
-import type { Store } from '../store/store.js';
 
 /** The columns of `feeds list`, in order: a contract for scripts, so only ever appended to. */
 const LIST_COLUMNS = ['fid', 'feed', 'organization', 'format', 'schedule', 'stamp_pulled', 'indicators', 'url', 'last_error', 'lease'] as const;
@@ -149,34 +145,6 @@ async function pullCommand(fids: number[], deps: FeedsDeps, flags: PullFlags): P
 interface PullFlags {
   force?: boolean | undefined;
   noWait?: boolean | undefined;
-}
-
-export interface FeedsDeps {
-  store: Store;
-  clock: Clock;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Config `health.keepRuns`: the runs each pull keeps of its feed. */
-  keepRuns?: number;
-  allowlist: Allowlist;
-  /** Config `sources.allowPrivateNetworks` (network-policy.ts). */
-  allowPrivateNetworks?: boolean;
-  logger: Logger;
-  out: (line: string) => void;
-  /** Where notes that are not results go (stderr); default: `out`. */
-  err?: (line: string) => void;
-  /** Stops `feeds pull` (SIGTERM, SIGINT): the pull under way is cancelled (it changes nothing) and its lease released. */
-  signal?: AbortSignal;
-  /** Waits between tries for a lease (tests pass their own). */
-  sleep?: (ms: number) => Promise<void>;
-  /** Config `health` (quietDays), for `feeds status`. */
-  health?: FeedHealthSettings;
-  /** stdout is a terminal: `feeds status` and `history` print aligned columns instead of tab-separated ones. */
-  terminal?: boolean;
-  /**
-   * Asks a yes/no question on the terminal (`feeds delete` without `--yes`); undefined when there is
-   * no terminal to ask on (feed-delete-command.ts, confirmOnTerminal).
-   */
-  confirm?: (question: string) => Promise<boolean>;
 }
 
 export async function feedsCommand(

@@ -87,13 +87,3 @@ export function churnFailure(overlap: number, context: GateContext): string | un
   if (churn <= source.maxChurn) return undefined;
   return `the pull would replace ${churnPercent(churn)} of the previous listing (${replaced} of its ${previous} values no longer listed), more than maxChurn (${source.maxChurn}); kept as an outage`;
 }
-
-const HTML_START = /^(?:\uFEFF)?\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<!--)/i;
-
-/**
- * Whether a body is an HTML page (a login, an error or a "this list moved" page), by its first
- * bytes: some servers send plain lists as text/html, so the Content-Type alone does not decide.
- */
-export function htmlPage(head: Buffer): boolean {
-  return HTML_START.test(head.toString('utf8'));
-}

@@ -1,24 +1,30 @@
-// Folders point one way (STYLE section 1): no import cycle between the folders of src, and no folder imports the composition root.
+// Imports point one way (STYLE sections 1 and 15): no import cycle between the folders of src, none
+// between its files, and no folder imports the composition root.
 //
 // Rules, as checked here:
 // - A folder is a top-level directory of src (api, auth, http, plans, store, taxii, ...). The shared
-//   root files (config.ts, errors.ts, domain.ts, clock.ts, indicator-types.ts, threads.ts) count
-//   together as one more folder, ".": every folder imports them, so they can import no folder.
+//   root files (every root file but the composition root; docs/architecture.md, "Folders", lists
+//   them, and a test below holds that list to the files on disk) count together as one more folder,
+//   ".": every folder imports them, so they can import no folder.
 // - The composition root (main.ts, app.ts: COMPOSITION_ROOT) may import any
 //   folder; no other file may import it.
 // - Imports are the relative ones of every src/**/*.ts: import and import type, export ... from,
-//   bare import '...' and import('...'). Cycles between files of one folder are the folder's own
-//   business, except in src/store, whose folders and files are checked too (below).
+//   bare import '...' and import('...').
+// - No two files of src import each other, directly or through others, inside one folder or across
+//   folders. Type-only imports count: a type is a contract, and two files whose contracts lean on each
+//   other cannot be read, moved or split one without the other; a shared type belongs in a file of its
+//   own that both import (as src/store/contract and src/sources/formats/csv-options.ts do).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { describeCycle, folderCycles, folderGraph, folderOf, importEdges, relativeImports, type ImportEdge } from './folder-graph.js';
+import { COMPOSITION_ROOT, describeCycle, folderCycles, folderGraph, folderOf, importEdges, relativeImports, type ImportEdge } from './folder-graph.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 const edges = importEdges(SRC);
 const graph = folderGraph(edges);
+const architecture = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
 
 describe('src folders', () => {
   describe('relativeImports', () => {
@@ -56,6 +62,11 @@ describe('src folders', () => {
     it('finds no cycle in a graph that points one way', () => {
       assert.deepEqual(folderCycles(folderGraph([edge('a/x.ts', 'b/y.ts'), edge('b/y.ts', 'config.ts'), edge('a/x.ts', 'config.ts')])), []);
     });
+    it('names a cycle between files of one folder, each step its import', () => {
+      const files = folderGraph([edge('a/one.ts', 'a/two.ts'), edge('a/two.ts', 'a/one.ts'), edge('a/two.ts', 'b/three.ts')], (path) => path);
+      assert.deepEqual(folderCycles(files), [['a/one.ts', 'a/two.ts']]);
+      assert.equal(describeCycle(files, ['a/one.ts', 'a/two.ts']), 'a/one.ts -> a/two.ts -> a/one.ts');
+    });
   });
 
   it('are read: every folder of src takes part in the graph', () => {
@@ -71,8 +82,19 @@ describe('src folders', () => {
     assert.deepEqual(folderCycles(graph).map((component) => describeCycle(graph, component)), []);
   });
 
+  it('count as "." the shared root files docs/architecture.md lists, and only those', () => {
+    const listed = /The shared root files \(([^)]*)\)/.exec(architecture)?.[1];
+    assert.ok(listed !== undefined, 'docs/architecture.md, "Folders": no list of the shared root files');
+    const documented = [...listed.matchAll(/`([\w.-]+\.tsx?)`/g)].map((m) => m[1]!).sort();
+    const onDisk = readdirSync(SRC, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') && !COMPOSITION_ROOT.has(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+    assert.deepEqual(documented, onDisk);
+  });
+
   it('import what docs/architecture.md says each imports', () => {
-    const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+    const doc = architecture;
     const table = doc.slice(doc.indexOf('## Folders'), doc.indexOf('\n## ', doc.indexOf('## Folders') + 1));
     const folders = new Set([...graph.keys(), ...[...graph.values()].flatMap((targets) => [...targets.keys()])]);
     const documented = new Map<string, string[]>();
@@ -91,8 +113,9 @@ describe('src folders', () => {
   });
 });
 
-// Inside src/store (issue 28): its folders (contract, db, ingest, derive, publish, queries, and the
-// facade's files, ".") point one way, and so do its files; contract/ imports nothing else of the store.
+// Inside src/store (docs/architecture.md, "The store, inside"): its folders (contract, db, ingest, derive,
+// publish, queries, and the facade's files, ".") point one way; contract/ imports nothing else of the
+// store. Its files point one way as every file of src does (below).
 describe('src/store', () => {
   const inStore = (path: string) => (path.startsWith('store/') ? path.slice('store/'.length) : undefined);
   const storeFolderOf = (path: string) => {
@@ -111,13 +134,26 @@ describe('src/store', () => {
     assert.deepEqual(folderCycles(folders).map((component) => describeCycle(folders, component)), []);
   });
 
-  it('has files that import one another without a cycle', () => {
-    const files = folderGraph(edges, inStore);
-    assert.deepEqual(folderCycles(files).map((component) => describeCycle(files, component)), []);
-  });
-
   it('has a contract that imports nothing else of the store', () => {
     const offending = edges.filter((e) => storeFolderOf(e.from) === 'contract' && storeFolderOf(e.to) !== undefined && storeFolderOf(e.to) !== 'contract');
     assert.deepEqual(offending.map((e) => `${e.from} imports ${e.to}`), []);
+  });
+});
+
+describe('src files', () => {
+  const files = folderGraph(edges, (path) => path);
+
+  it('are read: files of every folder take part in the graph', () => {
+    for (const folder of ['api', 'cli', 'sources', 'store', 'taxii']) assert.ok([...files.keys()].some((file) => file.startsWith(`${folder}/`)), `no imports found from src/${folder}`);
+  });
+
+  it('import one another without a cycle, type-only imports included', () => {
+    // One cycle of each knot, and the knot's other files: breaking that cycle may leave another.
+    const described = folderCycles(files).map((component) => {
+      const cycle = describeCycle(files, component);
+      const others = component.filter((file) => !cycle.split(' -> ').includes(file));
+      return others.length === 0 ? cycle : `${cycle}; also caught in the knot: ${others.join(', ')}`;
+    });
+    assert.deepEqual(described, []);
   });
 });

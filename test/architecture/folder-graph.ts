@@ -88,7 +88,7 @@ export function folderGraph(edges: ImportEdge[], nodeOf: (path: string) => strin
   return graph;
 }
 
-/** Strongly connected components of more than one folder (Tarjan), each sorted by name. */
+/** Strongly connected components of more than one node (Tarjan), each sorted by name. */
 export function folderCycles(graph: FolderGraph): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -121,8 +121,9 @@ export function folderCycles(graph: FolderGraph): string[][] {
 }
 
 /**
- * One shortest cycle through the component's first folder, written out with the import behind each
- * step: `store -> import (store/x.ts imports import/y.ts) -> store (...)`.
+ * One shortest cycle through the component's first node, written out with the import behind each
+ * step: `store -> import (store/x.ts imports import/y.ts) -> store (...)` between folders, and
+ * `cli/a.ts -> cli/b.ts -> cli/a.ts` between files.
  */
 export function describeCycle(graph: FolderGraph, component: string[]): string {
   const members = new Set(component);
@@ -149,7 +150,8 @@ export function describeCycle(graph: FolderGraph, component: string[]): string {
   path.push(start);
   const steps = path.slice(1).map((to, i) => {
     const edge = graph.get(path[i]!)!.get(to)!;
-    return `${to} (${edge.from} imports ${edge.to})`;
+    // In a graph of files the step is the import itself; between folders, name the files behind it.
+    return edge.from === path[i] && edge.to === to ? to : `${to} (${edge.from} imports ${edge.to})`;
   });
   return [start, ...steps].join(' -> ');
 }

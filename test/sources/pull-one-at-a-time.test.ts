@@ -4,7 +4,8 @@
 // shutdown records no failure. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EXIT_BUSY, feedsCommand, type FeedsDeps } from '../../src/cli/feeds-command.js';
+import { EXIT_BUSY, feedsCommand } from '../../src/cli/feeds-command.js';
+import type { FeedsDeps } from '../../src/cli/feeds-deps.js';
 import { createLogger } from '../../src/logger.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { pullFeed } from '../../src/sources/pull-feed.js';

@@ -1,11 +1,10 @@
 // What a csv row's cells mean (DESIGN 7, issue 33): the columns the source names, found in the header, and a row read through them as a feed entry.
-import type { CsvOptions } from '../formats/csv-format.js';
+import { CSV_COLUMNS, type CsvOptions } from '../formats/csv-options.js';
 import { scoreReader, type ScoreRisk } from '../formats/risk-from.js';
 import { addAttribute, attributeValues, splitPort } from './entry-attributes.js';
 import { FeedFormatError, type FeedEntry } from './feed-entry.js';
 
-const COLUMNS = ['value', 'type', 'threat', 'risk', 'lastSeen'] as const;
-type Column = (typeof COLUMNS)[number];
+type Column = (typeof CSV_COLUMNS)[number];
 
 /** Where each named column is in a row, with what reads it. */
 export interface CsvColumns {
@@ -52,7 +51,7 @@ export function csvColumns(header: readonly string[], options: CsvOptions, posit
     return index;
   };
   const columns: CsvColumns = { value: find(options.value, 'csv.value'), text: [], attributes: [] };
-  for (const column of COLUMNS) {
+  for (const column of CSV_COLUMNS) {
     const name = options[column];
     if (column !== 'value' && name !== undefined) columns.text.push([column, find(name, `csv.${column}`)]);
   }

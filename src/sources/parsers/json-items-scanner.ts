@@ -1,5 +1,5 @@
 // The items of a one-document json body (docs/sources.md, "Feed shapes"), cut out as the body arrives: the array itself, the array at `json.items`, or with `*` the records of every top-level value.
-import { EVERY_TOP_LEVEL_VALUE, type JsonOptions } from '../formats/json-format.js';
+import { EVERY_TOP_LEVEL_VALUE, type JsonOptions } from '../formats/json-options.js';
 import { JsonMemberScanner, type JsonProblem, type MemberRead, type MemberReader } from '../../text/json-member-scanner.js';
 import type { TextPoint } from '../../text/text-position.js';
 import { FeedFormatError } from './feed-entry.js';

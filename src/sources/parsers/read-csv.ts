@@ -22,13 +22,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { parse as parseRecords } from 'csv-parse/sync';
-import type { CsvOptions } from '../formats/csv-format.js';
+import type { CsvOptions } from '../formats/csv-options.js';
 import { decodeText } from '../../text/decode-text.js';
 import type { FeedBody } from './feed-body.js';
 import { csvColumns, csvEntry, otherHeaderHint, type CsvColumns, type OtherHeader } from './csv-columns.js';
 import { FeedFormatError, type FeedBatch } from './feed-entry.js';
 
-export type { CsvOptions } from '../formats/csv-format.js';
+export type { CsvOptions } from '../formats/csv-options.js';
 
 /** Rows per batch: a batch holds this many entries at most, whatever the size of the body. */
 const BATCH_ROWS = 1000;

@@ -1,5 +1,5 @@
 // The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, an object of arrays (ThreatFox), or NDJSON.
-import type { JsonOptions } from '../formats/json-format.js';
+import type { JsonOptions } from '../formats/json-options.js';
 import { scoreReader, type ScoreRisk } from '../formats/risk-from.js';
 import { decodeText } from '../../text/decode-text.js';
 import { splitLines } from '../../text/line-splitter.js';
@@ -9,7 +9,7 @@ import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js
 import { valueAtPath } from './json-document.js';
 import { JsonItemsScanner, type JsonItem } from './json-items-scanner.js';
 
-export type { JsonOptions } from '../formats/json-format.js';
+export type { JsonOptions } from '../formats/json-options.js';
 
 const FIELDS = ['type', 'threat', 'risk', 'lastSeen'] as const;
 

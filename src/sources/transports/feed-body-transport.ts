@@ -4,9 +4,9 @@ import type { OpenContext, SourceRead } from '../formats/format-entry.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import type { FeedBody } from '../parsers/feed-body.js';
 import type { FeedBatch } from '../parsers/feed-entry.js';
-import { htmlPage } from '../sanity-gate.js';
 import { unpackBody } from './decompress-body.js';
 import { fetchSource } from './fetch-source.js';
+import { htmlPage } from './html-page.js';
 import { spoolBody } from './spool-body.js';
 
 /**
