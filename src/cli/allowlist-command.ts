@@ -1,5 +1,6 @@
-// `threatgate allowlist list | add ENTRY [--reason TEXT] [--dry-run] | remove ENTRY` (DESIGN 12): the run-time
-// entries in the store, beside the config's, which this command shows but never changes.
+// `threatgate allowlist list | add ENTRY [--reason TEXT] [--dry-run] | remove ENTRY`
+// (docs/console-and-operations.md, "Command line"): the run-time entries in the store, beside the
+// config's, which this command shows but never changes.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';

@@ -1,4 +1,4 @@
-// `threatgate export COLLECTION` (DESIGN section 10): the bytes GET /export/{collection-id}.txt|.csv sends, for cron jobs.
+// `threatgate export COLLECTION` (docs/interface.md section 11): the bytes GET /export/{collection-id}.txt|.csv sends, for cron jobs.
 import { once } from 'node:events';
 import { UsageError } from '../errors.js';
 import { createWriteStream } from 'node:fs';

@@ -1,6 +1,6 @@
 // `threatgate feeds add|list|pull|remove|delete|status|history`: feeds' source definitions and descriptive
-// fields, their pulls (DESIGN section 7), deleting a feed (feed-delete-command.ts) and their health
-// (section 11, health-commands.ts).
+// fields, their pulls (docs/interface.md section 10), deleting a feed (feed-delete-command.ts) and their
+// health (section 12, health-commands.ts).
 import { readFileSync } from 'node:fs';
 import { ConfigError, UsageError } from '../errors.js';
 import { addFeedSource } from './add-feed-source.js';

@@ -1,4 +1,4 @@
-// `threatgate feeds status`, `feeds history FID` and `why VALUE` (DESIGN section 11): feeds' health,
+// `threatgate feeds status`, `feeds history FID` and `why VALUE` (docs/interface.md section 12): feeds' health,
 // a feed's runs, and why a value is where it is; each as text, or with --json as the contract.
 import type { Clock } from '../clock.js';
 import type { CollectionConfig } from '../config.js';

@@ -19,7 +19,7 @@ export async function createKey(store: Store, config: Config, clock: Clock, plan
 }
 
 /**
- * Creates an admin key (DESIGN 11): no plan, so the lookup API, TAXII and the exports refuse it, and
+ * Creates an admin key (docs/interface.md section 7.4): no plan, so the lookup API, TAXII and the exports refuse it, and
  * only it opens /admin/api/ and the console. Returns the secret (shown once, never stored).
  */
 export async function createAdminKey(store: Store, clock: Clock, label?: string): Promise<{ id: string; key: string }> {

@@ -1,4 +1,4 @@
-// `threatgate lifecycle` and `threatgate threats retire|reactivate TID` (DESIGN section 8).
+// `threatgate lifecycle` and `threatgate threats retire|reactivate TID` (docs/interface.md section 3).
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';

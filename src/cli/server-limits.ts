@@ -1,4 +1,4 @@
-// The HTTP server's limits on connections and slow clients (config `server`, issue 26), applied by every process that serves.
+// The HTTP server's limits on connections and slow clients (config `server`; docs/deployment.md, "Connections and slow clients"), applied by every process that serves.
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import { ipKeyGenerator } from 'express-rate-limit';

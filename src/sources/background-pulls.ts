@@ -1,4 +1,4 @@
-// Starts the pulls `serve` runs in the background (DESIGN section 7): on a thread of their own with
+// Starts the pulls `serve` runs in the background (docs/interface.md section 10, "Background pulls"): on a thread of their own with
 // its own store connection, or, for an in-memory SQLite store no other connection can open, here.
 import type { Clock } from '../clock.js';
 import type { Logger, LogLevel } from '../logger.js';

@@ -1,4 +1,4 @@
-// Control characters in what feeds and import files bring (DESIGN section 10): names lose them, values holding one are refused.
+// Control characters in what feeds and import files bring (docs/interface.md section 11): names lose them, values holding one are refused.
 
 /**
  * C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). A feed that names a threat

@@ -1,4 +1,4 @@
-// The health of a source feed (DESIGN section 11): its state, decided by one pure function from its
+// The health of a source feed (docs/interface.md section 12.1): its state, decided by one pure function from its
 // runs, stamps and schedule, and the status row `feeds status` and GET /admin/api/feeds show.
 import { formatStamp } from '../clock.js';
 import type { Stamp } from '../domain.js';
@@ -44,10 +44,10 @@ export function lastGoodPull(input: Pick<FeedHealthInput, 'stampPulled' | 'lastG
 }
 
 /**
- * A feed's state, the first that holds in DESIGN 11's order: `paused` (no source), `never-pulled`,
+ * A feed's state, the first that holds in the order of docs/interface.md section 12.1: `paused` (no source), `never-pulled`,
  * `failing` (its last run failed), `stale` (no good pull for more than two schedule periods),
  * `quiet-upstream` (good pulls, but nothing changed for more than `quietDays`), else `ok`.
- * Two periods of a daily or slower schedule are at least the two days DESIGN asks for then.
+ * Two periods of a daily or slower schedule are at least the two days that section asks for then.
  * A feed whose pulls never changed anything (`stamp_modified` null) is not called quiet: there is
  * no date to be quiet since, and a good pull of an empty list is not an upstream gone silent.
  */
@@ -113,7 +113,7 @@ export function feedHealth(facts: FeedHealthFacts, settings: FeedHealthSettings,
   return { state: feedHealthState(input, settings, now), schedule, scheduleSeconds: input.scheduleSeconds, lastGoodPull: lastGoodPull(input) };
 }
 
-/** One feed in `feeds status --json` and GET /admin/api/feeds (DESIGN 11: a contract). */
+/** One feed in `feeds status --json` and GET /admin/api/feeds (a contract: docs/interface.md section 12.2). */
 export interface FeedStatus {
   fid: number;
   feed: string;

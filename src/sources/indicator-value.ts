@@ -1,5 +1,5 @@
-// A value asked about as the store holds values: normalized as pulls normalize them (DESIGN section
-// 7), with the types it may be stored under; for the lookup API's `indicator` and for `why`.
+// A value asked about as the store holds values: normalized as pulls normalize them (docs/interface.md
+// section 4.3), with the types it may be stored under; for the lookup API's `indicator` and for `why`.
 import type { IndicatorType } from '../indicator-types.js';
 import { normalizeValue } from './normalize-value.js';
 

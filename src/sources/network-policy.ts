@@ -1,4 +1,4 @@
-// Where a pull may connect (DESIGN 7, issue 26): every address a connection would reach is classed,
+// Where a pull may connect (docs/security.md, "Where a pull may connect"): every address a connection would reach is classed,
 // and a source reaches loopback or private networks only when it says so; some addresses never.
 import { isIP } from 'node:net';
 import { parseIpBlock, type IpBlock } from './normalize-value.js';

@@ -14,13 +14,14 @@ export interface IpBlock {
 }
 
 /**
- * Normalizes `raw` (DESIGN §7, Values). With `type` (a source's `type` setting) the value must be
- * of that type; without it the type is detected in the order url, ip (and CIDR), ipv6, hash,
- * email, domain, each test committing: a value that looks like an IPv4 address but is not one
- * (`1.2.3.256`) is rejected, never retried as a domain. The type returned is the canonical one, so
- * the same value from an `ipv4` feed and from an untyped feed is one (type, value) indicator:
- * `ip` for IPv4 and its CIDRs, `ipv6` for IPv6 and its CIDRs, `domain` for `hostname`, `url` for
- * `uri`. `sha512` and `asn` are accepted only as a fixed type (DESIGN detects md5/sha1/sha256).
+ * Normalizes `raw` (docs/feeds.md, "What a pull does with each row"; docs/sources.md, "Values").
+ * With `type` (a source's `type` setting) the value must be of that type; without it the type is
+ * detected in the order url, ip (and CIDR), ipv6, hash, email, domain, each test committing: a
+ * value that looks like an IPv4 address but is not one (`1.2.3.256`) is rejected, never retried as
+ * a domain. The type returned is the canonical one, so the same value from an `ipv4` feed and from
+ * an untyped feed is one (type, value) indicator: `ip` for IPv4 and its CIDRs, `ipv6` for IPv6 and
+ * its CIDRs, `domain` for `hostname`, `url` for `uri`. `sha512` and `asn` are accepted only as a
+ * fixed type: detection stops at md5, sha1 and sha256.
  */
 export function normalizeValue(raw: string, type?: IndicatorType): NormalizedValue {
   const value = raw.trim();
@@ -134,7 +135,7 @@ export function formatIpBlock(block: IpBlock): string {
  * One address as a /32 or /128 block. IPv4 is four decimal parts, each up to three digits:
  * `010.1.1.1` is 10.1.1.1. inet_aton(3) and the URL Standard read a leading zero as octal (8.1.1.1),
  * but feeds that pad do so for column alignment, and RFC 6943 §3.1.1 warns the form is ambiguous;
- * DESIGN takes the decimal reading. Shorthand (`127.1`) and hex (`0x7f.0.0.1`) are rejected.
+ * the decimal reading is the one meant (docs/sources.md, "Values"). Shorthand (`127.1`) and hex (`0x7f.0.0.1`) are rejected.
  */
 function parseIp(address: string, family?: 4 | 6): IpBlock | undefined {
   if (family !== 6) {
@@ -195,8 +196,9 @@ function normalizeHash(value: string, type: HashType): NormalizedValue {
 }
 
 /**
- * Lowercase as a whole (DESIGN; RFC 5321 §2.4 lets a local part be case-sensitive, mail systems
- * in practice are not), split at the last `@`, the domain validated and punycoded as a domain.
+ * Lowercase as a whole (docs/sources.md, "Values"; RFC 5321 §2.4 lets a local part be
+ * case-sensitive, mail systems in practice are not), split at the last `@`, the domain validated
+ * and punycoded as a domain.
  */
 function normalizeEmail(value: string): NormalizedValue {
   const at = value.lastIndexOf('@');

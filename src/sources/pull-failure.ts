@@ -1,4 +1,4 @@
-// The reason a failed pull records (DESIGN 7, "A failed pull"): the error's message with every secret the source resolved masked.
+// The reason a failed pull records (docs/interface.md section 10, "Pulls"): the error's message with every secret the source resolved masked.
 import { PullRefused } from '../store/contract/commands.js';
 import { FeedFormatError } from './parsers/feed-entry.js';
 import { SourceDefinitionError } from './source-definition.js';

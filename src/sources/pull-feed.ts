@@ -1,4 +1,4 @@
-// One pull of a feed's source (DESIGN section 7): fetch, read, normalize, then the one import pipeline
+// One pull of a feed's source (docs/interface.md section 10, "Pulls"): fetch, read, normalize, then the one import pipeline
 // (Store.applyWrite) writes it in a transaction; a failure changes nothing but the feed's error and retry time.
 import { formatStamp, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -35,7 +35,7 @@ export interface PullDeps {
   resolveHost?: ResolveHost;
   /** Keeps a pull the sanity gate would refuse (`feeds pull --force`), this once. */
   force?: boolean;
-  /** What started the pull, for its run (DESIGN 11); default `command`. */
+  /** What started the pull, for its run (docs/interface.md section 12); default `command`. */
   trigger?: RunTrigger;
   /** Runs kept per feed (config `health.keepRuns`). */
   keepRuns?: number;
@@ -73,7 +73,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
   const at = formatStamp(started);
   const seconds = () => Math.round((clock.now() - started) / 100) / 10;
   const tally: RowTally = { rejected: 0, allowlisted: 0, skipped: 0 };
-  // The run's report (DESIGN 11): the transport's status and bytes land in it as the source is read.
+  // The run's report (docs/interface.md section 12): the transport's status and bytes land in it as the source is read.
   const run: RunReport = {
     trigger: deps.trigger ?? 'command', started, httpStatus: null, bytes: 0, rejected: { unparseable: 0, allowlisted: 0 }, rejections: [],
   };
@@ -89,10 +89,10 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
     // The config may open private networks to every source; the source's own `network` still wins when it says so.
     if (deps.allowPrivateNetworks && resolved.network === undefined) resolved.network = 'private';
     const nextDue = nextRun(scheduleOf(source, state.schedule), new Date(started)).getTime();
-    // The whole pull is bounded (issue 26), not only each request: a source that pages forever fails.
+    // The whole pull is bounded (`maxSeconds`; docs/security.md), not only each request: a source that pages forever fails.
     deadline = AbortSignal.timeout(source.maxSeconds * 1000);
     const signal = deps.signal ? AbortSignal.any([deps.signal, deadline]) : deadline;
-    // The config's allowlist and the store's run-time entries as they are now (DESIGN 12).
+    // The config's allowlist and the store's run-time entries as they are now (docs/interface.md section 13, the allowlist).
     const bounded: PullDeps = { ...deps, signal, allowlist: await currentAllowlist(deps.allowlist, store) };
     // Measured as the deadline's timer is, not by the injected clock, which tests may move at will.
     const deadlineAt = performance.now() + source.maxSeconds * 1000;
@@ -165,7 +165,7 @@ export async function pullFeed(fid: number, deps: PullDeps): Promise<PullOutcome
   }
 }
 
-/** The line `feeds pull` prints for an outcome (DESIGN 7). */
+/** The line `feeds pull` prints for an outcome (docs/interface.md section 10, `feeds pull`). */
 export function outcomeLine(outcome: PullOutcome): string {
   const name = outcome.feed.replace(/[\r\n\t]+/g, ' ');
   if (!outcome.ok) return `fid ${outcome.fid} ${name}: failed: ${outcome.reason.replace(/[\r\n]+/g, ' ')}`;

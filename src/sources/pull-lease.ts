@@ -1,4 +1,4 @@
-// One pull of a feed at a time, everywhere (DESIGN 7, issues 26 and 27): `serve`'s scheduler and
+// One pull of a feed at a time, everywhere (docs/interface.md section 10, "Background pulls"): `serve`'s scheduler and
 // `feeds pull` both pull under the feed's lease in the store, renewed while the pull runs and
 // released when it ends, so two instances, or a command and an instance, never pull one feed at once.
 import type { Clock } from '../clock.js';

@@ -1,4 +1,4 @@
-// What the background pulls tell the metrics (DESIGN 9 and 11): each feed's state, last good pull and
+// What the background pulls tell the metrics (docs/deployment.md, "Metrics"; docs/interface.md section 12): each feed's state, last good pull and
 // schedule as the store has them, and the time the imports of pulls and lifecycle runs take.
 import type { BackgroundEvent, FeedState, ImportKind } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';

@@ -1,4 +1,4 @@
-// The background work of `serve` (DESIGN sections 7 and 8): pulls due feeds, up to `concurrency` at
+// The background work of `serve` (docs/interface.md section 10, "Background pulls"; section 3): pulls due feeds, up to `concurrency` at
 // once, each under a lease in the store, so that of several instances sharing a database one pulls a
 // feed at a time, and runs the lifecycle after pulls and at least hourly, under a lease of its own.
 import { hostname } from 'node:os';
@@ -20,7 +20,7 @@ const LIFECYCLE_LEASE = 'lifecycle';
 export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgress'> {
   /** How often the store is asked which feeds are due. */
   checkMs: number;
-  /** The lifecycle (DESIGN 8) runs after each pull and at least hourly, under its own lease; absent, not at all. */
+  /** The lifecycle (docs/interface.md section 3) runs after each pull and at least hourly, under its own lease; absent, not at all. */
   lifecycle?: LifecycleSettings;
   /** Names this instance in leases; default: host, pid and a random part. */
   owner?: string;
@@ -30,7 +30,7 @@ export interface PullSchedulerOptions extends Omit<PullDeps, 'signal' | 'onProgr
   leaseMs?: number;
   renewMs?: number;
   /**
-   * Hears what the metrics count (DESIGN 9): each pull's outcome and rejected values, the lifecycle's
+   * Hears what the metrics count (docs/deployment.md, "Metrics"): each pull's outcome and rejected values, the lifecycle's
    * retirements, the imports' durations, and every feed's state, last good pull and schedule, read
    * from the store at the first check, after checks that pulled and at least hourly. Absent, none of
    * it is gathered.

@@ -1,5 +1,5 @@
 // The temporary folders a pull keeps its bodies and batches in, named after the process that made
-// them, so that a later start can remove those of a process that died mid-pull (issue 26).
+// them, so that a later start can remove those of a process that died mid-pull (docs/security.md).
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

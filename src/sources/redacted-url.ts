@@ -1,10 +1,10 @@
-// A source URL safe to display (issue 27): no userinfo, no fragment, no query value but `${env:NAME}` placeholders.
+// A source URL safe to display (docs/interface.md section 2.2, `accesslink`): no userinfo, no fragment, no query value but `${env:NAME}` placeholders.
 
 /** A query value a reader may see: nothing to hide, or only `${env:NAME}` references, which name a variable and leak nothing. */
 const SHOWN_QUERY_VALUE = /^(\$\{env:[^}]*\})*$/;
 
 /**
- * The URL as configured, for `accesslink`, `feeds list` and logs (issue 27): userinfo (`user:pass@`)
+ * The URL as configured, for `accesslink`, `feeds list` and logs: userinfo (`user:pass@`)
  * and the fragment removed, each query value shown as `***` with its parameter name kept
  * (`?token=***&list=***`), a part without `=` (`?SECRET`) as `***` too, and `${env:NAME}`
  * placeholders kept, in the path or as a whole query value. Pass the configured URL, never the

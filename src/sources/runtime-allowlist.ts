@@ -1,4 +1,4 @@
-// The run-time allowlist (DESIGN 12): entries added by `threatgate allowlist add` or the console live in
+// The run-time allowlist (docs/interface.md section 13): entries added by `threatgate allowlist add` or the console live in
 // the store, add to the config's with the same matching rules (allowlist.ts), retire the stored
 // indicators they cover when added, and keep those values out of every later pull.
 import { formatStamp, type Clock } from '../clock.js';

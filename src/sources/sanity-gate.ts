@@ -1,4 +1,4 @@
-// The sanity gate of a full-list pull (DESIGN 7, issue 27): before anything is written, a pull whose
+// The sanity gate of a full-list pull (docs/interface.md section 10, "The sanity gate"): before anything is written, a pull whose
 // result does not look like the list its source has been giving fails as an outage, with a reason
 // that says what was expected, rather than replacing the list with an error page, a typo's zero or
 // (with maxChurn) a list that is suddenly another one.

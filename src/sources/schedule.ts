@@ -1,4 +1,4 @@
-// Source schedules (DESIGN 7): parse `hourly`, `daily`, `weekly`, `every N<unit>` or 5-field cron (with croner), and find the next run.
+// Source schedules (docs/interface.md section 10, "Feed sources"): parse `hourly`, `daily`, `weekly`, `every N<unit>` or 5-field cron (with croner), and find the next run.
 import { Cron } from 'croner';
 import { ThreatgateError } from '../errors.js';
 
@@ -24,7 +24,7 @@ export type Schedule = IntervalSchedule | CronSchedule;
 
 /**
  * Shorter intervals would re-fetch a feed faster than most publishers allow and can start a pull
- * before the previous one's timeout has run out; DESIGN's own example (`every 30s`) stays valid.
+ * before the previous one's timeout has run out; `every 30s` stays valid.
  */
 export const MIN_INTERVAL_SECONDS = 10;
 /** A year and a day: longer is not a schedule, and keeps every date arithmetic far from overflow. */
@@ -124,7 +124,7 @@ export function parseSchedule(text: string): Schedule {
   return parseCron(trimmed);
 }
 
-/** The feed's own `schedule` when it parses, else `daily` (DESIGN 7). */
+/** The feed's own `schedule` when it parses, else `daily` (docs/interface.md section 10, "Feed sources"). */
 export function scheduleFromFeed(feedSchedule: string): Schedule {
   try {
     return parseSchedule(feedSchedule);
@@ -147,8 +147,8 @@ export function nextRun(schedule: Schedule, after: Date): Date {
 export const FIRST_RETRY_MS = 60_000;
 
 /**
- * How long to wait before retrying after `failures` consecutive failed pulls (DESIGN 7: 1 min
- * doubling, at most the schedule). "At most the schedule" is, for every kind, the time from `now`
+ * How long to wait before retrying after `failures` consecutive failed pulls (1 min doubling, at
+ * most the schedule: docs/interface.md section 10, "Pulls"). "At most the schedule" is, for every kind, the time from `now`
  * to the schedule's next regular run: a retry never waits past the pull that would happen anyway.
  * For `every N` that is N itself.
  */

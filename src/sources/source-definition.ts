@@ -1,4 +1,4 @@
-// The source object of a feed (DESIGN 7): one schema per format (formats/), told apart by `format`, and its `${env:NAME}` references.
+// The source object of a feed (docs/interface.md section 10, "Feed sources"): one schema per format (formats/), told apart by `format`, and its `${env:NAME}` references.
 import { z } from 'zod';
 import { ThreatgateError } from '../errors.js';
 import { FORMATS, SOURCE_FORMATS, type SourceFormat } from './formats/format-registry.js';

@@ -1,7 +1,8 @@
 // A paged source's batches (a TAXII walk, a MISP feed, lookup-api pages) read to their end into a
 // file before the pull's transaction begins, then replayed into it: the network walk holds no
 // database connection or lock, so pulls run side by side, leases are renewed while a walk runs,
-// and the transaction lasts as long as the writing, not as long as the upstream (issue 26).
+// and the transaction lasts as long as the writing, not as long as the upstream
+// (docs/interface.md section 10, "Background pulls").
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';

@@ -1,4 +1,4 @@
-// Why a value is (or is not) on the lists (DESIGN section 11, provenance): the store's facts about it,
+// Why a value is (or is not) on the lists (docs/interface.md section 12.4): the store's facts about it,
 // the allowlist entry that keeps it out, and the collections and exports it reaches. `why` and
 // GET /admin/api/why answer with it.
 import type { CollectionConfig } from '../config.js';
@@ -10,7 +10,7 @@ import type { Allowlist } from './allowlist.js';
 import { currentAllowlist } from './runtime-allowlist.js';
 import { readIndicatorValue } from './indicator-value.js';
 
-/** The provenance of one value, as `why --json` and GET /admin/api/why give it (DESIGN 11: a contract). */
+/** The provenance of one value, as `why --json` and GET /admin/api/why give it (a contract: docs/interface.md section 12.4). */
 export interface Provenance {
   /** The value as asked. */
   value: string;
@@ -29,7 +29,7 @@ export interface Provenance {
   rejection: ProvenanceRejection | null;
   /** The configured collections whose STIX objects hold it now. */
   collections: { id: string; title: string; alias: string | null }[];
-  /** The exports (DESIGN 10) that list it: its collections while the indicator is not retired. */
+  /** The exports (docs/interface.md section 11) that list it: its collections while the indicator is not retired. */
   exports: { collection: string; url: string }[];
 }
 
@@ -45,7 +45,7 @@ export async function provenanceOf(raw: string, deps: ProvenanceDeps): Promise<P
   // No indicator, but a pull may still have rejected exactly this text: with no type the store answers only that.
   const facts = await deps.store.findValueFacts(reading.ok ? { ...reading.lookup, asGiven } : { value: asGiven, types: [], asGiven });
   const normalized = reading.ok ? { value: reading.lookup.value, type: reading.type } : null;
-  // The config's entries and the run-time ones (DESIGN 12), as a pull would use them now.
+  // The config's entries and the run-time ones (docs/interface.md section 13), as a pull would use them now.
   const allowlist = normalized === null ? deps.allowlist : await currentAllowlist(deps.allowlist, deps.store);
   const entry = normalized === null ? undefined : allowlist.entryFor(normalized.value, normalized.type);
 

@@ -1,4 +1,4 @@
-// `threatgate allowlist` (DESIGN 12) on a store filled by real pulls of a local feed server: the dry run counts
+// `threatgate allowlist` (docs/console-and-operations.md) on a store filled by real pulls of a local feed server: the dry run counts
 // exactly what adding retires, the retired indicators expire in STIX and stay out of later pulls, removing
 // an entry lets the next pull bring them back, and bad entries are refused by name. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

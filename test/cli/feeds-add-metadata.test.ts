@@ -1,7 +1,7 @@
 // `threatgate feeds add ... --category C --description D --website URL --pricing P` as the real command line
-// (issue 33): the feed's descriptive fields in /api/feed.php and in its threats' summaries, a flag left out
-// keeping its value, --source needed only for a new feed, and each bad value refused naming its flag, nothing
-// changed. SQLite and PostgreSQL.
+// (docs/sources.md, "Feed metadata and deleting a feed"): the feed's descriptive fields in /api/feed.php and in
+// its threats' summaries, a flag left out keeping its value, --source needed only for a new feed, and each bad
+// value refused naming its flag, nothing changed. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { feedMetadataFlags } from '../../src/cli/feed-metadata.js';

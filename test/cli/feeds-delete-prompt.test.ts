@@ -1,7 +1,7 @@
-// The question `feeds delete` asks on a terminal (issue 33): what answers delete, on streams the test writes and
-// reads as a terminal would; the command asking it in this process; and the real command line on a
-// pseudo-terminal (util-linux script(1), skipped without it). feeds-delete.test.ts runs it off a terminal.
-// SQLite and PostgreSQL.
+// The question `feeds delete` asks on a terminal (docs/sources.md, "Feed metadata and deleting a feed"): what
+// answers delete, on streams the test writes and reads as a terminal would; the command asking it in this
+// process; and the real command line on a pseudo-terminal (util-linux script(1), skipped without it).
+// feeds-delete.test.ts runs it off a terminal. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';

@@ -1,6 +1,7 @@
-// `threatgate feeds delete FID [--yes]` as the real command line (issue 33): off a terminal it says what goes and
-// refuses (exit 2), an unknown fid is exit 1, a feed being pulled exit 75, and with --yes the feed goes; the result
-// read through the lookup API and TAXII. SQLite and PostgreSQL.
+// `threatgate feeds delete FID [--yes]` as the real command line (docs/sources.md, "Feed metadata and deleting
+// a feed"): off a terminal it says what goes and refuses (exit 2), an unknown fid is exit 1, a feed being
+// pulled exit 75, and with --yes the feed goes; the result read through the lookup API and TAXII. SQLite and
+// PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';

@@ -1,4 +1,4 @@
-// Two `threatgate feeds pull` processes on one feed (issue 27): the second, with --no-wait, says who pulls it and
+// Two `threatgate feeds pull` processes on one feed (docs/interface.md section 10, `feeds pull`): the second, with --no-wait, says who pulls it and
 // exits 75 at once; without it, it waits and then pulls; neither fails with "database is locked". The built CLI
 // against a source that answers once the test lets it; SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// `threatgate feeds status`, `feeds history FID` and `why VALUE` (DESIGN 11) on a store filled by real
+// `threatgate feeds status`, `feeds history FID` and `why VALUE` (docs/interface.md section 12) on a store filled by real
 // pulls of a local feed server, one feed failing: the JSON contracts, the text a person reads, the
 // usage errors; in this process with a stopped clock, then `why` and `feeds status` as the real
 // command line. SQLite and PostgreSQL.

@@ -1,4 +1,4 @@
-// `threatgate keys create --admin` and `keys list` (DESIGN 11): an admin key has no plan, is listed as `(admin)`, and
+// `threatgate keys create --admin` and `keys list` (docs/interface.md section 7.4): an admin key has no plan, is listed as `(admin)`, and
 // `--admin` with `--plan` is a usage error.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// `threatgate lifecycle` and `threatgate threats retire|reactivate TID` (DESIGN 8): their lines and their errors.
+// `threatgate lifecycle` and `threatgate threats retire|reactivate TID` (docs/interface.md section 3): their lines and their errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The built command line never prints a key, whole or cut short, nor its hash, except where it must (DESIGN section 2).
+// The built command line never prints a key, whole or cut short, nor its hash, except where it must (docs/interface.md section 7).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { CLI, startCli } from '../helpers/cli-process.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 
-/** Written out, not imported from src: the stored form of a key is SHA-256, hex (DESIGN section 4). */
+/** Written out, not imported from src: the stored form of a key is SHA-256, hex (docs/interface.md section 7). */
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 /** What would give a key away: the key, its hash in hex or base64, or the first 16 characters of either. */
@@ -37,7 +37,7 @@ describe('the threatgate command line (built) › what it prints', () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'threatgate-secrets-'));
     db = join(dir, 'secrets.sqlite');
-    // keys refuses a store that does not exist (issue 27): an import creates it, as it would for a user.
+    // keys refuses a store that does not exist (docs/interface.md section 10, "Every command"): an import creates it, as it would for a user.
     writeFileSync(join(dir, 'empty.json'), JSON.stringify({ threats: [], feeds: [], indicators: [], links: [] }));
     const createdStore = run(['import', join(dir, 'empty.json'), '--db', db]);
     assert.equal(createdStore.status, 0, createdStore.output);

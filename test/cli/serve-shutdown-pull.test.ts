@@ -1,4 +1,4 @@
-// SIGTERM while `serve` pulls a feed (issue 27): the pull still reading is cancelled, logged as such, records no
+// SIGTERM while `serve` pulls a feed (docs/deployment.md, "Shutdown"): the pull still reading is cancelled, logged as such, records no
 // failure on the feed and releases its lease, and the process exits within the grace period. The built CLI on
 // SQLite and PostgreSQL, against a TAXII source whose pages come slowly.
 import assert from 'node:assert/strict';

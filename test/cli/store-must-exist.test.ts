@@ -1,4 +1,4 @@
-// Only serve, import, demo and feeds add create an SQLite store (issue 27): every other command, run where
+// Only serve, import, demo and feeds add create an SQLite store (docs/interface.md section 10, "Every command"): every other command, run where
 // the file is not, says where it looked and how to point elsewhere, exits 1, and leaves nothing behind.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

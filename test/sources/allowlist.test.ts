@@ -1,4 +1,4 @@
-// The allowlist: which normalized values a source pull never stores (DESIGN §7, Values).
+// The allowlist: which normalized values a source pull never stores (docs/feeds.md, "What a pull does with each row").
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

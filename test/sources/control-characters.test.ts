@@ -1,4 +1,4 @@
-// Control characters from feeds and import files (DESIGN section 10): which ones a name loses, and how; which values are refused.
+// Control characters from feeds and import files (docs/interface.md section 11): which ones a name loses, and how; which values are refused.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hasControlCharacter, withoutControlCharacters } from '../../src/sources/control-characters.js';

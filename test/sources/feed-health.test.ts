@@ -1,4 +1,4 @@
-// A feed's health state (DESIGN 11): each state, the boundaries of stale and quiet-upstream, the order
+// A feed's health state (docs/interface.md section 12.1): each state, the boundaries of stale and quiet-upstream, the order
 // in which they are decided; and the status row built from the store's facts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

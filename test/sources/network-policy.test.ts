@@ -1,4 +1,4 @@
-// Where a pull may connect (DESIGN 7, issue 26): the class of each address, what a source may reach, and what `feeds add` refuses.
+// Where a pull may connect (docs/security.md, "Where a pull may connect"): the class of each address, what a source may reach, and what `feeds add` refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyAddress, neverReachable, refusal, sourceReach } from '../../src/sources/network-policy.js';

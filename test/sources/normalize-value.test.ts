@@ -1,4 +1,4 @@
-// Source values normalized and typed (DESIGN §7, Values), and the export's acceptance of each.
+// Source values normalized and typed (docs/feeds.md, "What a pull does with each row"; docs/sources.md, "Values"), and the export's acceptance of each.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

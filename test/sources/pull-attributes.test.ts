@@ -1,4 +1,4 @@
-// What a pull keeps of the columns a source names as attributes (issue 33, `csv.attributes`): Feodo-shaped lists
+// What a pull keeps of the columns a source names as attributes (`csv.attributes`; docs/sources.md, "What a pull keeps"): Feodo-shaped lists
 // served over HTTP, pulled on three days, merged into the indicators' attributes (an imported indicator's too),
 // counted in the feed's and the threats' summaries, a new STIX version only for an indicator whose attributes grew,
 // nothing at all for a pull that says what the last one said; bounded per attribute. Read through the lookup API

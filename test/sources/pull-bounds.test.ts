@@ -1,7 +1,8 @@
-// Pulls bounded as a whole, side by side, under leases that hold (issue 26): a TAXII walk that never ends fails at
-// maxSeconds and changes nothing; a slow feed holds one of `pull.concurrency` slots, not the others or the
-// lifecycle; a lease is renewed through a long walk on SQLite too, while a second process tries to take it.
-// Scripted TAXII and text servers on 127.0.0.1; SQLite and PostgreSQL.
+// Pulls bounded as a whole, side by side, under leases that hold (docs/security.md; docs/interface.md section
+// 10, "Background pulls"): a TAXII walk that never ends fails at maxSeconds and changes nothing; a slow feed
+// holds one of `pull.concurrency` slots, not the others or the lifecycle; a lease is renewed through a long
+// walk on SQLite too, while a second process tries to take it. Scripted TAXII and text servers on 127.0.0.1;
+// SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,4 +1,4 @@
-// `threatgate feeds pull FID... | --all` (DESIGN 7, "Commands"): one line per feed in the order given,
+// `threatgate feeds pull FID... | --all` (docs/interface.md section 10): one line per feed in the order given,
 // `fid N NAME: ok V values, A new indicators, L new links, R rejected, S s` or `fid N NAME: failed: REASON`,
 // exit 1 when any failed; usage errors. In this process with a stopped clock for the exact lines, then as the
 // real command line. SQLite and PostgreSQL.

@@ -1,4 +1,4 @@
-// Compressed bodies that cannot be read fail the pull and change nothing (issue 33, DESIGN 7 "A failed pull"): gzip and
+// Compressed bodies that cannot be read fail the pull and change nothing (docs/sources.md, "Compressed bodies"): gzip and
 // zip bombs with the error of any body over maxMegabytes, damaged archives, a zip of several members without
 // zip.member, a member missing, an encrypted one, a page or noise where the labels promise an archive. Each case starts from a good pull, and
 // the store is the same row for row after the failure, with no pull folder left behind. SQLite and PostgreSQL.

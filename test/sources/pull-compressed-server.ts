@@ -1,4 +1,4 @@
-// Test helper for the compressed-body pulls (issue 33): a local HTTP server answering each path with bytes and headers
+// Test helper for the compressed-body pulls (docs/sources.md, "Compressed bodies"): a local HTTP server answering each path with bytes and headers
 // set by the test (a gzip or zip body, a Content-Type or Content-Encoding of its choosing), and the fixtures it packs.
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';

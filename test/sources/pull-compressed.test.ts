@@ -1,4 +1,4 @@
-// Compressed feed bodies pulled end to end (issue 33): gzip by its bytes, its Content-Type, its .gz path or the
+// Compressed feed bodies pulled end to end (docs/sources.md, "Compressed bodies"): gzip by its bytes, its Content-Type, its .gz path or the
 // transport's Content-Encoding, and zip archives (abuse.ch's full.csv.zip shape, a member named by zip.member), over
 // HTTP from a local server and from file:// paths, into a real store; the body's hash is of the unpacked list, so a
 // list packed again unchanged is the same body. SQLite and PostgreSQL.

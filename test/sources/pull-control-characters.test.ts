@@ -1,4 +1,4 @@
-// Pulls keep control characters out of the store (DESIGN section 10): threat names and aliases lose them, a value holding one
+// Pulls keep control characters out of the store (docs/interface.md section 11): threat names and aliases lose them, a value holding one
 // is rejected and counted. Feeds served over HTTP from a local server, written by the real store; SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Feed pulls end to end (DESIGN 7, "What a pull does"): five real source shapes fetched over HTTP from a local
+// Feed pulls end to end (docs/interface.md section 10, "Pulls"): five real source shapes fetched over HTTP from a local
 // server, written by the real store, read back through the lookup API and TAXII; re-pulls (304 and an identical
 // body), a changed source, and the highest-risk rule across two feeds. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
@@ -112,7 +112,7 @@ for (const backend of storeBackends()) {
       it('threat.php links the Feodo rows to the malware their column names, created as threats', async () => {
         for (const [threat, value] of [['Dridex', '192.0.2.35'], ['QakBot', '198.51.100.44']]) {
           const record = (await world.api('threat.php', { threat: threat! })) as { tid: number; category: string; risk: string };
-          // Created with the source's risk (issue 33).
+          // Created with the source's risk (docs/sources.md, "What a pull keeps").
           assert.deepEqual([record.category, record.risk], ['malware', 'critical'], threat);
           const links = (await world.api('threat.php', { tid: record.tid, get: 'links' })) as { results: LinkedIndicator[] };
           assert.deepEqual(listed(links.results), [[value, 'ip', 'critical']], threat);

@@ -1,4 +1,4 @@
-// A failed pull changes nothing (DESIGN 7): for each kind of failure, every table of the store is the same row for
+// A failed pull changes nothing (docs/interface.md section 10, "Pulls"): for each kind of failure, every table of the store is the same row for
 // row before and after, but for the feed's error, its time, the failure count and the retry time, which `feeds list`
 // shows; stamp_pulled stays, and the retry backs off from one minute. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
@@ -57,7 +57,7 @@ const CASES: FailureCase[] = [
     reason: /not valid JSON/,
   },
   {
-    // Issue 27: an error page is no list, whatever it holds.
+    // The sanity gate: an error page is no list, whatever it holds.
     what: 'an HTML error page', feed: 'json',
     arrange: () => ({ path: '/drop_v4.json', failure: { kind: 'body', body: '<html><body>Service temporarily unavailable</body></html>\n' } }),
     reason: /^the body is an HTML page \(application\/json\) where a json list was expected/,
@@ -146,7 +146,7 @@ for (const backend of storeBackends()) {
           assertSameStore(await snapshotStore(world.store), snapshot, failureCase.what);
         });
 
-        it('records a failed run with its reason and no counts (DESIGN 11)', async () => {
+        it('records a failed run with its reason and no counts', async () => {
           const [run] = await world.store.listFeedRuns(fid, 1);
           assert.equal(run?.outcome, 'failed');
           assert.equal(run?.error, (outcome as { reason: string }).reason);

@@ -1,4 +1,4 @@
-// Pulls and where they may connect (DESIGN 7, issue 26): a feed on a public host cannot lead a pull into loopback,
+// Pulls and where they may connect (docs/security.md, "Where a pull may connect"): a feed on a public host cannot lead a pull into loopback,
 // private or link-local networks, by a redirect or by DNS, on the first request or any later one; a source allowed
 // there reaches them. Real HTTP: a fixture server on a public-class address of this machine, a loopback fixture
 // server, and a resolver the test controls. SQLite and PostgreSQL.

@@ -1,7 +1,7 @@
-// One pull of a feed at a time, everywhere (issue 27): `feeds pull` takes the lease `serve` takes, waits for a
-// holder or with --no-wait says who holds it and exits 75, never recording that as the feed's error; `feeds
-// list` shows a live lease; the scheduler logs a feed it skips for another's lease; a pull cancelled by a
-// shutdown records no failure. SQLite and PostgreSQL.
+// One pull of a feed at a time, everywhere (docs/interface.md section 10, "Background pulls"): `feeds pull`
+// takes the lease `serve` takes, waits for a holder or with --no-wait says who holds it and exits 75, never
+// recording that as the feed's error; `feeds list` shows a live lease; the scheduler logs a feed it skips for
+// another's lease; a pull cancelled by a shutdown records no failure. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EXIT_BUSY, feedsCommand } from '../../src/cli/feeds-command.js';

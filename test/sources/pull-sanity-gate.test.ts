@@ -1,4 +1,4 @@
-// The sanity gate of full-list pulls (DESIGN 7, issue 27): an error page, a typo that reads nothing, a renamed field,
+// The sanity gate of full-list pulls (docs/interface.md section 10, "The sanity gate"): an error page, a typo that reads nothing, a renamed field,
 // the wrong format and a list that suddenly shrank fail before anything is written, saying what was expected;
 // `feeds pull --force` keeps such a pull once; a TAXII URL that is no objects endpoint is refused when added.
 // A fixture HTTP server on 127.0.0.1; SQLite and PostgreSQL.

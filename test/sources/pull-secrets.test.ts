@@ -1,4 +1,4 @@
-// Secrets of a source are never printed (DESIGN 7, issue 15): a token given as ${env:FEED_TOKEN} in a header, in
+// Secrets of a source are never printed (docs/security.md): a token given as ${env:FEED_TOKEN} in a header, in
 // the URL's query string and as the password reaches the feed server, and appears in no output or log line of the
 // real command line (feeds add, list and pull, good and failed), in no stored row and in no lookup API answer, not
 // even when the server echoes it back. SQLite and PostgreSQL.

@@ -1,5 +1,5 @@
 // abuse.ch's CSV shapes with their columns kept as attributes, and a STIX bundle graded by confidence, pulled end to end
-// (issue 33): Feodo Tracker's port, status and malware, URLhaus's tags split on commas and its threat type, and each
+// (docs/sources.md, "Feed shapes"): Feodo Tracker's port, status and malware, URLhaus's tags split on commas and its threat type, and each
 // STIX indicator's confidence read as a risk by the STIX 2.1 Appendix A scale (the source's risk without one), fetched
 // over HTTP from a local server, written by the real store, read back through /api/indicator.php. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// A hosts-file source pulled end to end (issue 33): a StevenBlack-like unified hosts file served over HTTP, its names
+// A hosts-file source pulled end to end (docs/sources.md, "Feed shapes"): a StevenBlack-like unified hosts file served over HTTP, its names
 // listed as domains and its preamble left out, through `feeds pull` and the lookup API; a full list, so the sanity gate
 // holds a body that lost most of its names or turned into an HTML page. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

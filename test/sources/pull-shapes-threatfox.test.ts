@@ -1,4 +1,4 @@
-// ThreatFox's shapes pulled end to end (issue 33): the full JSON export (an object of arrays keyed by IOC id, json.items "*")
+// ThreatFox's shapes pulled end to end (docs/sources.md, "Feed shapes"): the full JSON export (an object of arrays keyed by IOC id, json.items "*")
 // and the CSV export, their confidence_level read as a risk by thresholds (riskFrom), fetched over HTTP from a local
 // server, written by the real store and read back through /api/indicator.php. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

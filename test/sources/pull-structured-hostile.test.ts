@@ -1,4 +1,4 @@
-// Pulls of `stix` and `taxii` sources whose objects include hostile ones (issue 26 item 4): patterns nested 2,000
+// Pulls of `stix` and `taxii` sources whose objects include hostile ones (docs/security.md, "What a feed says is data"): patterns nested 2,000
 // and 100,000 parentheses deep once overflowed the stack and failed the whole pull, which a TAXII source, resuming
 // from the same cursor, would then fail forever. Now the pull succeeds: the good values are stored and linked, a
 // chain of 10,000 ORs is read, a custom property nested 50,000 deep is no trouble, and each unreadable indicator is

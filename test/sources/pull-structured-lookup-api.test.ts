@@ -1,4 +1,4 @@
-// A threatgate mirroring another's feed over the lookup API (DESIGN 7, issue 16 items 3 and 5): an upstream
+// A threatgate mirroring another's feed over the lookup API (docs/feeds.md, "Structured sources"): an upstream
 // threatgate on an ephemeral port with links pages of 5 and a feed of 13 links; the downstream's `lookup-api`
 // source reads it with a Pro key, which may read two pages. The pull ends cleanly at the upstream's page limit
 // with the first two pages' values and a warning without the key, and the first pull fills the local feed's

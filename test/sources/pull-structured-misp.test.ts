@@ -1,4 +1,4 @@
-// Pulls of a `misp` source end to end (DESIGN 7, issue 16 item 4): the fixture feed directory served over HTTP,
+// Pulls of a `misp` source end to end (docs/feeds.md, "Structured sources"): the fixture feed directory served over HTTP,
 // written by the real store, checked through the lookup API and TAXII: the values of the non-deleted events and
 // to_ids attributes, threats from galaxies and tags, the cursor; then incremental pulls that fetch only the new
 // event (the feed server's request log says so), keep the earlier values listed, and take an empty pull as a

@@ -1,4 +1,4 @@
-// Pulls of `stix` sources end to end (DESIGN 7, issue 16 item 1): the fixture bundle served over HTTP, and read
+// Pulls of `stix` sources end to end (docs/feeds.md, "Structured sources"): the fixture bundle served over HTTP, and read
 // from file://, written by the real store, checked through the lookup API and TAXII: the values of every pattern
 // form, what is not stored, threats from `indicates` relationships (their categories, one found by an alias
 // reused), and a re-pull that makes no new STIX version. SQLite and PostgreSQL.

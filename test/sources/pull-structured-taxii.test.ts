@@ -1,4 +1,4 @@
-// A threatgate mirroring another over TAXII (DESIGN 7, issue 16 items 2 and 5): an upstream threatgate on an
+// A threatgate mirroring another over TAXII (docs/feeds.md, "Structured sources"): an upstream threatgate on an
 // ephemeral port, pages of 3 objects, its requests logged; the downstream pulls its indicators collection as a
 // `taxii` source. Every value arrives (quotes and backslashes included) and so do the threat links; a walk that
 // breaks midway changes nothing and leaves the cursor where it was; the next walk asks only for what was added

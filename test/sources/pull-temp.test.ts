@@ -1,4 +1,4 @@
-// The temporary folders of pulls (issue 26): those of a process that died mid-pull are removed at the next start;
+// The temporary folders of pulls (docs/security.md): those of a process that died mid-pull are removed at the next start;
 // those of running processes are not.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// What a pull keeps of the threats it names (issue 33, DESIGN 7 as docs/sources.md extends it): a STIX bundle
+// What a pull keeps of the threats it names (docs/sources.md, "What a pull keeps"): a STIX bundle
 // served over HTTP gives threats that exist the aliases they lack (case ignored, none that names another threat,
 // bounded), a new version of their STIX objects with them; threats a pull creates are active, with the source's
 // risk, and a source's `threat` with the category it names. Read through the lookup API and TAXII. SQLite and
@@ -127,7 +127,7 @@ for (const backend of storeBackends()) {
     describe('the same bundle read again', () => {
       it('changes no threat and makes no new STIX version', async () => {
         const cursor = (await world.taxii()).last;
-        // All but stamp_seen, which a sighting moves (DESIGN 7, step 3).
+        // All but stamp_seen, which a sighting moves (docs/interface.md section 10, "Pulls").
         const records = async () =>
           (await Promise.all(['Quartz Heron', 'Copper Group', 'Quill Loader', 'Wide Net'].map(threat))).map(({ tid, category, othernames, risk, retired, stamp_updated }) => ({
             tid, category, othernames, risk, retired, stamp_updated,

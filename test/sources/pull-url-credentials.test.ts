@@ -1,4 +1,4 @@
-// A credential written into a source URL itself (issue 27): a token as a query value, as a bare query, as the
+// A credential written into a source URL itself (docs/interface.md section 2.2, `accesslink`): a token as a query value, as a bare query, as the
 // userinfo's user or password, or in the fragment reaches no public field and no output. feeds list and the feed's
 // accesslink (GET /api/feed.php, which anonymous callers read) show the URL with each query value as `***`, without
 // userinfo and fragment; pull lines, log lines and TAXII objects carry none of it; an accesslink stored with a token

@@ -1,4 +1,4 @@
-// A lookup-api mirror of a threatgate whose lifecycle ages values out (issue 27 item 4, Build 3): a value the
+// A lookup-api mirror of a threatgate whose lifecycle ages values out (docs/interface.md section 10, "Withdrawn values"): a value the
 // upstream had retired before the first pull does not come in at all; one we had from the mirror only becomes
 // retired when the upstream retires it, and one another source lists keeps that source's risk; every other row
 // keeps the risk the upstream gave it. SQLite and PostgreSQL.

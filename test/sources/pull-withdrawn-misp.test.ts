@@ -1,4 +1,4 @@
-// A MISP feed that takes values back (issue 27, Build 3): on a later pull an updated event marks an attribute
+// A MISP feed that takes values back (docs/interface.md section 10, "Withdrawn values"): on a later pull an updated event marks an attribute
 // deleted or no longer to_ids, and another event is deleted whole. Though the feed is incremental (what a pull
 // does not send stays listed), those values leave its listing: retired when no other source lists them, at a
 // local list's risk when one does; the attribute left alone stays. SQLite and PostgreSQL.

@@ -1,4 +1,4 @@
-// A STIX bundle source that grades and withdraws its indicators (issue 27, Build 3): each value takes the risk its
+// A STIX bundle source that grades and withdraws its indicators (docs/interface.md section 10, "Withdrawn values"): each value takes the risk its
 // indicator's `confidence` stands for (the source's risk when it has none); on a later pull a revoked or expired
 // indicator retires its value at once, where a value merely left out keeps its risk until the lifecycle ages it
 // out, and a value another indicator of the same bundle still asserts stays listed. SQLite and PostgreSQL.

@@ -1,4 +1,4 @@
-// A TAXII mirror of a threatgate whose lifecycle ages values out (issue 27 item 4, Build 3): the upstream's new
+// A TAXII mirror of a threatgate whose lifecycle ages values out (docs/interface.md section 10, "Withdrawn values"): the upstream's new
 // version of an aged-out indicator (valid_until past) retires ours when only the mirror listed it, and leaves the
 // risk of a local list that also lists it; each value comes with the risk its indicator's confidence gives, not
 // the source's; an indicator already expired upstream makes nothing. SQLite and PostgreSQL.

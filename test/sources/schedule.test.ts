@@ -1,4 +1,4 @@
-// Schedules: every form parses, bad ones are refused with the reason, and runs and retries fall where DESIGN 7 says.
+// Schedules: every form parses, bad ones are refused with the reason, and runs and retries fall where docs/interface.md section 10 says.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nextRun, parseSchedule, retryDelay, scheduleFromFeed, ScheduleError, type Schedule } from '../../src/sources/schedule.js';

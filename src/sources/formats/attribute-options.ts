@@ -1,4 +1,4 @@
-// Where a row's attributes come from (issue 33): `csv.attributes` and `json.attributes`, attribute name to column or field, checked.
+// Where a row's attributes come from (docs/sources.md, "Feed shapes"): `csv.attributes` and `json.attributes`, attribute name to column or field, checked.
 import { z } from 'zod';
 
 /** Attributes one source may fill: the store keeps a bounded number of keys per indicator too. */

@@ -1,4 +1,4 @@
-// The `csv` format (DESIGN 7): RFC 4180 rows, the columns named by a header row, a `#` comment line or the source.
+// The `csv` format: RFC 4180 rows, the columns named by a header row, a `#` comment line or the source.
 import { z } from 'zod';
 import { readCsv } from '../parsers/read-csv.js';
 import { openFeedBody } from '../transports/feed-body-transport.js';

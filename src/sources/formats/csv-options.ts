@@ -17,10 +17,10 @@ export const csvOptions = z.strictObject({
   type: text.optional(),
   threat: text.optional(),
   risk: text.optional(),
-  /** A numeric column read as a risk by thresholds (issue 33): `{"column": "confidence_level", "map": {"90": "high", ...}}`. */
+  /** A numeric column read as a risk by thresholds (docs/sources.md, "Feed shapes"): `{"column": "confidence_level", "map": {"90": "high", ...}}`. */
   riskFrom: z.strictObject({ column: text, map: riskMap }).optional(),
   lastSeen: text.optional(),
-  /** Attribute name to column (issue 33): `{"port": "dst_port", "tags": {"column": "tags", "split": ","}}`. */
+  /** Attribute name to column (docs/sources.md, "Feed shapes"): `{"port": "dst_port", "tags": {"column": "tags", "split": ","}}`. */
   attributes: attributeOptions('column', text).optional(),
   /** One character; RFC 4180's comma by default, `;` or a tab for the feeds that use them. */
   delimiter: z

@@ -1,4 +1,4 @@
-// One source format as a pull sees it (DESIGN 7, Formats): its schema, and how a pull opens it, its transport feeding its parser.
+// One source format as a pull sees it (docs/interface.md section 10, "Feed sources"): its schema, and how a pull opens it, its transport feeding its parser.
 import type { z } from 'zod';
 import type { FeedSourceState } from '../../store/contract/records.js';
 import type { FeedBatch } from '../parsers/feed-entry.js';

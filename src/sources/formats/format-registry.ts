@@ -1,4 +1,4 @@
-// Every source format, by name (DESIGN 7, Formats): a format is one entry here and its own file.
+// Every source format, by name (docs/interface.md section 10, "Feed sources"): a format is one entry here and its own file.
 import { csvFormat } from './csv-format.js';
 import type { FormatEntry } from './format-entry.js';
 import { hostsFormat } from './hosts-format.js';
@@ -9,7 +9,7 @@ import { stixFormat } from './stix-format.js';
 import { taxiiFormat } from './taxii-format.js';
 import { textFormat } from './text-format.js';
 
-/** In the order DESIGN 7 and messages list them: the one-body formats, then those walked page by page. */
+/** In the order docs/interface.md and messages list them: the one-body formats, then those walked page by page. */
 export const FORMATS = {
   text: textFormat,
   csv: csvFormat,

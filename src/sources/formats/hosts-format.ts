@@ -1,4 +1,4 @@
-// The `hosts` format (issue 33): a hosts file (StevenBlack, URLhaus's hostfile, Pi-hole and AdGuard lists), its names the values.
+// The `hosts` format (docs/sources.md, "Feed shapes"): a hosts file (StevenBlack, URLhaus's hostfile, Pi-hole and AdGuard lists), its names the values.
 import { readHosts } from '../parsers/read-hosts.js';
 import { openFeedBody } from '../transports/feed-body-transport.js';
 import type { FormatEntry } from './format-entry.js';

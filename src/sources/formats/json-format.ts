@@ -1,4 +1,4 @@
-// The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, an object of arrays (ThreatFox), or NDJSON.
+// The `json` format: an array of objects, an array wrapped in a document, an object of arrays (ThreatFox), or NDJSON.
 import { z } from 'zod';
 import { readJson } from '../parsers/read-json.js';
 import { openFeedBody } from '../transports/feed-body-transport.js';

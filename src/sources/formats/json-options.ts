@@ -12,10 +12,10 @@ export const jsonOptions = z.strictObject({
   type: dottedPath.optional(),
   threat: dottedPath.optional(),
   risk: dottedPath.optional(),
-  /** A numeric field read as a risk by thresholds (issue 33): `{"field": "confidence_level", "map": {"90": "high", ...}}`. */
+  /** A numeric field read as a risk by thresholds (docs/sources.md, "Feed shapes"): `{"field": "confidence_level", "map": {"90": "high", ...}}`. */
   riskFrom: z.strictObject({ field: dottedPath, map: riskMap }).optional(),
   lastSeen: dottedPath.optional(),
-  /** Attribute name to dotted path (issue 33): `{"port": "port", "tags": {"field": "tags", "split": ","}}`. */
+  /** Attribute name to dotted path (docs/sources.md, "Feed shapes"): `{"port": "port", "tags": {"field": "tags", "split": ","}}`. */
   attributes: attributeOptions('field', dottedPath).optional(),
   /** The array's path when the document wraps it (`{"data": [...]}`), or `*` for every top-level value. */
   items: dottedPath.optional(),

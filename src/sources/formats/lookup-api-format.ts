@@ -1,4 +1,4 @@
-// The `lookup-api` format (DESIGN 7, issue 16): another Pulsedive-style service, its links pages read by lookup-api-pages.ts and lookup-api-page.ts.
+// The `lookup-api` format (docs/feeds.md, "Structured sources"): another Pulsedive-style service, its links pages read by lookup-api-pages.ts and lookup-api-page.ts.
 import { z } from 'zod';
 import type { FeedBatch } from '../parsers/feed-entry.js';
 import { linksPageBatch, upstreamFeed, type UpstreamFeed } from '../parsers/lookup-api-page.js';

@@ -1,4 +1,4 @@
-// The `misp` format (DESIGN 7, issue 16): a MISP feed directory, its files fetched by misp-files.ts and read by misp-event.ts.
+// The `misp` format (docs/feeds.md, "Structured sources"): a MISP feed directory, its files fetched by misp-files.ts and read by misp-event.ts.
 import { z } from 'zod';
 import type { FeedBatch } from '../parsers/feed-entry.js';
 import { FeedFormatError } from '../parsers/feed-entry.js';
@@ -41,7 +41,7 @@ export interface MispRead {
  *
  * Each attribute of a value-giving type (ATTRIBUTE_TYPES), in `Event.Attribute` or an object's
  * `Attribute`, is an entry whose `ref` is the event's uuid. Withdrawn instead (FeedBatch
- * `withdrawn`, issue 27: the feed no longer asserts the value): such an attribute marked `deleted`,
+ * `withdrawn`: the feed no longer asserts the value; docs/interface.md section 10, "Withdrawn values"): such an attribute marked `deleted`,
  * or in an object or event marked `deleted`, or not marked `to_ids` (unless `onlyIds` is false).
  * Not read, and counted in `skipped`: attributes of other types, and manifest keys that are not
  * uuids (never fetched: with a `file://` feed they could name any path).

@@ -1,4 +1,4 @@
-// A risk read from a score (issue 33): the thresholds of `csv.riskFrom` and `json.riskFrom`, checked, and the reading of a score by them.
+// A risk read from a score (docs/sources.md, "Feed shapes", riskFrom): the thresholds of `csv.riskFrom` and `json.riskFrom`, checked, and the reading of a score by them.
 import { z } from 'zod';
 import { RISK_LEVELS, type Risk } from '../../domain.js';
 

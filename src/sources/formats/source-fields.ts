@@ -1,4 +1,4 @@
-// The fields every source has (DESIGN 7), and the zod pieces the formats' own fields are built from.
+// The fields every source has (docs/interface.md section 10, "Feed sources"), and the zod pieces the formats' own fields are built from.
 import { z } from 'zod';
 import { RISK_LEVELS } from '../../domain.js';
 import { INDICATOR_TYPES, indicatorTypeOf } from '../../indicator-types.js';
@@ -32,8 +32,8 @@ const threatCategory = text.max(200, 'must be at most 200 characters');
 
 /**
  * The error of a field a format cannot do without: parseSource says `required` for any missing
- * field, and this says for which format (`source.csv.value: required for format csv`), as DESIGN 7
- * words it. Pass it as the field's `error`: `z.string({ error: missingFor('csv') })`.
+ * field, and this says for which format (`source.csv.value: required for format csv`), as docs/interface.md
+ * section 10 words it. Pass it as the field's `error`: `z.string({ error: missingFor('csv') })`.
  */
 export function missingFor(format: string): (issue: { input?: unknown }) => string | undefined {
   return (issue) => (issue.input === undefined ? `required for format ${format}` : undefined);
@@ -47,7 +47,7 @@ function checkUrl(url: string, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', message: `scheme "${scheme}" is not supported; use https://, http:// or file://` });
   } else if (!URL.canParse(url.replace(ENV_REFERENCE, 'x'))) ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
   else {
-    // A link-local, multicast or unspecified host is refused now, not at every pull (issue 26).
+    // A link-local, multicast or unspecified host is refused now, not at every pull (docs/security.md).
     const never = neverReachable(url.replace(ENV_REFERENCE, 'x'));
     if (never !== undefined) ctx.addIssue({ code: 'custom', message: never });
   }
@@ -88,7 +88,7 @@ export const COMMON_FIELDS = {
   password: z.string().optional(),
   timeoutSeconds: z.number().positive('must be positive').max(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`).default(60),
   maxMegabytes: z.number().positive('must be positive').max(MAX_MEGABYTES, `must be at most ${MAX_MEGABYTES}`).default(256),
-  /** The whole pull, every request and the writing included (issue 26): a source that never ends must not hold a pull forever. */
+  /** The whole pull, every request and the writing included (docs/security.md): a source that never ends must not hold a pull forever. */
   maxSeconds: z.number().positive('must be positive').max(MAX_PULL_SECONDS, `must be at most ${MAX_PULL_SECONDS}`).default(1800),
   /** Pages, events or files a paged source (taxii, misp, lookup-api) may give one pull. */
   maxPages: z.number().int('must be a whole number').positive('must be positive').max(MAX_PAGES, `must be at most ${MAX_PAGES}`).default(100_000),
@@ -103,7 +103,7 @@ export const COMMON_FIELDS = {
   /** `private`: the source may reach loopback and private networks (an internal MISP, a partner over VPN); see network-policy.ts. */
   network: z.enum(['private'], { error: 'must be "private" (or left out)' }).optional(),
   /**
-   * A zip archive's member to read (issue 33): a body that is a zip archive is read from this member,
+   * A zip archive's member to read (docs/sources.md, "Compressed bodies"): a body that is a zip archive is read from this member,
    * or from its only member when this is left out. Other bodies ignore it.
    */
   zip: z.strictObject({ member: text }).optional(),

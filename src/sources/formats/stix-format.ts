@@ -1,4 +1,4 @@
-// The `stix` format (DESIGN 7): a STIX 2.1 bundle, read as it arrives.
+// The `stix` format: a STIX 2.1 bundle, read as it arrives.
 import { readStixBundle } from '../parsers/read-stix.js';
 import { openFeedBody } from '../transports/feed-body-transport.js';
 import type { FormatEntry } from './format-entry.js';

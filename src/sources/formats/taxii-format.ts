@@ -1,4 +1,4 @@
-// The `taxii` format (DESIGN 7): a TAXII 2.1 collection's objects URL, walked by taxii-walk.ts and mapped as `stix` bundles are.
+// The `taxii` format (docs/feeds.md, "Structured sources"): a TAXII 2.1 collection's objects URL, walked by taxii-walk.ts and mapped as `stix` bundles are.
 import { hasContent, type FeedBatch } from '../parsers/feed-entry.js';
 import { StixObjectMapper } from '../parsers/read-stix.js';
 import { redactedUrl } from '../redacted-url.js';

@@ -1,4 +1,4 @@
-// The `text` format (DESIGN 7): one value a line, as Spamhaus DROP, blocklist.de and OpenPhish publish.
+// The `text` format: one value a line, as Spamhaus DROP, blocklist.de and OpenPhish publish.
 import { readText } from '../parsers/read-text.js';
 import { openFeedBody } from '../transports/feed-body-transport.js';
 import type { FormatEntry } from './format-entry.js';

@@ -1,4 +1,4 @@
-// What a csv row's cells mean (DESIGN 7, issue 33): the columns the source names, found in the header, and a row read through them as a feed entry.
+// What a csv row's cells mean (docs/sources.md, "Feed shapes"): the columns the source names, found in the header, and a row read through them as a feed entry.
 import { CSV_COLUMNS, type CsvOptions } from '../formats/csv-options.js';
 import { scoreReader, type ScoreRisk } from '../formats/risk-from.js';
 import { addAttribute, attributeValues, splitPort } from './entry-attributes.js';

@@ -1,4 +1,4 @@
-// A row's attributes as the csv and json readers fill them (issue 33): cells cleaned, split and bounded, and the port of an `ADDRESS:PORT` value.
+// A row's attributes as the csv and json readers fill them (docs/sources.md, "Feed shapes", Attributes): cells cleaned, split and bounded, and the port of an `ADDRESS:PORT` value.
 import { isIP } from 'node:net';
 import { ATTRIBUTE_LIMITS } from '../../store/contract/write-batch.js';
 import { withoutControlCharacters } from '../control-characters.js';
@@ -43,7 +43,7 @@ const ADDRESS_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9A-Fa-f:.]+)\]):(\d{1,
 
 /**
  * An `ADDRESS:PORT` value (ThreatFox's `ip:port` type) as its address and port: the port is no part
- * of an IP indicator (DESIGN 7), but it is what the feed said about that address, so the readers
+ * of an IP indicator, but it is what the feed said about that address, so the readers
  * keep it as the `port` attribute. Undefined for anything else, a port above 65535 included.
  */
 export function addressAndPort(value: string): { address: string; port: string } | undefined {

@@ -1,7 +1,7 @@
 // What a feed reader yields: raw entries (not yet normalized) in batches, and the error for a body no reader can use.
 import { ThreatgateError } from '../../errors.js';
 
-/** One row of a feed as the source wrote it; the pull normalizes `value` and resolves the rest (DESIGN 7). */
+/** One row of a feed as the source wrote it; the pull normalizes `value` and resolves the rest. */
 export interface FeedEntry {
   value: string;
   type?: string;
@@ -9,7 +9,7 @@ export interface FeedEntry {
   risk?: string;
   lastSeen?: string;
   /**
-   * What the row's other columns said (issue 33: `csv.attributes`, `json.attributes`), by attribute
+   * What the row's other columns said (`csv.attributes`, `json.attributes`; docs/sources.md, "What a pull keeps"), by attribute
    * name: `{"port": ["443"], "tags": ["botnet", "cc"]}`. The pull merges them into the indicator's
    * `attributes`.
    */
@@ -28,7 +28,7 @@ export interface ThreatRef {
   name: string;
   /** Other names (STIX `aliases`, MISP synonyms): an existing threat found by any of them is that threat. */
   aliases: string[];
-  /** The category a threat created for it gets (DESIGN 2.1 categories: `malware`, `group`, `campaign`, ...). */
+  /** The category a threat created for it gets (`malware`, `group`, `campaign`, ...; docs/stix-mapping.md, "Threats"). */
   category: string;
 }
 
@@ -62,7 +62,7 @@ export interface FeedBatch {
    */
   relations?: FeedRelation[];
   /**
-   * Values the upstream says are no longer indicators (issue 27): a STIX indicator revoked or past
+   * Values the upstream says are no longer indicators (docs/interface.md section 10, "Withdrawn values"): a STIX indicator revoked or past
    * its `valid_until`, a MISP attribute deleted or not `to_ids`, a lookup-api row of risk `retired`.
    * The pull takes them out of this feed's listing, and retires those no source lists any more
    * (pull-writer.ts); they never make an indicator or a link, so they carry no `ref`.
@@ -75,7 +75,7 @@ export function hasContent(batch: FeedBatch): boolean {
   return batch.entries.length > 0 || batch.skipped > 0 || (batch.relations?.length ?? 0) > 0 || (batch.withdrawn?.length ?? 0) > 0;
 }
 
-/** The body cannot be used at all, so the pull fails and changes nothing (DESIGN 7, "A failed pull"). */
+/** The body cannot be used at all, so the pull fails and changes nothing (docs/interface.md section 10, "Pulls"). */
 export class FeedFormatError extends ThreatgateError {
   constructor(
     readonly position: string,

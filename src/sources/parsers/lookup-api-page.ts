@@ -1,4 +1,4 @@
-// What a Pulsedive-style service's pages mean (spec 4.3): a links page as a batch of entries, the feed record as the upstream feed's description.
+// What a Pulsedive-style service's pages mean (docs/interface.md sections 4.2 and 5): a links page as a batch of entries, the feed record as the upstream feed's description.
 import { FeedFormatError, type FeedBatch, type FeedEntry } from './feed-entry.js';
 import { field, isObject, textField } from './json-document.js';
 
@@ -11,14 +11,14 @@ export interface UpstreamFeed {
 }
 
 const DESCRIPTIVE_FIELDS = ['description', 'website', 'category', 'pricing'] as const;
-/** The risk an upstream threatgate gives an indicator it aged out (DESIGN 8). */
+/** The risk an upstream threatgate gives an indicator it aged out (docs/interface.md section 3). */
 const RETIRED = 'retired';
 
 /**
  * A links page's rows: each an entry, `indicator` its value, with the row's `type` and `risk`
  * (which the pull keeps over the source's); rows without an indicator are counted as skipped. A
- * row of risk `retired` (the upstream aged it out, DESIGN 8) is withdrawn, not an entry (FeedBatch
- * `withdrawn`, issue 27). Position: `page N row M` (rows from 1).
+ * row of risk `retired` (the upstream aged it out, docs/interface.md section 3) is withdrawn, not an entry (FeedBatch
+ * `withdrawn`; docs/interface.md section 10, "Withdrawn values"). Position: `page N row M` (rows from 1).
  */
 export function linksPageBatch(document: unknown, where: string): FeedBatch {
   if (!isObject(document) || !Array.isArray(document.results)) throw new FeedFormatError(where, 'not a links page: no "results" array');

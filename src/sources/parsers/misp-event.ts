@@ -1,4 +1,4 @@
-// What a MISP feed's files mean (DESIGN 7, issue 16): the manifest's events to read, and each event's values and threats.
+// What a MISP feed's files mean (docs/feeds.md, "Structured sources"): the manifest's events to read, and each event's values and threats.
 import type { IndicatorType } from '../../indicator-types.js';
 import { FeedFormatError, type FeedBatch, type FeedEntry, type FeedRelation, type ThreatRef } from './feed-entry.js';
 import { arrayField, field, isObject, textField } from './json-document.js';

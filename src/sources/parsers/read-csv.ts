@@ -1,4 +1,4 @@
-// The `csv` format (DESIGN 7): csv-parse reads the records; named columns give each row's value, type, threat, risk, last-seen time and attributes (csv-columns.ts).
+// The `csv` format: csv-parse reads the records; named columns give each row's value, type, threat, risk, last-seen time and attributes (csv-columns.ts).
 //
 // How the work is split between csv-parse and this file:
 // - csv-parse does RFC 4180, streaming: quoted fields may hold the delimiter, line breaks and doubled

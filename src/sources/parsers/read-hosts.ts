@@ -1,4 +1,4 @@
-// The `hosts` format (issue 33): `ADDRESS NAME [NAME...]` lines as StevenBlack, URLhaus's hostfile, Pi-hole and AdGuard lists publish them; every name a domain.
+// The `hosts` format (docs/sources.md, "Feed shapes"): `ADDRESS NAME [NAME...]` lines as StevenBlack, URLhaus's hostfile, Pi-hole and AdGuard lists publish them; every name a domain.
 import { isIP } from 'node:net';
 import { decodeText } from '../../text/decode-text.js';
 import { splitLines } from '../../text/line-splitter.js';

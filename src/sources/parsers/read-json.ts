@@ -1,4 +1,4 @@
-// The `json` format (DESIGN 7): an array of objects, an array wrapped in a document, an object of arrays (ThreatFox), or NDJSON.
+// The `json` format: an array of objects, an array wrapped in a document, an object of arrays (ThreatFox), or NDJSON.
 import type { JsonOptions } from '../formats/json-options.js';
 import { scoreReader, type ScoreRisk } from '../formats/risk-from.js';
 import { decodeText } from '../../text/decode-text.js';

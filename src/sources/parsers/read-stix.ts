@@ -1,4 +1,4 @@
-// The `stix` format (DESIGN 7): a STIX 2.1 bundle read as it arrives, and the mapping of STIX objects to feed entries that `taxii` shares.
+// The `stix` format: a STIX 2.1 bundle read as it arrives, and the mapping of STIX objects to feed entries that `taxii` shares.
 import { readStixPatternValues, riskForConfidence } from '../../stix/index.js';
 import { decodeText } from '../../text/decode-text.js';
 import type { FeedBody } from './feed-body.js';
@@ -7,7 +7,7 @@ import { StixBundleScanner, type StixObjectAt } from './stix-bundle-scanner.js';
 
 export type { StixObjectAt } from './stix-bundle-scanner.js';
 
-/** The SDO types that give threats, and the category a threat created for one gets (DESIGN 2.1 categories). */
+/** The SDO types that give threats, and the category a threat created for one gets (docs/stix-mapping.md, "Threats"). */
 export const THREAT_CATEGORIES: Readonly<Record<string, string>> = {
   malware: 'malware',
   'intrusion-set': 'group',
@@ -43,7 +43,7 @@ function idType(id: string): string {
  * - `indicator`: a pattern readStixPatternValues reads gives one entry per value (`ref` = the
  *   indicator's id), with the risk its `confidence` stands for (riskForConfidence; none without
  *   one, so the source's risk applies). One that is revoked, or whose `valid_until` is not after
- *   `now`, gives its values as withdrawn instead (FeedBatch `withdrawn`, issue 27): the upstream no
+ *   `now`, gives its values as withdrawn instead (FeedBatch `withdrawn`; docs/interface.md section 10, "Withdrawn values"): the upstream no
  *   longer asserts them. Skipped and counted: an unreadable `valid_until`, `pattern_type` other
  *   than `stix` (STIX 2.0 objects have none and are read), a pattern not read. `valid_from` is not
  *   looked at: a feed lists an indicator because it applies.

@@ -1,4 +1,4 @@
-// The `text` format (DESIGN 7): one value a line, as Spamhaus DROP, blocklist.de and OpenPhish publish.
+// The `text` format: one value a line, as Spamhaus DROP, blocklist.de and OpenPhish publish.
 import { decodeText } from '../../text/decode-text.js';
 import { splitLines } from '../../text/line-splitter.js';
 import type { FeedBody } from './feed-body.js';
@@ -10,7 +10,7 @@ const COMMENT_LINE = /^(?:#|;|\/\/)/;
 const VALUE = /^[^\s;#]+/;
 
 /**
- * Every value of a text body. A `#` ends the value even inside a URL, as DESIGN 7 says: feeds in
+ * Every value of a text body. A `#` ends the value even inside a URL (docs/sources.md, "Values"): feeds in
  * this format publish URLs without fragments, and a fragment never changes what a URL serves.
  * Comment and blank lines are not rows, so a text body never counts a row as skipped.
  */

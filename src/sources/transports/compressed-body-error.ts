@@ -1,4 +1,4 @@
-// The failure of a compressed feed body that cannot be unpacked (issue 33): damaged, of a kind not read, or not what its labels say.
+// The failure of a compressed feed body that cannot be unpacked (docs/sources.md, "Compressed bodies"): damaged, of a kind not read, or not what its labels say.
 import { PullRefused } from '../../store/contract/commands.js';
 import { withoutControlCharacters } from '../control-characters.js';
 

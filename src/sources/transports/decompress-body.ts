@@ -1,4 +1,4 @@
-// Compressed feed bodies (issue 33): a gzip body, or one member of a zip archive, unpacked from the spooled download into a spool of its own, held to maxMegabytes of unpacked bytes.
+// Compressed feed bodies (docs/sources.md, "Compressed bodies"): a gzip body, or one member of a zip archive, unpacked from the spooled download into a spool of its own, held to maxMegabytes of unpacked bytes.
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';

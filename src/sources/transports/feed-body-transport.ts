@@ -12,9 +12,9 @@ import { spoolBody } from './spool-body.js';
 /**
  * Fetches the source's body, conditional on the previous pull's validators, unpacks it when it is
  * gzip or a zip archive (decompress-body.ts), and gives it to `parse` unless it need not be read: a
- * 304, or the same bytes as the previous pull's body (both a pull that sees the same values again,
- * DESIGN 7). A body that is an HTML page where a list of `format` was expected is refused as an
- * outage (the sanity gate, issue 27), unless the pull is forced.
+ * 304, or the same bytes as the previous pull's body (both a pull that sees the same values again:
+ * docs/interface.md section 10, "Pulls"). A body that is an HTML page where a list of `format` was
+ * expected is refused as an outage (the sanity gate, same section), unless the pull is forced.
  */
 export async function openFeedBody(
   source: CommonSource,

@@ -1,4 +1,4 @@
-// Fetches a source's body for a pull (issue 15, DESIGN 7): limits enforced while streaming, redirects and conditionals by hand, no secret in an error.
+// Fetches a source's body for a pull (docs/sources.md, "How a pull fetches"): limits enforced while streaming, redirects and conditionals by hand, no secret in an error.
 import { createReadStream } from 'node:fs';
 import { ThreatgateError } from '../../errors.js';
 import { open } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { sourceReach } from '../network-policy.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import { redactedUrl } from '../redacted-url.js';
 
-/** Issue 15: at most 5 redirects; the 6th fails the pull. */
+/** At most 5 redirects; the 6th fails the pull (docs/sources.md, "How a pull fetches"). */
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** What a body's transfer ending early reads as, with the code of what ended it (ECONNRESET, ERR_STREAM_PREMATURE_CLOSE). */
@@ -59,7 +59,7 @@ export interface FetchOptions {
   displayUrl?: string;
   /** Resolves host names (tests control DNS with it); default: the system resolver. */
   resolveHost?: ResolveHost;
-  /** Hears every response's status and counts the body bytes read, over all requests of a pull (its run, DESIGN 11). */
+  /** Hears every response's status and counts the body bytes read, over all requests of a pull (its run, docs/interface.md section 12). */
   meter?: TransferMeter;
 }
 

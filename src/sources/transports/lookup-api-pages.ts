@@ -1,4 +1,4 @@
-// The `lookup-api` transport (DESIGN 7, issue 16): another Pulsedive-style service's feed.php, paged as spec 4.3 pages it.
+// The `lookup-api` transport (docs/feeds.md, "Structured sources"): another Pulsedive-style service's feed.php, paged as docs/interface.md sections 4.2 and 5 page it.
 import { fetchSource, FetchError, type FetchOptions } from './fetch-source.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import { FeedFormatError } from '../parsers/feed-entry.js';
@@ -28,8 +28,8 @@ export interface LookupApiPages {
 }
 
 /**
- * Reads upstream feed `fid` with `key`, as spec 4.3 pages its links: the first request without
- * `page` (page 0), then `page=page_next` until a page has no `page_next`.
+ * Reads upstream feed `fid` with `key`, as docs/interface.md section 5 pages its links: the first
+ * request without `page` (page 0), then `page=page_next` until a page has no `page_next`.
  *
  * `source.url` is the service root, the URL under which `api/feed.php` lives
  * (`https://intel.example.org/` reads `https://intel.example.org/api/feed.php`). A URL that already

@@ -1,4 +1,4 @@
-// The `misp` transport (DESIGN 7, issue 16): a MISP feed directory's `manifest.json`, then its event files, fetched a few ahead.
+// The `misp` transport (docs/feeds.md, "Structured sources"): a MISP feed directory's `manifest.json`, then its event files, fetched a few ahead.
 import { fetchSource, FetchError, type FetchOptions } from './fetch-source.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import { readJsonDocument } from '../parsers/json-document.js';

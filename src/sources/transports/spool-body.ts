@@ -1,7 +1,7 @@
 // A feed body written to a temporary file as it arrives, with its SHA-256: a pull compares the hash
 // with the previous pull's before reading anything, so an unchanged list costs a download and a
-// hash, not a parse of every value (DESIGN 7: an identical body is a successful pull that sees the
-// same values again).
+// hash, not a parse of every value (an identical body is a successful pull that sees the same values
+// again: docs/interface.md section 10, "Pulls").
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';

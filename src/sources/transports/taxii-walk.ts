@@ -1,4 +1,4 @@
-// The `taxii` transport (DESIGN 7): a TAXII 2.1 collection's objects walked page by page from the previous pull's X-TAXII-Date-Added-Last, and the threats its relationships name asked for by id.
+// The `taxii` transport (docs/feeds.md, "Structured sources"): a TAXII 2.1 collection's objects walked page by page from the previous pull's X-TAXII-Date-Added-Last, and the threats its relationships name asked for by id.
 import { fetchSource, type FetchOptions } from './fetch-source.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import { decodeText } from '../../text/decode-text.js';

@@ -1,4 +1,4 @@
-// One member of a zip archive read from the spooled body (issue 33): the central directory found from the file's end, the member stored or deflated, its size and CRC-32 checked.
+// One member of a zip archive read from the spooled body (docs/sources.md, "Compressed bodies"): the central directory found from the file's end, the member stored or deflated, its size and CRC-32 checked.
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline, Readable } from 'node:stream';

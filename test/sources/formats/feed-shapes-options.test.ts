@@ -1,4 +1,4 @@
-// The source options of issue 33's feed shapes: the hosts format, json.items "*" and json.key, csv/json riskFrom and attributes, accepted as documented and refused naming the field.
+// The source options of the feed shapes (docs/sources.md): the hosts format, json.items "*" and json.key, csv/json riskFrom and attributes, accepted as documented and refused naming the field.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSource, SourceDefinitionError } from '../../../src/sources/source-definition.js';
@@ -9,7 +9,7 @@ const csv = (options: Record<string, unknown>) => ({ ...CSV, csv: { ...CSV.csv, 
 const json = (options: Record<string, unknown>) => ({ ...JSON_SOURCE, json: { ...JSON_SOURCE.json, ...options } });
 const MAP = { '90': 'high', '50': 'medium', '0': 'low' };
 
-describe('parseSource, the feed shapes of issue 33', () => {
+describe('parseSource, the feed shapes', () => {
   const valid: [string, unknown, Record<string, unknown>][] = [
     ['a hosts source, a full list with the common fields only', { url: 'https://example.org/hosts', format: 'hosts', risk: 'medium' }, { format: 'hosts', risk: 'medium' }],
     ['json.items "*" with json.key', json({ items: '*', key: 'id' }), { json: { value: 'ioc', items: '*', key: 'id' } }],

@@ -111,7 +111,7 @@ describe('readLookupApi against a threatgate upstream', () => {
 
   const linksQuery = (fid: number, page?: number) => `/api/feed.php?fid=${fid}&get=links${page === undefined ? '' : `&page=${page}`}`;
 
-  describe('walking the pages (spec 4.3)', () => {
+  describe('walking the pages (docs/interface.md section 5)', () => {
     it('reads the two pages a Pro key may read, then stops cleanly at the 403 page limit with a warning', async () => {
       const result = await readAll(1, { plan: 'pro' });
       assert.deepEqual(result.entries, expectedEntries(1, 10));
@@ -158,7 +158,7 @@ describe('readLookupApi against a threatgate upstream', () => {
       assert.equal(result.skipped, 3);
     });
 
-    it('gives a row of risk retired as withdrawn (issue 27), and each other row with its own risk', async () => {
+    it('gives a row of risk retired as withdrawn, and each other row with its own risk', async () => {
       upstream.script = (_q, res) =>
         json(res, 200, {
           results: [

@@ -118,7 +118,7 @@ const RELATIONS_B: FeedRelation[] = [
 const SKIPPED = { A: 3, B: 1, C: 0 };
 
 /**
- * Withdrawn (issue 27): in A, to_ids false, a deleted attribute, the deleted object's address; in B, to_ids "0";
+ * Withdrawn: in A, to_ids false, a deleted attribute, the deleted object's address; in B, to_ids "0";
  * in C, a deleted event, each attribute of a type that gives values.
  */
 const WITHDRAWN_A: FeedEntry[] = [

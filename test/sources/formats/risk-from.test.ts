@@ -1,4 +1,4 @@
-// Scores read as risks (issue 33, csv.riskFrom and json.riskFrom): the highest threshold reached gives the risk; anything else gives none, so the source's applies.
+// Scores read as risks (csv.riskFrom and json.riskFrom; docs/sources.md, "Feed shapes"): the highest threshold reached gives the risk; anything else gives none, so the source's applies.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { scoreOf, scoreReader } from '../../../src/sources/formats/risk-from.js';

@@ -1,4 +1,4 @@
-// A row's attributes (issue 33): cells cleaned, split and bounded, and the port of an ADDRESS:PORT value kept as the `port` attribute.
+// A row's attributes (docs/sources.md, "Feed shapes"): cells cleaned, split and bounded, and the port of an ADDRESS:PORT value kept as the `port` attribute.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { addAttribute, addressAndPort, attributeValues, MAX_ATTRIBUTE_VALUES, splitPort } from '../../../src/sources/parsers/entry-attributes.js';

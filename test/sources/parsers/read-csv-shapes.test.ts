@@ -1,4 +1,4 @@
-// The csv reader on the feed shapes of issue 33: abuse.ch's Feodo, URLhaus and ThreatFox exports with columns kept as attributes (csv.attributes) and scores read as risks (csv.riskFrom).
+// The csv reader on the feed shapes of docs/sources.md: abuse.ch's Feodo, URLhaus and ThreatFox exports with columns kept as attributes (csv.attributes) and scores read as risks (csv.riskFrom).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -14,7 +14,7 @@ const csv = (options: Record<string, unknown>) => {
   return (body: FeedBody) => readCsv(body, parsed);
 };
 
-describe('readCsv, the shapes of issue 33', () => {
+describe('readCsv, the feed shapes', () => {
   describe('a Feodo-Tracker-like ipblocklist (its header the first row after the "#" lines) with port, status and malware kept as attributes', () => {
     it('gives each row its columns as attributes, an empty cell leaving its attribute out', async () => {
       const reader = csv({ header: 'first-row', value: 'dst_ip', threat: 'malware', attributes: { port: 'dst_port', status: 'c2_status', malware: 'malware' } });

@@ -1,4 +1,4 @@
-// The hosts reader (issue 33): ADDRESS NAME [NAME...] lines, the address dropped, every name a domain, the preamble's local names left out.
+// The hosts reader (docs/sources.md, "Feed shapes"): ADDRESS NAME [NAME...] lines, the address dropped, every name a domain, the preamble's local names left out.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';

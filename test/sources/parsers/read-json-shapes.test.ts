@@ -1,4 +1,4 @@
-// The json reader on the feed shapes of issue 33: ThreatFox's export (json.items "*" and json.key), scores read as risks (json.riskFrom), fields kept as attributes, and an ADDRESS:PORT value's port.
+// The json reader on the feed shapes of docs/sources.md: ThreatFox's export (json.items "*" and json.key), scores read as risks (json.riskFrom), fields kept as attributes, and an ADDRESS:PORT value's port.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -26,7 +26,7 @@ const THREATFOX = {
   attributes: { threatfox_id: 'id', tags: { field: 'tags', split: ',' }, alias: { field: 'malware_alias', split: ',' }, threat_type: 'threat_type' },
 };
 
-describe('readJson, the shapes of issue 33', () => {
+describe('readJson, the feed shapes', () => {
   describe('ThreatFox\'s full JSON export: an object of arrays keyed by IOC id (json.items "*")', () => {
     it('reads every record of every top-level value, its key as the field json.key names', async () => {
       assert.deepEqual(await readEveryWay(shape('threatfox-full.json'), json(THREATFOX)), {

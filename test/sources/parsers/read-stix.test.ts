@@ -78,7 +78,7 @@ describe('readStixBundle', () => {
       assert.equal((await readEveryWay(fixture('stix-bundle.json'))).skipped, 3);
     });
 
-    it('gives the values of the revoked and the expired indicator as withdrawn, without a ref (issue 27)', async () => {
+    it('gives the values of the revoked and the expired indicator as withdrawn, without a ref', async () => {
       assert.deepEqual((await readEveryWay(fixture('stix-bundle.json'))).withdrawn, [
         { value: '203.0.113.7', type: 'ip', position: 'objects[14]' },
         { value: '203.0.113.8', type: 'ip', position: 'objects[15]' },
@@ -144,7 +144,7 @@ describe('readStixBundle', () => {
     });
   });
 
-  describe('confidence (issue 27): the upstream\'s per-indicator risk, by the inverse of our own export\'s mapping', () => {
+  describe('confidence: the upstream\'s per-indicator risk, by the inverse of our own export\'s mapping', () => {
     const withConfidence = (confidence: unknown) =>
       bundle([{ type: 'indicator', id: ind(1), pattern: "[ipv4-addr:value = '192.0.2.1']", pattern_type: 'stix', ...(confidence === undefined ? {} : { confidence }) }]);
     const cases: Array<[unknown, string | undefined]> = [
@@ -210,7 +210,7 @@ describe('readStixBundle', () => {
   });
 });
 
-describe('readStixBundle › objects it cannot read (issue 26 item 4): skipped and counted, never a failed read', () => {
+describe('readStixBundle › objects it cannot read: skipped and counted, never a failed read', () => {
   const indicator = (n: number, pattern: string, extra: Record<string, unknown> = {}) => ({ type: 'indicator', id: ind(n), pattern, pattern_type: 'stix', ...extra });
   const good = [indicator(1, "[ipv4-addr:value = '192.0.2.1']"), indicator(3, "[domain-name:value = 'after.example.com']")];
   const read = [

@@ -33,7 +33,7 @@ describe('readText', () => {
   });
 
   describe('an OpenPhish-like URL list', () => {
-    it('gives each URL trimmed, skips "//" lines and cuts at "#" as DESIGN 7 says', async () => {
+    it('gives each URL trimmed, skips "//" lines and cuts at "#", even inside a URL', async () => {
       assert.deepEqual(await readEveryWay(fixture('openphish.txt'), readText), {
         entries: [
           { value: 'https://login.example.com/secure/verify.php', position: 'line 1' },
