@@ -34,16 +34,15 @@ export class PendingRows<T> {
   }
 
   /**
-   * The pending records as the store's rows (`toRow` makes a record's row and returns its content
-   * hash with it), and their keys; then none are pending.
+   * The pending records as the store's rows (`addRow` appends a record's row to `rows` and returns
+   * its content hash), and their keys; then none are pending.
    */
-  take<Row>(toRow: (value: T) => [row: Row, contentHash: string]): { rows: Row[]; keys: KeyStagingRow[] } {
+  take<Row>(addRow: (rows: Row[], value: T) => string): { rows: Row[]; keys: KeyStagingRow[] } {
     const rows: Row[] = [];
     const keys: KeyStagingRow[] = [];
     const kind = KEY_KIND[this.kind];
     for (const [id, { value, ordinal, position }] of this.rows) {
-      const [row, contentHash] = toRow(value);
-      rows.push(row);
+      const contentHash = addRow(rows, value);
       keys.push([kind, id, Number.parseInt(contentHash.slice(0, 13), 16), ordinal, position]);
     }
     this.rows.clear();

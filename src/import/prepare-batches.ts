@@ -20,29 +20,32 @@ export interface PositionedRecord {
 
 const flagToInt = (flag: boolean | null): number | null => (flag === null ? null : flag ? 1 : 0);
 
-/** A threat's row, with its content hash (as feedRow and indicatorRow). */
-function threatRow(t: Threat): [ThreatUpsertRow, string] {
+/** Appends a threat's row; returns its content hash (as addFeed and addIndicator). */
+function addThreat(rows: ThreatUpsertRow[], t: Threat): string {
   const hashed = contentHash(t);
-  return [[
+  rows.push([
     t.tid, t.threat, t.category, t.risk, t.description, t.notes, t.wikisummary, t.wikireference, flagToInt(t.retired), t.stamp_added,
     t.stamp_updated, t.stamp_seen, t.stamp_retired, JSON.stringify(t.othernames), JSON.stringify(t.attributes), JSON.stringify(t.ttps),
     JSON.stringify(t.news), JSON.stringify(t.comments), JSON.stringify(t.related), hashed,
-  ], hashed];
+  ]);
+  return hashed;
 }
 
-function feedRow(f: FeedImportRecord): [FeedUpsertRow, string] {
+function addFeed(rows: FeedUpsertRow[], f: FeedImportRecord): string {
   const hashed = contentHash(f);
-  return [[
+  rows.push([
     f.fid, f.feed, f.organization, f.feed.toLowerCase(), f.organization.toLowerCase(), f.category, f.pricing, JSON.stringify(f.contact),
     f.website, f.schedule, f.stamp_added, f.stamp_updated, f.stamp_pulled, f.stamp_modified, f.description, f.accesslink, hashed,
-  ], hashed];
+  ]);
+  return hashed;
 }
 
-function indicatorRow(i: Indicator): [IndicatorUpsertRow, string] {
+function addIndicator(rows: IndicatorUpsertRow[], i: Indicator): string {
   const attributes = JSON.stringify(i.attributes);
   const properties = JSON.stringify(i.properties);
   const hashed = indicatorHash(i, attributes, properties);
-  return [[i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), attributes, properties, hashed], hashed];
+  rows.push([i.iid, i.indicator, i.type, i.risk, i.stamp_added, i.stamp_updated, i.stamp_seen, flagToInt(i.retired), attributes, properties, hashed]);
+  return hashed;
 }
 
 /** The keys of a validated indicator, in the order both validators give them. */
@@ -100,14 +103,14 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
 
   function threatBatch(): WriteBatch {
     const names: [number, string[]][] = [];
-    const rows = threats.take((t) => {
+    const rows = threats.take((list: ThreatUpsertRow[], t) => {
       names.push([t.tid, nameKeys(t)]);
-      return threatRow(t);
+      return addThreat(list, t);
     });
     return { kind: 'threats', ...rows, records: ordinal, names };
   }
-  const feedBatch = (): WriteBatch => ({ kind: 'feeds', ...feeds.take(feedRow), records: ordinal });
-  const indicatorBatch = (): WriteBatch => ({ kind: 'indicators', ...indicators.take(indicatorRow), records: ordinal });
+  const feedBatch = (): WriteBatch => ({ kind: 'feeds', ...feeds.take(addFeed), records: ordinal });
+  const indicatorBatch = (): WriteBatch => ({ kind: 'indicators', ...indicators.take(addIndicator), records: ordinal });
   function linkBatch(): WriteBatch {
     const batch: WriteBatch = { kind: 'links', rows: [...links.values()].map(linkRow), records: ordinal };
     links.clear();
@@ -150,5 +153,5 @@ export async function* prepareBatches(records: AsyncIterable<readonly Positioned
   if (indicators.size > 0) yield indicatorBatch();
   if (links.size > 0) yield linkBatch();
   if (sources.size > 0) yield { kind: 'sources', rows: [...sources], records: ordinal };
-  yield { kind: 'end', records: ordinal, read, related: [...related.values()], ...(skippedTtps > 0 ? { skippedTtps } : {}) };
+  yield { kind: 'end', records: ordinal, read, related: [...related.values()], skippedTtps };
 }

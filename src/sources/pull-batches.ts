@@ -204,7 +204,7 @@ export async function* pullBatches(
   plan.run.rejected = { unparseable: tally.rejected, allowlisted: tally.allowlisted };
   if (reasons.length > 0) deps.logger.info('pull rejected values', { fid, rejected: tally.rejected, first: reasons });
   if (skips.length > 0) deps.logger.info('pull skipped objects', { fid, skipped: tally.skipped, first: skips });
-  yield { kind: 'end', records: rowsRead, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [] };
+  yield { kind: 'end', records: rowsRead, read: { threats: 0, feeds: 0, indicators: ordinal, links: 0 }, related: [], skippedTtps: 0 };
 }
 
 function describedFeed(upstream: UpstreamFeed | undefined): PullPlan['describe'] {

@@ -4,14 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
-import type { AggregatePlan, PullCounts, PullPlan, WriteCommand, WriteResult } from './contract/commands.js';
+import type { AggregatePlan, PullCounts, PullPlan, WriteCommand, WriteKind, WriteOutcomes, WriteResult, WriteSummary } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
 import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
 import type { Database } from './db/schema.js';
 import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
 import { anyChange } from './ingest/change-set.js';
-import { endIngest, ingest } from './ingest/ingest.js';
+import { endIngest, ingest, type IngestOutcomes } from './ingest/ingest.js';
 import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';
 import { keepWithdrawnVersions } from './publish/withdrawn-versions.js';
@@ -53,7 +53,7 @@ export interface WriteSetup {
  * lets each sort use as much memory as the cache. A pull looks each listed value's listing, link
  * and indicator up after sorting the values by iid (pull_listed), in the order those are stored;
  * in value order, at random pages, it needed twice this to keep from re-reading the file
- * (bench/README.md, pulls).
+ * (bench/README.md, "Source-feed pulls").
  */
 const WRITE_CACHE_KIB = 32 * 1024;
 
@@ -96,45 +96,65 @@ async function refreshWhole(trx: Transaction<Database>): Promise<AggregatePlan> 
   return { whole: true };
 }
 
-export async function applyWrite<C extends WriteCommand>(
+/** What a kind of write does beside the stages every write goes through. */
+interface WriteStages<K extends WriteKind> {
+  /** Before anything changes: what the write must read of the store as it was. */
+  before?: (trx: Transaction<Database>, command: WriteCommand<K>) => Promise<void>;
+  /** The write's aggregates are refreshed by the whole-store pass rather than for the owners it touched. */
+  refreshWhole?: true;
+  /** What the write gives back beside its summary, from what its ingest gave, once it is published. */
+  outcome: (trx: Transaction<Database>, command: WriteCommand<K>, ingested: IngestOutcomes[K], clock: Clock) => Promise<WriteOutcomes[K]>;
+}
+
+const given = async <T>(_trx: Transaction<Database>, _command: unknown, ingested: T): Promise<T> => ingested;
+
+const STAGES: { [K in WriteKind]: WriteStages<K> } = {
+  records: { outcome: given },
+  // The pull's run, in its own transaction: kept with what it wrote, or gone with it.
+  pull: { outcome: async (trx, { plan }, ingested, clock) => ({ ...ingested, run: await writePullRun(trx, plan, ingested.pulled, clock) }) },
+  lifecycle: { outcome: given },
+  'threat-state': { outcome: given },
+  allowlist: { outcome: given },
+  // A feed delete keeps the STIX versions clients hold of what it withdraws while its feed still renders them.
+  'feed-delete': { before: (trx, { plan }) => keepWithdrawnVersions(trx, plan.fid), refreshWhole: true, outcome: given },
+};
+
+export async function applyWrite<K extends WriteKind>(
   db: Kysely<Database>,
   dialect: Dialect,
   setup: WriteSetup,
-  command: C,
+  command: WriteCommand<K>,
   batches: AsyncIterable<WriteBatch>,
   clock: Clock,
   options: WriteOptions = {},
-): Promise<WriteResult<C>> {
+): Promise<WriteResult<K>> {
   return withWriteCaches(db, dialect, { main: WRITE_CACHE_KIB }, () =>
     db.transaction().execute(async (trx) => {
       await takeWriteLock(trx, dialect);
-      // A feed delete keeps the STIX versions clients hold of what it withdraws while its feed still renders them.
-      if (command.kind === 'feed-delete') await keepWithdrawnVersions(trx, command.plan.fid);
+      const stages: WriteStages<K> = STAGES[command.kind];
+      await stages.before?.(trx, command);
       const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));
       const { signal } = options;
       const ingested = await ingest(trx, dialect, command, signal ? untilAborted(batches, signal) : batches, fresh, formatStamp(clock.now()));
       const { changes, end } = ingested;
       signal?.throwIfAborted();
       options.onPhase?.('derive');
-      const aggregates = command.kind === 'feed-delete' ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
+      const aggregates = stages.refreshWhole ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
       signal?.throwIfAborted();
       options.onPhase?.('project');
       await setup.publish(trx, changes, clock, dialect);
       if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
-      // The pull's run, in its own transaction: kept with what it wrote, or gone with it.
-      const run = command.kind === 'pull' && 'pulled' in ingested.result ? { run: await writePullRun(trx, command.plan, ingested.result.pulled, clock) } : {};
+      const own = await stages.outcome(trx, command, ingested.result, clock);
       signal?.throwIfAborted();
       options.onPhase?.('commit');
       await endIngest(trx, ingested);
-      return {
+      const summary: WriteSummary = {
         read: end.read,
-        ...(end.skippedTtps ? { skippedTtps: end.skippedTtps } : {}),
+        skippedTtps: end.skippedTtps,
         changed: { threats: changes.threats, feeds: changes.feeds, indicators: changes.indicators, links: changes.feedLinks + changes.threatLinks },
-        ...(aggregates === undefined ? {} : { aggregates }),
-        // The command's own result: what ingest gave back for its kind (contract/commands.ts, WriteResults).
-        ...ingested.result,
-        ...run,
-      } as WriteResult<C>;
+        aggregates,
+      };
+      return { ...summary, ...own };
     }),
   );
 }

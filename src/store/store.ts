@@ -10,7 +10,7 @@ import { migrationsCurrent } from './db/migrations.js';
 import { type Dialect } from './db/dialect.js';
 import type { ApiKeyRecord, FeedRecord, LinkOwner, LinksPage, RelatedThreat, ThreatRecord } from './contract/records.js';
 import type { IndicatorRecord } from './contract/records.js';
-import type { WriteCommand, WriteResult } from './contract/commands.js';
+import type { WriteCommand, WriteKind, WriteResult } from './contract/commands.js';
 import type { Database } from './db/schema.js';
 import { collectionHasObject, listCollectionObjects } from './queries/stix-queries.js';
 import { type CollectionRef, type ObjectListing, type ObjectPage } from './contract/records.js';
@@ -83,21 +83,21 @@ export interface Store {
   previewFeedDelete(fid: number): Promise<FeedDeletePreview | undefined>;
   /** A feed's source and the state a pull starts from; undefined when the feed has no source. */
   findFeedSource(fid: number): Promise<FeedSourceState | undefined>;
-  /** Records a failed pull (DESIGN 7): the reason and time, one more failure, the retry time, and its run (DESIGN 11); no data changes. */
+  /** Records a failed pull (docs/sources.md): the reason and time, one more failure, the retry time, and its run (docs/interface.md section 12); no data changes. */
   recordPullFailure(fid: number, failure: PullFailure): Promise<void>;
-  /** The feed's latest runs (DESIGN 11), newest first. */
+  /** The feed's latest runs (docs/interface.md section 12.3), newest first. */
   listFeedRuns(fid: number, limit: number): Promise<FeedRun[]>;
   /** What each feed's health is computed from: one per feed with a source or runs, ascending fid. */
   feedHealthFacts(): Promise<FeedHealthFacts[]>;
   /**
-   * What the store knows of a value (DESIGN 11, provenance): its indicator under the normalized value
+   * What the store knows of a value (docs/interface.md section 12.4): its indicator under the normalized value
    * and `types` (as findIndicatorByValue finds it), the feeds and threats linked to it and what
    * linked them, the last rejection of the value (normalized or as given) by a pull, and the
    * collections it is in. `types` empty: only the rejection.
    */
   findValueFacts(lookup: { value: string; types: readonly string[]; asGiven: string }): Promise<ValueFacts>;
 
-  /** The allowlist entries added at run time (DESIGN 12), oldest first; adding one is a write (`allowlist` command). */
+  /** The allowlist entries added at run time (docs/interface.md section 13), oldest first; adding one is a write (`allowlist` command). */
   listAllowlistEntries(): Promise<AllowlistEntry[]>;
   /** Removes a run-time entry; false when there was none. */
   removeAllowlistEntry(entry: string): Promise<boolean>;
@@ -131,7 +131,7 @@ export interface Store {
   collectionHasObject(collection: CollectionRef, id: string): Promise<boolean>;
   /** The secret that signs TAXII `next` tokens, created once and shared by every instance. */
   nextTokenSecret(): Promise<string>;
-  /** The secret that signs console session cookies and CSRF tokens (DESIGN 12), created once and shared by every instance. */
+  /** The secret that signs console session cookies and CSRF tokens (docs/interface.md section 14), created once and shared by every instance. */
   consoleSecret(): Promise<string>;
   /** Opens a console session (login): its id's hash, its admin key's hash, when it ends. */
   createConsoleSession(session: NewConsoleSession): Promise<void>;
@@ -143,7 +143,7 @@ export interface Store {
   deleteExpiredConsoleSessions(now: number): Promise<number>;
   /**
    * A collection's active indicators a page at a time (the plain-text and CSV exports): in ascending
-   * iid, or with `max` the ones it keeps, in the order it chooses them (DESIGN 10).
+   * iid, or with `max` the ones it keeps, in the order it chooses them (docs/interface.md section 11).
    */
   exportIndicators(query: ExportQuery): AsyncIterable<ExportRow[]>;
   /** How many indicators an export lists (before `max`). */
@@ -157,7 +157,7 @@ export interface Store {
    * or src/sources) are written, then what derives from them (link ranks, aggregates, STIX objects
    * and collections) follows, all in one transaction. The result is the command's own.
    */
-  applyWrite<C extends WriteCommand>(command: C, batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<WriteResult<C>>;
+  applyWrite<K extends WriteKind>(command: WriteCommand<K>, batches: AsyncIterable<WriteBatch>, clock: Clock, options?: WriteOptions): Promise<WriteResult<K>>;
   /** A token that changes whenever an import changes the data (caches compare it). */
   dataVersion(): Promise<string>;
   /** True when the store has no threats, feeds or indicators. */

@@ -196,7 +196,7 @@ for (const backend of storeBackends()) {
     after(() => backend.cleanup());
 
     it('leave after every import what the whole-store pass computes, writing only the owners each import touched', async () => {
-      const plans: (AggregatePlan | undefined)[] = [];
+      const plans: (AggregatePlan | null)[] = [];
       const { store } = await backend.create();
       const demo = generateDemo({ indicators: 1500 });
       let data: Dataset = { threats: demo.threats, feeds: demo.feeds, indicators: demo.indicators, links: demo.links };

@@ -71,7 +71,7 @@ const nextClock = () => {
   return { now: () => at };
 };
 
-async function importDelta(store: Store, delta: Partial<Dataset>): Promise<AggregatePlan | undefined> {
+async function importDelta(store: Store, delta: Partial<Dataset>): Promise<AggregatePlan | null> {
   return (await importDataset(store, { ...nothing, ...delta }, nextClock())).aggregates;
 }
 
@@ -113,8 +113,8 @@ async function assertAsWholePass(store: Store, message: string): Promise<void> {
   assert.equal(whole!.written, 0, `${message}: the whole-store pass has nothing to write`);
 }
 
-const incremental = (plan: AggregatePlan | undefined) => {
-  assert.ok(plan !== undefined && plan.whole === false, 'the import updates the owners it touched');
+const incremental = (plan: AggregatePlan | null) => {
+  assert.ok(plan !== null && plan.whole === false, 'the import updates the owners it touched');
   return plan;
 };
 
@@ -291,7 +291,7 @@ for (const backend of storeBackends()) {
         const indicators = [indicator(1, { risk: 'high', properties: { country: 'NL' } }), indicator(2, { risk: 'low', properties: { country: 'DE' } })];
         await importDataset(store, dataset(indicators, [feedLink(1, 1), feedLink(1, 2), feedLink(2, 2), threatLink(1, 1)]), fixedClock);
         // As a pull raises a risk: the row is updated and noted as changed, its earlier row not kept.
-        let plan: AggregatePlan | undefined;
+        let plan: AggregatePlan | null = null;
         await dbOf(store).transaction().execute(async (trx) => {
           await createChangeTables(trx, dialectOf(store), false);
           await sql`update indicators set risk = 'critical', content_hash = '' where iid = 1`.execute(trx);

@@ -18,7 +18,7 @@ export interface PullPlan {
    * that name or other name.
    */
   sourceThreat: { name: string; category: string } | null;
-  /** The source's `risk` (`retired` read as `unknown`): the risk of the threats the pull creates (issue 33). */
+  /** The source's `risk` (`retired` read as `unknown`): the risk of the threats the pull creates (docs/feeds.md, "What a pull does with each row"). */
   sourceRisk: SourceRisk;
   /** The source answered 304 Not Modified: its latest listing is seen again, nothing else read. */
   repeat: boolean;
@@ -37,7 +37,7 @@ export interface PullPlan {
   cursor?: string | null;
   /** An upstream feed's descriptive fields (lookup-api): they fill the feed's empty ones. */
   describe?: { description: string; website: string; category: string; pricing: string };
-  /** The pull's run (DESIGN 11), filled as the source is read; the write records it with its counts. */
+  /** The pull's run (docs/interface.md section 12), filled as the source is read; the write records it with its counts. */
   run: RunReport;
   /** Runs kept per feed (config `health.keepRuns`). */
   keepRuns: number;
@@ -54,9 +54,9 @@ export interface PullPlan {
   checkOverlap?: (overlap: number) => void;
 }
 
-/** What a pull did, for its output line and log (DESIGN 7, `feeds pull`). */
+/** What a pull did, for its output line and log (docs/interface.md section 10, `feeds pull`). */
 export interface PullCounts {
-  /** Retired threats the pull observed: they stay retired (DESIGN 8), and the pull's log line names them. */
+  /** Retired threats the pull observed: they stay retired (docs/interface.md section 3), and the pull's log line names them. */
   retiredSeen: string[];
   /** Distinct values the pull listed (after normalization and the allowlist). */
   values: number;
@@ -141,18 +141,13 @@ export interface WriteSummary {
   changed: ImportCounts;
   /**
    * ttps items of the threats read that carry no valid ATT&CK technique id: kept in the threat
-   * (the lookup API shows them), left out of the STIX export (docs/stix-mapping.md). Absent when 0.
+   * (the lookup API shows them), left out of the STIX export (docs/stix-mapping.md).
    */
-  skippedTtps?: number;
-  /** How the feed and threat aggregates were refreshed; absent when nothing changed. */
-  aggregates?: AggregatePlan;
+  skippedTtps: number;
+  /** How the feed and threat aggregates were refreshed; null when nothing changed. */
+  aggregates: AggregatePlan | null;
 }
 
-/**
- * What a write is: a file's or a data set's records, a feed pull, a lifecycle run, or staff
- * retiring or reactivating a threat. Records and pulls come with their batches (write-batch.ts);
- * the lifecycle's commands need none.
- */
 /**
  * Which stored indicators an allowlist entry covers (sources/allowlist.ts makes it): the store scans
  * the indicators of `types` that are not retired and tests each; an exact entry is one seek instead.
@@ -165,7 +160,7 @@ export interface IndicatorCover {
   covers(value: string, type: string): boolean;
 }
 
-/** An allowlist entry added at run time (DESIGN 12): kept in the store, and the stored indicators it covers retired. */
+/** An allowlist entry added at run time (docs/interface.md section 13): kept in the store, and the stored indicators it covers retired. */
 export interface AllowlistPlan {
   at: string;
   entry: string;
@@ -205,33 +200,45 @@ export interface FeedDeletePreview extends FeedDeleteCounts {
   fid: number;
   /** Whether it has a source (then the delete takes its pull lease). */
   source: boolean;
-  /** Its pulls on record (DESIGN 11), which go with it. */
+  /** Its pulls on record (docs/interface.md section 12), which go with it. */
   runs: number;
 }
 
 /** A feed delete that must change nothing (no such feed, or its pull lease is another's): rolled back, exit 1. */
 export class FeedDeleteRefused extends ThreatgateError {}
 
-export type WriteCommand =
-  | { kind: 'records' }
-  | { kind: 'pull'; plan: PullPlan }
-  | { kind: 'lifecycle'; plan: LifecyclePlan }
-  | { kind: 'threat-state'; plan: ThreatStatePlan }
-  | { kind: 'allowlist'; plan: AllowlistPlan }
-  | { kind: 'feed-delete'; plan: FeedDeletePlan };
-
-/** The write of a file's or a data set's records. */
-export const RECORDS: WriteCommand = { kind: 'records' };
-
-/** What each kind of write gives back. */
-export interface WriteResults {
-  records: WriteSummary;
-  /** `run`: the id of the run the pull recorded (DESIGN 11). */
-  pull: WriteSummary & { pulled: PullCounts; run: number };
-  lifecycle: WriteSummary & { lifecycle: LifecycleCounts };
-  'threat-state': WriteSummary & { threatStateChanged: boolean };
-  allowlist: WriteSummary & { allowlisted: AllowlistCounts };
-  'feed-delete': WriteSummary & { feedDeleted: FeedDeleteCounts };
+/** What each kind of write carries beside its kind. */
+export interface WritePlans {
+  records: Record<never, never>;
+  pull: { plan: PullPlan };
+  lifecycle: { plan: LifecyclePlan };
+  'threat-state': { plan: ThreatStatePlan };
+  allowlist: { plan: AllowlistPlan };
+  'feed-delete': { plan: FeedDeletePlan };
 }
 
-export type WriteResult<C extends WriteCommand> = WriteResults[C['kind']];
+export type WriteKind = keyof WritePlans;
+
+/**
+ * What a write is: a file's or a data set's records, a feed pull, a lifecycle run, staff retiring or
+ * reactivating a threat, an allowlist entry added, a feed deleted. Records and pulls come with their
+ * batches (write-batch.ts); the others need none. `WriteCommand<K>` is the command of kind K, which
+ * lets the store give each kind its own result (WriteResult) without a cast.
+ */
+export type WriteCommand<K extends WriteKind = WriteKind> = { [P in K]: { kind: P } & WritePlans[P] }[K];
+
+/** The write of a file's or a data set's records. */
+export const RECORDS = { kind: 'records' } as const satisfies WriteCommand<'records'>;
+
+/** What each kind of write gives back beside its summary. */
+export interface WriteOutcomes {
+  records: Record<never, never>;
+  /** `run`: the id of the run the pull recorded (docs/sources.md). */
+  pull: { pulled: PullCounts; run: number };
+  lifecycle: { lifecycle: LifecycleCounts };
+  'threat-state': { threatStateChanged: boolean };
+  allowlist: { allowlisted: AllowlistCounts };
+  'feed-delete': { feedDeleted: FeedDeleteCounts };
+}
+
+export type WriteResult<K extends WriteKind> = WriteSummary & WriteOutcomes[K];

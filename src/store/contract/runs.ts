@@ -1,16 +1,16 @@
-// Feed health and provenance as the store keeps them (DESIGN section 11): one run per pull, what
+// Feed health and provenance as the store keeps them (docs/interface.md section 12): one run per pull, what
 // each feed's health is computed from, and the facts that say why a value is where it is.
 import type { Risk, Stamp } from '../../domain.js';
 import type { IndicatorRetiredReason } from './records.js';
 
 /** What started a pull: the background schedule, `feeds pull`, or the console (admin API). */
-export type RunTrigger = 'schedule' | 'command' | 'console';
-export const RUN_TRIGGERS: readonly RunTrigger[] = ['schedule', 'command', 'console'];
+export const RUN_TRIGGERS = ['schedule', 'command', 'console'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** How a pull ended: `not-modified` is a good pull that found the source unchanged (a 304, the same body). */
 export type RunOutcome = 'ok' | 'not-modified' | 'failed';
 
-/** Why a pull left a value out (DESIGN 11 `rejected`): it did not parse as its type, or the allowlist keeps it out. */
+/** Why a pull left a value out (docs/interface.md section 12.3, `rejected`): it did not parse as its type, or the allowlist keeps it out. */
 export type RejectionReason = 'unparseable' | 'allowlisted';
 
 /** Rejected values kept per run, for `why`: a feed that rejects half its list must not double the store. */
@@ -39,7 +39,7 @@ export interface RunReport {
   rejections: RejectedValue[];
 }
 
-/** One pull of a feed, as `feeds history` and `/admin/api/feeds/{fid}/runs` show it (DESIGN 11: a contract). */
+/** One pull of a feed, as `feeds history` and `/admin/api/feeds/{fid}/runs` show it (docs/interface.md section 12.3: a contract). */
 export interface FeedRun {
   run: number;
   fid: number;
@@ -148,7 +148,7 @@ export interface ProvenanceRejection {
   reason: RejectionReason;
 }
 
-/** What the store knows of one value (DESIGN 11, provenance); the allowlist's part is the caller's. */
+/** What the store knows of one value (docs/interface.md section 12.4); the allowlist's part is the caller's. */
 export interface ValueFacts {
   indicator: {
     iid: number;

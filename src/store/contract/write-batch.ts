@@ -37,7 +37,7 @@ export type WriteBatch =
   /** Threats that upstream objects indicate, and the threats the source describes. */
   | { kind: 'relations'; refThreats: RefThreatStagingRow[]; threatDefs: ThreatDefStagingRow[]; records: number }
   /** `skippedTtps`: ttps items of the threats read that name no ATT&CK technique (left out of STIX, counted for the summary). */
-  | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[]; skippedTtps?: number };
+  | { kind: 'end'; records: number; read: ImportCounts; related: RelatedReference[]; skippedTtps: number };
 
 /**
  * How much of what pulls say an indicator's `attributes` keep: a pull adds the values it

@@ -116,20 +116,20 @@ async function refreshOwners(trx: Kysely<Database>, { recompute, relist }: Touch
 
 /**
  * Aggregates depend on indicators, links, feeds and threats at once. An import that changes nothing
- * (a re-import) needs no plan (undefined); one into an empty store, or one whose new links and
+ * (a re-import) needs no plan (null); one into an empty store, or one whose new links and
  * changed indicators weigh half the store's links (changeShare), takes the whole-store pass; any
  * other recomputes only the owners it touched.
  * Reads the import's staging tables, in its transaction.
  */
-async function planAggregates(trx: Kysely<Database>, changes: ImportChanges): Promise<{ whole: true } | { whole: false; touched: TouchedOwners } | undefined> {
-  if (!anyChange(changes)) return undefined;
+async function planAggregates(trx: Kysely<Database>, changes: ImportChanges): Promise<{ whole: true } | { whole: false; touched: TouchedOwners } | null> {
+  if (!anyChange(changes)) return null;
   if (changes.fresh) return { whole: true };
   if ((await changeShare(trx, changes)) >= WHOLE_PASS_FROM_SHARE) return { whole: true };
   return { whole: false, touched: await touchedOwners(trx) };
 }
 
 /** The part of the import refresh that the lookup API relies on; returns how the aggregates were refreshed. */
-export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<AggregatePlan | undefined> {
+export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<AggregatePlan | null> {
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
     await renumberLinks(trx, 'feed_links');

@@ -19,9 +19,8 @@ import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { OwnerIds } from '../contract/commands.js';
 import { CHANGES } from '../ingest/temp-tables.js';
+import { slices } from './slices.js';
 
-/** Ids per `in (...)` list: well under either dialect's bound on parameters. */
-const SLICE = 500;
 
 /** An owner's computed columns as stored, and the aggregates they hold (undefined: none yet). */
 export interface StoredSummary<Row> {
@@ -34,12 +33,6 @@ export interface StoredSummary<Row> {
 export interface StoredSummaries {
   feeds: Map<number, StoredSummary<FeedSummaryRow>>;
   threats: Map<number, StoredSummary<ThreatSummaryRow>>;
-}
-
-function slices<T>(list: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += SLICE) out.push(list.slice(i, i + SLICE));
-  return out;
 }
 
 /** The stored computed columns of the given feeds and threats, or of all of them. */

@@ -18,9 +18,8 @@ import type { Database } from '../db/schema.js';
 import type { StoredSummaries } from './summary-writes.js';
 import type { OwnerIds } from '../contract/commands.js';
 import { CHANGES } from '../ingest/temp-tables.js';
+import { slices } from './slices.js';
 
-/** Ids per `in (...)` list, and rows per multi-row statement. */
-const SLICE = 500;
 /** Rows read per statement. */
 const CHUNK = 5000;
 
@@ -30,12 +29,6 @@ const SIDES = {
 } as const;
 
 const KINDS = ['feed', 'threat'] as const;
-
-function slices<T>(list: readonly T[], size = SLICE): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
-  return out;
-}
 
 /** The stored counts of the given owners of one kind, or of all of them (an owner without rows is absent). */
 export async function readOwnerCounts(db: Kysely<Database>, kind: OwnerKind, owners: readonly number[] | 'all'): Promise<Map<number, OwnerCounts>> {

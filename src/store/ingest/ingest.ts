@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { upsertFeedSource } from './source-writes.js';
 import { applyLifecycle, applyThreatState } from './lifecycle-writer.js';
-import type { AllowlistCounts, FeedDeleteCounts, LifecycleCounts, PullCounts, WriteCommand } from '../contract/commands.js';
+import type { PullCounts, WriteCommand, WriteKind, WriteOutcomes } from '../contract/commands.js';
 import { applyAllowlist } from './allowlist-writer.js';
 import { applyFeedDelete } from './feed-delete.js';
 import type { Dialect } from '../db/dialect.js';
@@ -38,10 +38,10 @@ interface BatchState {
 
 /** Writes one batch of the command's; the end of the records goes to `state`. */
 async function writeBatch(
-  trx: Transaction<Database>, dialect: Dialect, command: WriteCommand, batch: WriteBatch, fresh: boolean, state: BatchState, at: string,
+  trx: Transaction<Database>, dialect: Dialect, kind: WriteKind, batch: WriteBatch, fresh: boolean, state: BatchState, at: string,
 ): Promise<void> {
   if (batch.kind === 'values') {
-    if (command.kind !== 'pull') throw new Error('pulled values came without their pull');
+    if (kind !== 'pull') throw new Error('pulled values came without their pull');
     await insertRows(trx, dialect, VALUE_STAGING, batch.values);
     await insertRows(trx, dialect, VALUE_THREAT_STAGING, batch.threats);
     await insertRows(trx, dialect, VALUE_REF_STAGING, batch.refs);
@@ -50,7 +50,7 @@ async function writeBatch(
     return;
   }
   if (batch.kind === 'relations') {
-    if (command.kind !== 'pull') throw new Error('pulled relations came without their pull');
+    if (kind !== 'pull') throw new Error('pulled relations came without their pull');
     await insertRows(trx, dialect, REF_THREAT_STAGING, batch.refThreats);
     await insertRows(trx, dialect, THREAT_DEF_STAGING, batch.threatDefs);
     return;
@@ -96,15 +96,18 @@ async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Ex
   }
 }
 
+/** A command's own result as ingest gives it; a pull's run is recorded once the write is published (apply.ts). */
+export type IngestOutcomes = Omit<WriteOutcomes, 'pull'> & { pull: { pulled: PullCounts } };
+
 /** What ingest leaves for the stages after it, and the command's own result for the write's summary. */
-export interface Ingested {
+export interface Ingested<K extends WriteKind> {
   changes: ImportChanges;
   end: EndBatch;
-  result: { pulled: PullCounts } | { lifecycle: LifecycleCounts } | { threatStateChanged: boolean } | { allowlisted: AllowlistCounts } | { feedDeleted: FeedDeleteCounts } | Record<never, never>;
+  result: IngestOutcomes[K];
 }
 
 /** The end of a lifecycle command's write, which reads no records. */
-const NOTHING_READ: EndBatch = { kind: 'end', records: 0, read: { threats: 0, feeds: 0, indicators: 0, links: 0 }, related: [] };
+const NOTHING_READ: EndBatch = { kind: 'end', records: 0, read: { threats: 0, feeds: 0, indicators: 0, links: 0 }, related: [], skippedTtps: 0 };
 
 /**
  * Writes every batch, applies the plans they carry, checks the records and moves the links into
@@ -112,16 +115,16 @@ const NOTHING_READ: EndBatch = { kind: 'end', records: 0, read: { threats: 0, fe
  * write's time (`YYYY-MM-DD HH:MM:SS`), which a file's feed sources are stamped with. Throws
  * ImportError (or PullRefused) for a write that must change nothing; the caller rolls it back.
  */
-export async function ingest(
-  trx: Transaction<Database>, dialect: Dialect, command: WriteCommand, batches: AsyncIterable<WriteBatch>, fresh: boolean, at: string,
-): Promise<Ingested> {
+export async function ingest<K extends WriteKind>(
+  trx: Transaction<Database>, dialect: Dialect, command: WriteCommand<K>, batches: AsyncIterable<WriteBatch>, fresh: boolean, at: string,
+): Promise<Ingested<K>> {
   await createChangeTables(trx, dialect, fresh);
   if (command.kind === 'pull') await createPullStaging(trx, dialect);
   const state: BatchState = {};
   // Into an empty SQLite store, the index that finds indicators by value (pull-migration.ts) is
   // built once after the rows, in one sort, rather than at a random place for each of them.
   const writeAll = async () => {
-    for await (const batch of batches) await writeBatch(trx, dialect, command, batch, fresh, state, at);
+    for await (const batch of batches) await writeBatch(trx, dialect, command.kind, batch, fresh, state, at);
   };
   if (fresh) await withoutIndexes(trx, dialect, { index: 'indicators_value' }, writeAll);
   else await writeAll();
@@ -129,7 +132,8 @@ export async function ingest(
   const reads = command.kind === 'records' || command.kind === 'pull';
   const end = state.end ?? (reads ? undefined : NOTHING_READ);
   if (end === undefined) throw new Error('the write\'s batches ended without their counts');
-  const result = await applyCommand(trx, command);
+  const apply: (trx: Transaction<Database>, command: WriteCommand<K>) => Promise<IngestOutcomes[K]> = APPLY[command.kind];
+  const result = await apply(trx, command);
   await checkKeyConflicts(trx);
   await checkRelatedTargets(trx, end.related);
   await checkLinkTargets(trx);
@@ -145,26 +149,18 @@ export async function ingest(
   return { changes, end, result };
 }
 
-/** A pull's or a lifecycle command's own changes, once the batches are staged. */
-async function applyCommand(trx: Transaction<Database>, command: WriteCommand): Promise<Ingested['result']> {
-  switch (command.kind) {
-    case 'records':
-      return {};
-    case 'pull':
-      return { pulled: await applyPull(trx, command.plan) };
-    case 'lifecycle':
-      return { lifecycle: await applyLifecycle(trx, command.plan) };
-    case 'threat-state':
-      return { threatStateChanged: await applyThreatState(trx, command.plan) };
-    case 'allowlist':
-      return { allowlisted: await applyAllowlist(trx, command.plan) };
-    case 'feed-delete':
-      return { feedDeleted: await applyFeedDelete(trx, command.plan) };
-  }
-}
+/** Each command's own changes, once its batches are staged. */
+const APPLY: { [K in WriteKind]: (trx: Transaction<Database>, command: WriteCommand<K>) => Promise<IngestOutcomes[K]> } = {
+  records: async () => ({}),
+  pull: async (trx, { plan }) => ({ pulled: await applyPull(trx, plan) }),
+  lifecycle: async (trx, { plan }) => ({ lifecycle: await applyLifecycle(trx, plan) }),
+  'threat-state': async (trx, { plan }) => ({ threatStateChanged: await applyThreatState(trx, plan) }),
+  allowlist: async (trx, { plan }) => ({ allowlisted: await applyAllowlist(trx, plan) }),
+  'feed-delete': async (trx, { plan }) => ({ feedDeleted: await applyFeedDelete(trx, plan) }),
+};
 
 /** Drops the change set's tables (and a pull's) once publish has read them. */
-export async function endIngest(trx: Kysely<Database>, ingested: Ingested): Promise<void> {
+export async function endIngest(trx: Kysely<Database>, ingested: Ingested<WriteKind>): Promise<void> {
   await dropChangeTables(trx);
   if (ingested.changes.pulled) await dropPullTables(trx);
 }

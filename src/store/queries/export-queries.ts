@@ -13,8 +13,8 @@ const NO_THREATS: string[] = [];
 
 /**
  * An export's conditions on an indicator `i`. Retired indicators are left out, by either mark
- * (stix/is-retired.ts): the `retired` flag, or the risk `retired` an aged-out one gets (DESIGN
- * section 8), so that a firewall stops blocking what no source lists any more. `singleLine` leaves
+ * (stix/is-retired.ts): the `retired` flag, or the risk `retired` an aged-out one gets (docs/interface.md
+ * section 3), so that a firewall stops blocking what no source lists any more. `singleLine` leaves
  * out what a plain-text line cannot hold, so that the count is the lines the list has.
  */
 function selectionConditions(selection: ExportSelection, after?: number): RawBuilder<unknown> {
@@ -63,7 +63,7 @@ async function* pagesByIid(db: Kysely<Database>, query: ExportQuery): AsyncGener
 }
 
 /**
- * Risks in the order `max` keeps them (DESIGN 10), highest first: `none` (judged harmless) before
+ * Risks in the order `max` keeps them (docs/interface.md section 11), highest first: `none` (judged harmless) before
  * `unknown` (never judged), as a feed's risks rank (RISK_RANKS). Constants, written into the SQL.
  */
 const RISK_ORDER = sql.raw(`case i.risk ${[...RISK_RANKS].reverse().map((risk, i) => `when '${risk}' then ${i}`).join(' ')} else ${RISK_RANKS.length} end`);
@@ -105,20 +105,26 @@ async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: Expor
   }
 }
 
-type RowOfPage = { iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null };
+/** A row of a page as read: `threats` is absent until the row becomes an ExportRow (asExportRows). */
+type RowOfPage = { iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null; threats?: string[] };
 type LinkRow = { iid: number | string; tid: number | string };
+
+/** Whether the rows of a page have all become ExportRows. */
+function areExportRows(rows: RowOfPage[]): rows is ExportRow[] {
+  return rows.every((row) => typeof row.iid === 'number' && row.threats !== undefined);
+}
 
 /**
  * The rows become the page's ExportRows in place: at a million rows, a copy of each (and a list for
  * each row's threats, where most have none) was a tenth of a CSV export's time, in allocation and GC.
  */
 function asExportRows(rows: RowOfPage[]): ExportRow[] {
-  const page = rows as unknown as ExportRow[];
-  for (const row of page) {
+  for (const row of rows) {
     row.iid = Number(row.iid);
     row.threats = NO_THREATS;
   }
-  return page;
+  if (!areExportRows(rows)) throw new Error('an export page row without its iid or threats');
+  return rows;
 }
 
 /**
