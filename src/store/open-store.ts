@@ -100,7 +100,7 @@ export interface OpenDatabaseOptions {
   /** The setting that named `location` (`--db`, `DATABASE_URL`), for error messages. */
   setting?: string;
   /**
-   * Refuse an SQLite file that does not exist rather than create it (issue 27): a command run from
+   * Refuse an SQLite file that does not exist rather than create it: a command run from
    * another folder must not work on a new, empty store. PostgreSQL and `:memory:` are unaffected.
    */
   mustExist?: boolean;

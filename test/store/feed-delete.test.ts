@@ -1,4 +1,4 @@
-// Deleting a feed (the store's `feed-delete` write, issue 33): two feeds pulled over HTTP from fixture files,
+// Deleting a feed (the store's `feed-delete` write, docs/sources.md): two feeds pulled over HTTP from fixture files,
 // one of them deleted; what only it gave is retired and revoked in TAXII, what others give stays, its rows
 // go, and a delete that cannot hold the feed's pull lease changes nothing. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

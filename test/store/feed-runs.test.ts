@@ -1,4 +1,4 @@
-// The run history and provenance facts of issue 30 (DESIGN 11), as real pulls of a local feed server write
+// The run history and provenance facts (docs/interface.md section 12), as real pulls of a local feed server write
 // them: one run per pull with its counts, the listings a feed drops, the threat links a pull makes, the
 // values it rejects, the runs kept, and a store from before the migration. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';

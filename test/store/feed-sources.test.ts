@@ -1,4 +1,4 @@
-// Feed sources in the store (DESIGN section 7): `feeds add` makes or updates the feed through an import, lists and removes its source.
+// Feed sources in the store (docs/sources.md): `feeds add` makes or updates the feed through an import, lists and removes its source.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';

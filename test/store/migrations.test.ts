@@ -73,7 +73,7 @@ describe('migration 0004 on SQLite (STIX ids as a unique index)', () => {
   });
 });
 
-// Migration 0013 (issue 29) on both databases: a store as written at 0012 is made by taking the
+// Migration 0013 (why and when an indicator retired) on both databases: a store as written at 0012 is made by taking the
 // migration's columns and its record away from a current one.
 for (const backend of storeBackends()) {
   describe(`migration 0013 on ${backend.name} (why and when an indicator retired)`, () => {

@@ -1,4 +1,4 @@
-// addAttributes (issue 33): what a pulled row's attributes add to an indicator's, table-driven: the values it
+// addAttributes (docs/sources.md, "What a pull keeps"): what a pulled row's attributes add to an indicator's, table-driven: the values it
 // lacks appended in order, each once, the first ones kept past the bounds, a stored name that is no list left alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -26,7 +26,7 @@ async function techniqueObjects(store: Store): Promise<{ id: string; body: strin
   return rows.map((r) => ({ ...r, date_added: Number(r.date_added) }));
 }
 
-/** The store as a release before issue 20 left it: no technique table, objects, memberships or marker. */
+/** The store as a release before ATT&CK techniques left it: no technique table, objects, memberships or marker. */
 async function rewindToBeforeTechniques(store: Store): Promise<void> {
   await rewindFeedHealth(store);
   const ids = (await techniqueObjects(store)).map((o) => o.id);

@@ -83,7 +83,7 @@ export interface ApiKeyRecord {
   id: string;
   /** '' for an admin key. */
   plan: string;
-  /** A key of no plan that opens only the admin API and the console (DESIGN 11). */
+  /** A key of no plan that opens only the admin API and the console (docs/interface.md section 7.4). */
   admin: boolean;
   label: string | null;
   created_at: string;
@@ -211,13 +211,13 @@ export interface ExportQuery extends ExportSelection {
   /** Rows per page (default 5,000). */
   pageSize?: number | undefined;
   /**
-   * At most this many rows, the first in the export's order of choice (DESIGN 10: highest risk,
+   * At most this many rows, the first in the export's order of choice (docs/interface.md section 11: highest risk,
    * then latest stamp_seen, then value) and given in that order; undefined: every row, in ascending iid.
    */
   max?: number | undefined;
 }
 
-/** An allowlist entry added at run time (DESIGN 12). */
+/** An allowlist entry added at run time (docs/interface.md section 13). */
 export interface AllowlistEntry {
   entry: string;
   reason: string;
@@ -259,7 +259,7 @@ export interface IndicatorFeed {
   stamp_linked: Stamp;
 }
 
-/** One indicator with its links, for the indicator lookup (DESIGN section 4). */
+/** One indicator with its links, for the indicator lookup (docs/interface.md section 4.3). */
 export interface IndicatorRecord {
   iid: number;
   type: string;

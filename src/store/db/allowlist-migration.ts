@@ -1,4 +1,4 @@
-// Migration 0015: the run-time allowlist (issue 31, DESIGN 12).
+// Migration 0015: the run-time allowlist (docs/interface.md section 13).
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './dialect.js';
 

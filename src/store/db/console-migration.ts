@@ -1,4 +1,4 @@
-// Migration 0016: the operator console's sessions (issue 31, DESIGN 12).
+// Migration 0016: the operator console's sessions (docs/interface.md section 14).
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './dialect.js';
 

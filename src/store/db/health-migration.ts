@@ -1,4 +1,4 @@
-// Migration 0014: feed health and provenance (issue 30, DESIGN section 11).
+// Migration 0014: feed health and provenance (docs/interface.md section 12).
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './dialect.js';
 

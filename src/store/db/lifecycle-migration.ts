@@ -1,4 +1,4 @@
-// Migration 0010: what the lifecycle (DESIGN section 8, issue 17) keeps in the store.
+// Migration 0010: what the lifecycle (docs/interface.md section 3) keeps in the store.
 import type { Kysely, Migration } from 'kysely';
 
 /**

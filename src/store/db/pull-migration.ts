@@ -1,4 +1,4 @@
-// Migration 0008: what pulling source feeds needs in the store (DESIGN section 7, issue 15).
+// Migration 0008: what pulling source feeds needs in the store (docs/sources.md).
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from './dialect.js';
 

@@ -1,4 +1,4 @@
-// Migration 0013: why and when an indicator retired (issue 29: the indicator lookup reports both).
+// Migration 0013: why and when an indicator retired (the indicator lookup reports both: docs/interface.md section 2.5).
 import type { Kysely, Migration } from 'kysely';
 
 /**

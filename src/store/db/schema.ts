@@ -137,7 +137,7 @@ export interface CollectionObjectTable {
   date_added: number;
 }
 
-/** A feed's source definition (DESIGN section 7) and the state of its pulls; the feed row holds stamp_pulled. */
+/** A feed's source definition (docs/sources.md) and the state of its pulls; the feed row holds stamp_pulled. */
 export interface FeedSourceTable {
   fid: number;
   /** The source object as configured (`${env:NAME}` kept), JSON. */

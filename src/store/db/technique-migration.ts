@@ -1,4 +1,4 @@
-// Migration 0011: each threat's ATT&CK techniques, as the STIX export publishes them (issue 20).
+// Migration 0011: each threat's ATT&CK techniques, as the STIX export publishes them (docs/stix-mapping.md).
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './dialect.js';
 

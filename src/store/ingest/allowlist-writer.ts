@@ -1,4 +1,4 @@
-// The store's side of the run-time allowlist (DESIGN 12): an entry is kept, and the stored indicators
+// The store's side of the run-time allowlist (docs/interface.md section 13): an entry is kept, and the stored indicators
 // it covers retire in the same write (apply.ts), so their STIX versions expire as any retirement's do.
 // The dry run reads the same scan, so the count it reports is what adding the entry retires.
 import { sql, type Kysely, type Transaction } from 'kysely';

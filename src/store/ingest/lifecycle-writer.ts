@@ -1,4 +1,4 @@
-// The store's side of the lifecycle (DESIGN section 8): threats retire when unobserved, staff retire
+// The store's side of the lifecycle (docs/interface.md section 3): threats retire when unobserved, staff retire
 // and reactivate them, indicators that pulls stopped listing age out. Each runs in an import's
 // transaction (apply.ts), so aggregates and STIX versions follow as for any change.
 import { sql, type RawBuilder, type Transaction } from 'kysely';

@@ -1,4 +1,4 @@
-// What a pull's rows said besides their values (issue 33: `csv.attributes`, `json.attributes`),
+// What a pull's rows said besides their values (`csv.attributes`, `json.attributes`: docs/sources.md, "What a pull keeps"),
 // merged into their indicators' `attributes` in the pull's transaction: staged with the values, read
 // once in iid order at the pull's end, and written back in one UPDATE for those that changed.
 import { sql, type RawBuilder, type Transaction } from 'kysely';

@@ -1,4 +1,4 @@
-// The threats a pull names (DESIGN 7, "What a pull does", step 2; issue 33): found by name or other
+// The threats a pull names (docs/feeds.md, "What a pull does with each row"): found by name or other
 // name, or created active with the source's risk; an existing threat takes the other names the
 // source gives it that it lacks. Fills pull_threats for the links the pull makes (pull-writer.ts).
 import { sql, type Transaction } from 'kysely';
@@ -112,8 +112,8 @@ export interface ResolvedThreats {
 /**
  * The threats the pull names, found by name or other name (the lowest tid; a described threat also
  * by any of its aliases), or created: with the category and other names the source describes (the
- * source's own threat with its `threat` option's category), else category malware (DESIGN 7); active,
- * with the source's risk (issue 33). A threat found takes the aliases it lacks (addAliases). Fills
+ * source's own threat with its `threat` option's category), else category malware (docs/feeds.md); active,
+ * with the source's risk. A threat found takes the aliases it lacks (addAliases). Fills
  * pull_threats.
  */
 export async function resolveThreats(trx: Transaction<Database>, plan: PullPlan): Promise<ResolvedThreats> {

@@ -1,4 +1,4 @@
-// The store's side of a feed pull (DESIGN section 7, "What a pull does"): the values a pull listed,
+// The store's side of a feed pull (docs/feeds.md, "What a pull does with each row"; docs/architecture.md, "A pull, in one straight line"): the values a pull listed,
 // staged by ingest.ts, become indicators, links, listings, risks and sightings here, in the
 // import's transaction; aggregates and STIX versions then follow as for any write (apply.ts).
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
@@ -26,7 +26,7 @@ export const VALUE_STAGING: RowTable<ValueStagingRow> = {
   columns: ['type', 'value', 'risk', 'ordinal'],
   // A value listed twice keeps its first place and the higher of its risks.
   // Plain inserts into a table without a key, grouped once at the end (applyPull): a keyed upsert per
-  // batch would search the key for every row as it comes (bench/README.md, pulls).
+  // batch would search the key for every row as it comes (bench/README.md, "Source-feed pulls").
   tail: '',
 };
 
@@ -40,7 +40,7 @@ export const VALUE_THREAT_STAGING: RowTable<ValueThreatStagingRow> = {
  * The upstream object (a STIX indicator id, a MISP event) each value came from; a pair may repeat.
  * As pull_rows, a table without a key, appended to and joined once at the end (resolveThreats): a
  * key on upstream ids, which come in no order, would have each batch touch hundreds of its pages,
- * each written again to the statement journal (bench/README.md, mirror).
+ * each written again to the statement journal (bench/README.md, "Mirror").
  */
 export const VALUE_REF_STAGING: RowTable<ValueRefStagingRow> = {
   table: 'pull_value_refs',
@@ -73,7 +73,7 @@ export const WITHDRAWN_STAGING: RowTable<WithdrawnStagingRow> = {
  * The page cache of SQLite's temporary database, where a pull stages its values, in KiB while the
  * pull runs (apply.ts gives it back). The staging tables are appended to and then read in a few
  * passes, which the file cache serves nearly as well; a plain import keeps the default, which it
- * needs (bench/README.md, mirror).
+ * needs (bench/README.md, "Mirror").
  */
 const PULL_TEMP_CACHE_KIB = 4 * 1024;
 
@@ -210,7 +210,7 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
 }
 
 /**
- * Each indicator of `touched` takes the highest risk among the feeds that list it (DESIGN 7, step 4),
+ * Each indicator of `touched` takes the highest risk among the feeds that list it (docs/feeds.md, "What a pull does with each row"),
  * the listings of `leaving` (a feed being deleted) left aside; one no feed lists keeps its risk. One
  * whose risk changes is a changed record (its row from before kept for the aggregates, a new STIX
  * version). Returns how many changed.
@@ -231,7 +231,7 @@ export async function takeListedRisks(trx: Transaction<Database>, at: string, to
 }
 
 /**
- * Provenance (DESIGN 11): each value the feed stops listing keeps the last pull that listed it (the
+ * Provenance (docs/interface.md section 12.4): each value the feed stops listing keeps the last pull that listed it (the
  * feed's latest good pull before this one) and the risk it gave; one it lists again leaves that
  * history, as it is in source_listings once more. Both touch only the values that moved.
  */
@@ -246,7 +246,7 @@ async function keepPastListings(trx: Transaction<Database>, fid: number, at: str
 }
 
 /**
- * Values the source withdrew (issue 27: revoked or expired STIX indicators, deleted or non-`to_ids`
+ * Values the source withdrew (docs/sources.md, "What a pull keeps": revoked or expired STIX indicators, deleted or non-`to_ids`
  * MISP attributes, lookup-api rows retired upstream). One the same pull also lists stays listed (two
  * STIX objects for one value, one of them revoked). The indicators of the others that this feed has
  * listed (a feed link) go to pull_withdrawn_iids, to leave the feed's listing even when the source
@@ -305,7 +305,7 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
 
 /**
  * Applies a pull whose values are staged (pull_values, pull_value_threats), before the import's
- * checks and link moves: the DESIGN 7 steps 1 to 5 but for the aggregates and STIX, which the
+ * checks and link moves: every step of docs/feeds.md's "What a pull does with each row" but the aggregates and STIX, which the
  * import's refresh does. Throws PullRefused, changing nothing, for an empty list where the feed's
  * latest pull listed values.
  */

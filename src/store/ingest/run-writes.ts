@@ -1,4 +1,4 @@
-// A feed's run history (DESIGN 11, "Runs"): one row per pull, written in the pull's transaction when
+// A feed's run history (docs/interface.md section 12.3): one row per pull, written in the pull's transaction when
 // it is kept and on its own when it failed, with the first values it rejected; the oldest runs of
 // the feed beyond `keepRuns` go, and the rejections that belong to them.
 import type { Kysely } from 'kysely';

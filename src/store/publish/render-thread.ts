@@ -17,7 +17,7 @@ export function inThreadRenderer(): Renderer {
 export class RenderThread implements Renderer {
   // Its live data is one page of rows at a time: a small heap keeps the garbage of millions of
   // rendered objects from growing the process, and a young generation held below V8's default
-  // costs it no time (bench/README.md, import and mirror).
+  // costs it no time (bench/README.md, "Current figures" and "Mirror").
   private readonly jobs = new JobThread<RenderJob, VersionRows>(import.meta.url, 'render-worker', 'rendering STIX objects', {
     maxOldGenerationSizeMb: 64,
     maxYoungGenerationSizeMb: 16,

@@ -382,7 +382,7 @@ export function createStixSync(collections: readonly CollectionConfig[], options
  * are restamped for a view that turned unfiltered and stale memberships dropped, before the views
  * are refreshed. Every write runs it, and so does start-up: a write under a changed configuration
  * (a cron's `feeds pull` before `serve` restarts) cannot record the new fingerprint without the
- * rebuild, which start-up would then skip (issue 28).
+ * rebuild, which start-up would then skip.
  */
 async function reconcileCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], dates: DateAddedClock): Promise<boolean> {
   const fingerprint = collectionsFingerprint(collections);

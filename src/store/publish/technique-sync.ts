@@ -1,4 +1,4 @@
-// The STIX side of threats' ATT&CK techniques (issue 20): their attack-patterns and the threats' relationships to them.
+// The STIX side of threats' ATT&CK techniques (docs/stix-mapping.md): their attack-patterns and the threats' relationships to them.
 import { sql, type Kysely } from 'kysely';
 import type { Threat } from '../../domain.js';
 import {

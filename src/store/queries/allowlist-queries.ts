@@ -1,4 +1,4 @@
-// Reads and removals of the run-time allowlist (DESIGN 12); adding goes through a write (allowlist-writer.ts).
+// Reads and removals of the run-time allowlist (docs/interface.md section 13); adding goes through a write (allowlist-writer.ts).
 import type { Kysely } from 'kysely';
 import type { IndicatorCover } from '../contract/commands.js';
 import type { AllowlistEntry, AllowlistPreview } from '../contract/records.js';

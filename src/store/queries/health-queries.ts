@@ -1,4 +1,4 @@
-// Reads of feed health and provenance (DESIGN 11): a feed's runs, what each feed's state is computed
+// Reads of feed health and provenance (docs/interface.md section 12): a feed's runs, what each feed's state is computed
 // from, and the facts that say why a value is where it is. Every read is on an index.
 import type { Kysely, Selectable } from 'kysely';
 import { formatStamp } from '../../clock.js';

@@ -1,4 +1,4 @@
-// Read queries of the indicator lookup (DESIGN section 4): one indicator by iid or by value, with the
+// Read queries of the indicator lookup (docs/interface.md section 4.3): one indicator by iid or by value, with the
 // threats and feeds it is linked to, each read on an index.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Risk } from '../../domain.js';

@@ -1,4 +1,4 @@
-// The operator console's sessions (DESIGN 12): kept in the store, so every worker and instance shares them.
+// The operator console's sessions (docs/interface.md section 14): kept in the store, so every worker and instance shares them.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 

@@ -1,4 +1,4 @@
-// Source definitions of feeds (DESIGN section 7) and their pull state: one row per pulled feed, keyed by fid.
+// Source definitions of feeds (docs/sources.md) and their pull state: one row per pulled feed, keyed by fid.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { FeedSourceListing, FeedSourceState, PullLease } from '../contract/records.js';
@@ -79,7 +79,7 @@ export async function findFeedSource(db: Kysely<Database>, fid: number): Promise
 
 /**
  * A failed pull: its reason and time, one more consecutive failure, and when to retry. Nothing
- * else of the feed changes (stamp_pulled stays, DESIGN 7).
+ * else of the feed changes (stamp_pulled stays).
  */
 export async function recordPullFailure(db: Kysely<Database>, fid: number, failure: PullFailure): Promise<void> {
   await db.transaction().execute(async (trx) => {
