@@ -8,7 +8,7 @@ type Owner = { [SLOTS]?: unknown[] };
 /** How many slots are declared: the length of an owner's array. */
 let declared = 0;
 
-/** An array with a place for every slot declared so far, each empty (a packed array: V8 keeps it in its fastest form). */
+/** An array with a place for every slot declared, each empty (a packed array: V8 keeps it in its fastest form). */
 function emptySlots(): unknown[] {
   const slots = new Array<unknown>(declared);
   for (let i = 0; i < declared; i++) slots[i] = undefined;
@@ -40,13 +40,4 @@ export class RequestSlot<T> {
     if (slots === undefined) slots = (owner as Owner)[SLOTS] = emptySlots();
     slots[this.index] = value;
   }
-}
-
-/**
- * Gives `owner` its slots, every one empty: the constructors of the app's request and response
- * classes (http/express-server.ts) call it, so that the objects node builds for each request have
- * their final shape from the start. An object born without them gets them when a slot is first set.
- */
-export function addEmptySlots(owner: object): void {
-  (owner as Owner)[SLOTS] = emptySlots();
 }

@@ -1,55 +1,39 @@
-// node:http request and response classes whose instances are born with an Express app's prototypes.
+// node:http request and response classes whose instances are born with an Express app's own prototypes.
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
-import { addEmptySlots } from '../request-slot.js';
 
 export interface MessageClasses {
   IncomingMessage: typeof IncomingMessage;
   ServerResponse: typeof ServerResponse;
 }
 
-/** node's ServerResponse as node calls it: the request, and options (highWaterMark, ...) its types leave out. */
-const NodeResponse = ServerResponse as unknown as new (req: IncomingMessage, options?: object) => ServerResponse;
+/** node's constructors as plain functions (they are: node:http's own subclasses call them so). */
+const NodeRequest = IncomingMessage as unknown as { call(self: object, socket: Socket): void };
+const NodeResponse = ServerResponse as unknown as { call(self: object, req: IncomingMessage, options?: object): void };
 
 /**
- * On every request Express swaps the prototypes of node's request and response for its own
- * (`Object.setPrototypeOf(req, app.request)` in `app.handle`). V8 then moves both objects to new,
- * slower shapes, and node:http's code runs slower on them for the rest of the request.
+ * On every request Express sets the prototypes of node's request and response to its app's
+ * `request` and `response` objects (`Object.setPrototypeOf` in `app.handle`). Setting a prototype
+ * moves an object to a new, slower shape, and node:http's code runs slower on it for the rest of
+ * the request. These constructors run node's own, on objects whose prototypes are the app's
+ * `request` and `response` from the start: Express's step then finds the prototype it would set and
+ * changes nothing. The app's objects are left as Express made them (what this saves per request:
+ * bench/README.md, "HTTP").
  *
- * These subclasses take over the app's `request` and `response` objects (their members are copied
- * onto the subclass prototypes, which then stand in for them), so node builds every request and
- * response with the prototype Express is about to give it and the swap changes nothing (what that
- * saves per request: bench/README.md).
- *
- * Both are born with their request slots too (request-slot.ts): the values a request carries
- * between its parts have their place from the start, not added as it is served.
- *
- * Call it once per app, before serving; a server built without the classes still works, with
- * Express swapping prototypes as usual.
+ * The fast path (fast-path.ts) answers only requests built so, since it reads them through
+ * Express's own getters (`req.query`, `req.ip`, `req.secure`, `req.fresh`). A server built without
+ * these classes still works, every request through Express.
  */
 export function expressMessageClasses(app: Express): MessageClasses {
-  // Born with their request slots (request-slot.ts), so that no property is added to them later.
-  class Request extends IncomingMessage {
-    constructor(socket: Socket) {
-      super(socket);
-      addEmptySlots(this);
-    }
+  function Request(this: object, socket: Socket) {
+    NodeRequest.call(this, socket);
   }
-  class Response extends NodeResponse {
-    // node's two arguments named, not spread: no array per response.
-    constructor(req: IncomingMessage, options?: object) {
-      super(req, options);
-      addEmptySlots(this);
-    }
+  Request.prototype = app.request;
+  // node's two arguments named, not spread: no array per response.
+  function Response(this: object, req: IncomingMessage, options?: object) {
+    NodeResponse.call(this, req, options);
   }
-  const take = (key: 'request' | 'response', prototype: object) => {
-    const current = app[key] as object;
-    Object.defineProperties(prototype, Object.getOwnPropertyDescriptors(current));
-    Object.setPrototypeOf(prototype, Object.getPrototypeOf(current));
-    (app as unknown as Record<typeof key, object>)[key] = prototype;
-  };
-  take('request', Request.prototype);
-  take('response', Response.prototype);
-  return { IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse };
+  Response.prototype = app.response;
+  return { IncomingMessage: Request as unknown as typeof IncomingMessage, ServerResponse: Response as unknown as typeof ServerResponse };
 }

@@ -1,50 +1,13 @@
-// The fast path (issue 32): a GET or HEAD whose answer is already known is answered on node's request,
-// before Express, through the surfaces' own checks and handlers; anything else goes to Express untouched.
+// The fast path: a GET or HEAD whose answer is already known is answered on node's request, before
+// Express's router, by the routes of the surfaces' own tables; anything else goes to Express untouched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, Express, Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { MaybePromise } from '../maybe-promise.js';
-import { deferHeaders, takeDeferredHeaders, type HeaderList, type HeaderSink } from './header-list.js';
+import type { AppSteps } from './app-steps.js';
+import { deferHeaders, takeDeferredHeaders, type HeaderList } from './header-list.js';
 import { RequestSlot } from '../request-slot.js';
-import type { RequestLog } from './request-log.js';
-import type { SecurityHeaders } from './security-headers.js';
+import type { Route, RouteParams, SurfaceTable } from './route-table.js';
 import { rememberBounded } from '../bounded-map.js';
-
-/** A route's path parameters, as the request spells them (the fast path takes no percent-escape). */
-export type RouteParams = Readonly<Record<string, string>>;
-
-/** One route of a surface's table that the fast path may answer. */
-export interface HotRoute {
-  /** Its path under the surface's mount, as the surface's route table writes it (`/api/collections/:collectionId`). */
-  path: string;
-  /**
-   * Whether the answer is known now: kept in a response cache for the current data version, or
-   * fixed at start-up. It only reads (no hit, miss or limit is counted); a throw means not sure.
-   */
-  known(req: Request, params: RouteParams): boolean | Promise<boolean>;
-  /**
-   * The checks the surface's router runs before it chooses a route (key, rate limits, plan, media
-   * type), setting the headers they add on `headers` (the response, or the list standing in for it).
-   * At once when all they read is in memory (a refusal thrown), else a promise (a refusal rejected).
-   */
-  admit(req: Request, res: Response, params: RouteParams, headers: HeaderSink): MaybePromise<void>;
-  /** The route's handler. */
-  handle(req: Request, res: Response, params: RouteParams): MaybePromise<void>;
-  /**
-   * The handler answers through sendBytes (http/send-json.ts), or throws: then the response's
-   * headers wait in a list until sendBytes writes them with the body in one writeHead, rather than
-   * being set on the response one by one. A handler that writes any other way must leave this out.
-   */
-  sendsBytes?: boolean;
-}
-
-/** A surface's share of the fast path: the routes it may answer there, and how it renders an error. */
-export interface HotSurface {
-  /** Where the app mounts the surface (`/api`), in lower case as the app writes it. */
-  mount: string;
-  routes: readonly HotRoute[];
-  /** The surface's own error renderer: an error of `serve` is answered as the surface's router answers it. */
-  renderError: ErrorRequestHandler;
-}
 
 /** A segment of a route's path: a literal, or a parameter (`:name`) and the literal that may follow it in the segment (`:name.txt`). */
 type Segment = { literal: string } | { param: string; suffix: string };
@@ -64,9 +27,12 @@ function paramValue(segment: { suffix: string }, given: string): string | undefi
   return value === '' || (segment.suffix !== '' && value.includes(segment.suffix[0]!)) ? undefined : value;
 }
 
+/** A route the fast path may answer: one with `known` in its surface's table. */
+type FastRoute = Route & Required<Pick<Route, 'known' | 'get'>>;
+
 interface CompiledRoute {
-  surface: HotSurface;
-  route: HotRoute;
+  surface: SurfaceTable;
+  route: FastRoute;
   /** The path's segments after the mount. */
   segments: readonly Segment[];
   /** The metrics' route label, as the request log's routeLabel gives it for Express: the route's template once its handler runs, the surface's `/*` before. */
@@ -88,7 +54,7 @@ const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
 const MAX_REMEMBERED_PATHS = 1_000;
 const MAX_REMEMBERED_PATH_LENGTH = 512;
 
-/** A surface's hot routes, compiled. */
+/** A surface's fast routes, compiled. */
 interface CompiledSurface {
   mount: string;
   routes: readonly CompiledRoute[];
@@ -115,6 +81,8 @@ function paramsOf(route: CompiledRoute, given: readonly string[]): Record<string
 interface RouteMatch {
   compiled: CompiledRoute;
   params: RouteParams;
+  /** The path under the surface's mount, as Express's req.path gives it to the surface's admission. */
+  under: string;
 }
 
 /** The route a path names, and its parameters; undefined when none matches as written. */
@@ -123,11 +91,12 @@ function matchRoute(surfaces: readonly CompiledSurface[], path: string): RouteMa
   for (const { mount, routes } of surfaces) {
     if (!path.startsWith(mount) || (path.length > mount.length && path[mount.length] !== '/')) continue;
     // Express matches a route with or without one trailing slash (the router's `strict` is off).
-    const rest = path.slice(mount.length).replace(/\/$/, '');
+    const under = path.slice(mount.length) || '/';
+    const rest = under.replace(/\/$/, '');
     const given = rest === '' ? [] : rest.slice(1).split('/');
     for (const compiled of routes) {
       const params = paramsOf(compiled, given);
-      if (params) return { compiled, params: Object.freeze(params) };
+      if (params) return { compiled, params: Object.freeze(params), under };
     }
     return undefined;
   }
@@ -139,19 +108,32 @@ function eligible(req: IncomingMessage, app: Express): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const length = req.headers['content-length'];
   if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return false;
-  // Requests built without the app's classes (express-server.ts) lack the readers Express gives
+  // Requests built without the app's prototype (express-server.ts) lack the readers Express gives
   // them (req.query, req.ip, req.secure): only Express can answer those.
   return Object.getPrototypeOf(req) === app.request && req.url !== undefined && req.url.startsWith('/');
 }
 
+const isFast = (route: Route): route is FastRoute => route.known !== undefined && route.get !== undefined;
+
 /** Whether a response the fast path answers got past the surface's checks to its route (the metrics' label then names the route). */
 const routed = new RequestSlot<boolean>('routed');
 
-/** The route's handler, once the checks let the request through (their headers then wait with the rest in `list`). */
-function proceed(req: Request, res: Response, compiled: CompiledRoute, params: RouteParams, list: HeaderList | undefined): MaybePromise<void> {
+/** The route's guards and GET handler, once the surface's checks let the request through (their headers then wait with the rest in `list`). */
+function proceed(req: Request, res: Response, compiled: CompiledRoute, params: RouteParams, list: HeaderList | undefined): MaybePromise<unknown> {
   routed.set(res, true);
   if (list) deferHeaders(res, list);
-  return compiled.route.handle(req, res, params);
+  const { guards, get } = compiled.route;
+  if (guards === undefined || guards.length === 0) return get(req, res, params);
+  return runGuards(req, res, params, guards, 0, get);
+}
+
+/** `guards` from `from` on, then `last`: at once while each answers at once. */
+function runGuards(req: Request, res: Response, params: RouteParams, guards: NonNullable<Route['guards']>, from: number, last: NonNullable<Route['get']>): MaybePromise<unknown> {
+  for (let i = from; i < guards.length; i++) {
+    const done = guards[i]!(req, res, params);
+    if (done instanceof Promise) return done.then(() => runGuards(req, res, params, guards, i + 1, last));
+  }
+  return last(req, res, params);
 }
 
 /** An error of the checks or the handler, rendered as the router renders it, on a response that holds every header set so far. */
@@ -170,25 +152,24 @@ function fail(error: unknown, req: Request, res: Response, compiled: CompiledRou
 }
 
 export interface FastPathParts {
-  requestLog: RequestLog;
-  securityHeaders: SecurityHeaders;
-  surfaces: readonly HotSurface[];
+  steps: AppSteps;
+  surfaces: readonly SurfaceTable[];
 }
 
 /**
  * The server's request listener: the fast path in front of `app`. A request it is sure of is
- * answered as the app would answer it, by the same parts in the same order: watched by the request
- * log (its line and its metrics, under the route template), given the security headers, then the
- * surface's checks and handler (key, rate limits, plan, media type; the cached body), an error
- * rendered by the surface's renderer. Only the route is found another way: by the surfaces' hot
- * routes instead of Express's router. Anything it is not sure of (another method, a body, a path
- * it does not read as written, a route it has no answer for, an answer not cached) goes to the app
- * before anything is counted or written.
+ * answered as the app would answer it, by the same parts in the same order: the app's steps (the
+ * request log and metrics, under the route template; the security headers), then the surface's
+ * admission (key, rate limits, plan, media type), the route's guards and its GET handler, an error
+ * rendered by the surface's renderer. Only the route is found another way: in the surfaces' tables,
+ * the ones the app's routers are built from, instead of by Express's router. Anything it is not
+ * sure of (another method, a body, a path it does not read as written, a route whose answer is not
+ * known now) goes to the app before anything is counted or written.
  */
 export function createFastPath(app: Express, parts: FastPathParts): (req: IncomingMessage, res: ServerResponse) => void {
   const surfaces: CompiledSurface[] = parts.surfaces.map((surface) => ({
     mount: surface.mount,
-    routes: surface.routes.map((route) => ({
+    routes: surface.routes.filter(isFast).map((route) => ({
       surface,
       route,
       segments: route.path.split('/').filter((segment) => segment !== '').map(segmentOf),
@@ -210,19 +191,17 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
     return found ?? undefined;
   };
 
-  const answer = (req: Request, res: Response, compiled: CompiledRoute, params: RouteParams) => {
+  const answer = (req: Request, res: Response, { compiled, params, under }: RouteMatch) => {
     // As Express's app.handle does: the response's freshness check (req.fresh) reads it.
     req.res = res;
-    parts.requestLog.watch(req, res, compiled.routeName);
     // The headers, from the security headers on, go on the response as Express's stack sets them,
-    // or wait in a list for sendBytes to write with the body (HotRoute.sendsBytes).
-    const list = compiled.route.sendsBytes ? parts.securityHeaders.list(req.secure) : undefined;
-    if (!list) parts.securityHeaders.apply(res, req.secure);
+    // or wait in a list for sendBytes to write with the body (Route.sendsBytes).
+    const list = parts.steps.run(req, res, 'fast', compiled.routeName, compiled.route.sendsBytes === true);
     // The checks and the handler run at once while each answers at once (everything in memory),
     // and wait where one returns a promise: the order is the same either way.
-    let done: MaybePromise<void>;
+    let done: MaybePromise<unknown>;
     try {
-      const admitted = compiled.route.admit(req, res, params, list ?? res);
+      const admitted = compiled.surface.admit(req, res, under, list ?? res);
       done = admitted instanceof Promise ? admitted.then(() => proceed(req, res, compiled, params, list)) : proceed(req, res, compiled, params, list);
     } catch (error) {
       fail(error, req, res, compiled, list);
@@ -247,10 +226,10 @@ export function createFastPath(app: Express, parts: FastPathParts): (req: Incomi
       // A request it cannot read (a 400 to be) is Express's to answer, checks first.
       return toApp(req, res);
     }
-    if (known === true) return answer(req, res, compiled, params);
+    if (known === true) return answer(req, res, found);
     if (known === false) return toApp(req, res);
     known.then(
-      (yes) => (yes ? answer(req, res, compiled, params) : toApp(req, res)),
+      (yes) => (yes ? answer(req, res, found) : toApp(req, res)),
       () => toApp(req, res),
     );
   };

@@ -1,4 +1,4 @@
-// Response headers gathered before a response is written, then written in one writeHead (the fast path, issue 32).
+// Response headers gathered before a response is written, then written in one writeHead (the fast path, fast-path.ts).
 import type { ServerResponse } from 'node:http';
 import { rememberBounded } from '../bounded-map.js';
 import { RequestSlot } from '../request-slot.js';

@@ -1,4 +1,4 @@
-// GET /metrics: the Prometheus text format, with no key and outside the rate limits (DESIGN section 9).
+// GET /metrics: the Prometheus text format, with no key and outside the rate limits (docs/deployment.md, "Metrics").
 import type { Express } from 'express';
 import { ServiceUnavailableError } from '../errors.js';
 import type { Metrics } from '../metrics/metrics.js';

@@ -10,7 +10,7 @@ export function singleParam(req: Request, name: string): string | undefined {
   return value;
 }
 
-/** `pretty` (spec 4.1): 0 or 1; anything else is a 400 (DESIGN section 4). */
+/** `pretty` (spec 4.1): 0 or 1; anything else is a 400 (docs/interface.md section 4). */
 export function prettyParam(req: Request): boolean {
   const value = singleParam(req, 'pretty');
   if (value === undefined || value === '0') return false;

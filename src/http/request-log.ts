@@ -1,10 +1,13 @@
-// Request logging, with the API key redacted from the logged URL (DESIGN section 4).
+// Request logging and the request metrics, with the API key redacted from the logged URL (docs/interface.md section 4).
 import { unescape } from 'node:querystring';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Logger } from '../logger.js';
 import { RequestSlot } from '../request-slot.js';
 import { answeredForStoreOutage } from './store-unavailable.js';
+
+/** Which way a request was answered: by the fast path (http/fast-path.ts) or by Express's stack. */
+export type AnsweredBy = 'fast' | 'express';
 
 /** When a watched request began (performance.now()), and how its route is named once it finishes. */
 const started = new RequestSlot<number>('request started');
@@ -94,16 +97,14 @@ export function routeLabel(req: Request): string {
   return `${surface}${typeof path === 'string' ? path : '/*'}`;
 }
 
-/** The request log and the request metrics, for both ways a request is answered (Express, or the fast path). */
+/** The request log and the request metrics, for both ways a request is answered (Express, or the fast path): run by the app's steps (app-steps.ts). */
 export interface RequestLog {
   /**
    * Watches one request: when its response finishes, its line is logged and it is counted under the
-   * route `routeOf` names then (see routeLabel). Nothing is recorded for a response that never
-   * finishes (the client hung up first).
+   * route `routeOf` names then (see routeLabel), both saying which way (`by`) it was answered.
+   * Nothing is recorded for a response that never finishes (the client hung up first).
    */
-  watch(req: Request, res: Response, routeOf: (req: Request) => string): void;
-  /** The app's first middleware: watches every request, counted under the route Express chose. */
-  middleware: RequestHandler;
+  watch(req: Request, res: Response, routeOf: (req: Request) => string, by: AnsweredBy): void;
 }
 
 /**
@@ -113,14 +114,13 @@ export interface RequestLog {
  * With `metrics`, each request is also counted there (by route template, method and status).
  */
 export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => string | null, metrics?: Metrics): RequestLog {
-  // One listener for every response, with what it needs in the response's slots: no closure per request.
-  function finished(this: Response) {
-    const res = this;
+  // One listener per way a request is answered, with what it needs in the response's slots: no closure per request.
+  function finished(res: Response, by: AnsweredBy) {
     const req = res.req;
     // Milliseconds to the microsecond.
     const ms = Math.round((performance.now() - started.get(res)!) * 1000) / 1000;
     if (metrics) {
-      metrics.request(routeOfSlot.get(res)!(req), req.method, res.statusCode, ms / 1000);
+      metrics.request(routeOfSlot.get(res)!(req), req.method, res.statusCode, ms / 1000, by);
       if (answeredForStoreOutage(res)) metrics.storeError();
     }
     logger.info('request', {
@@ -131,18 +131,20 @@ export function createRequestLog(logger: Logger, keyIdOf: (res: Response) => str
       ms,
       client: keyIdOf(res),
       ip: req.ip,
+      path: by,
     });
   }
-  const watch = (_req: Request, res: Response, routeOf: (req: Request) => string) => {
-    started.set(res, performance.now());
-    routeOfSlot.set(res, routeOf);
-    res.on('finish', finished);
-  };
+  function finishedFast(this: Response) {
+    finished(this, 'fast');
+  }
+  function finishedExpress(this: Response) {
+    finished(this, 'express');
+  }
   return {
-    watch,
-    middleware: (req, res, next) => {
-      watch(req, res, routeLabel);
-      next();
+    watch(_req, res, routeOf, by) {
+      started.set(res, performance.now());
+      routeOfSlot.set(res, routeOf);
+      res.on('finish', by === 'fast' ? finishedFast : finishedExpress);
     },
   };
 }

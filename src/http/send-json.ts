@@ -17,7 +17,7 @@ export function sendJsonText(res: Response, body: string | Buffer, status = 200)
  * only (node:http). A conditional request is still answered as `res.send` would: 304 when Express
  * finds it fresh (these responses carry no validators, so only `If-None-Match: *` is). The 304 goes
  * without a Content-Type (RFC 9110 section 15.4.5) unless one was set before: the TAXII router sets
- * its media type up front, which every TAXII response must carry (DESIGN section 5). Headers the fast
+ * its media type up front, which every TAXII response must carry (docs/interface.md section 9.3). Headers the fast
  * path gathered for the response (http/header-list.ts) are written with it in one go.
  */
 export function sendBytes(res: Response, status: number, contentType: string, body: Buffer): void {

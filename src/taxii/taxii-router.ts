@@ -1,16 +1,14 @@
 // The TAXII 2.1 gateway's route table: auth, rate limits, plan gate and media type first, then resources.
-import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { CollectionConfig, Config } from '../config.js';
+import type { Request, Response } from 'express';
+import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, NotAcceptableError, NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { andThen, type MaybePromise } from '../maybe-promise.js';
+import { andThen } from '../maybe-promise.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { HotRoute, HotSurface, RouteParams } from '../http/fast-path.js';
-import type { HeaderSink } from '../http/header-list.js';
-import { methodNotAllowed } from '../http/method-guard.js';
 import { prettyParam } from '../http/query-params.js';
-import { setClient } from '../plans/request-client.js';
+import type { Route, RouteStep, SurfaceTable } from '../http/route-table.js';
+import { createClientAdmission } from '../plans/admit-client.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
 import type { Store } from '../store/store.js';
 import { createCollectionResolver, getCollection } from './collection-resolver.js';
@@ -40,7 +38,7 @@ export interface TaxiiDeps {
 
 const acceptsTaxii = rememberingAcceptsTaxii();
 
-/** Media type after auth and plan (DESIGN section 5): 406 when nothing acceptable is asked for. */
+/** Media type after auth and plan (docs/interface.md section 9.5): 406 when nothing acceptable is asked for. */
 function requireTaxiiMediaType(res: Response): void {
   if (!acceptsTaxii(getAccept(res))) {
     throw new NotAcceptableError(`This server answers only with ${TAXII_MEDIA_TYPE}; send it in the Accept header (or in the accept parameter with query-string authentication).`);
@@ -48,135 +46,97 @@ function requireTaxiiMediaType(res: Response): void {
 }
 
 /** Collections are read-only views of the data: writes are refused (TAXII 2.1 sections 5.5, 5.7). */
-const readOnly: RequestHandler = () => {
+const readOnly: RouteStep = () => {
   throw new ForbiddenError('Collections on this server are read-only (can_write is false).');
 };
 
-export interface TaxiiSurface {
-  router: Router;
-  /** The routes the fast path answers when their body is known (http/fast-path.ts). */
-  hot: HotSurface;
+/** The collection segment of a path under /api/collections/, decoded as Express decodes a parameter (its path segments match in any case, as Express's routes do). */
+const COLLECTION_SEGMENT = /^\/api\/collections\/([^/]+)(?:\/|$)/i;
+function collectionNamed(path: string): string | undefined {
+  const segment = COLLECTION_SEGMENT.exec(path)?.[1];
+  if (segment === undefined || !segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
-export function createTaxiiSurface(deps: TaxiiDeps): TaxiiSurface {
+const notFound = (message: string): never => {
+  throw new NotFoundError(message);
+};
+
+export function createTaxiiSurface(deps: TaxiiDeps): SurfaceTable {
   const { config } = deps;
   const objects = createObjectHandlers({ store: deps.store, config, clock: deps.clock, logger: deps.logger, secret: createNextSecretReader(deps.store, deps.nextTokenSecret), cacheCounter: deps.metrics?.cache('taxii') });
-  const clientOf = createBasicOrQueryClientResolver(deps.authenticate, TAXII_KEY_HINT);
+  const admitClient = createClientAdmission(createBasicOrQueryClientResolver(deps.authenticate, TAXII_KEY_HINT), deps.rateLimit, setAcceptOf);
   const planGate = createPlanGate(config);
   const useCollection = createCollectionResolver(config);
-  const renderError = createTaxiiErrorRenderer(deps.logger);
+  const configured = new Map(config.collections.map((c) => [c.id, c]));
 
   /**
-   * The checks of every TAXII request, in DESIGN section 5's order. The TAXII media type is set
-   * first: every response of the gateway carries it, errors and the 304 that sendBytes answers a
-   * conditional request with included (some TAXII clients check it on every response; RFC 9110
-   * section 15.4.5 leaves Content-Type off a 304, as the lookup API does, but here the TAXII
-   * contract wins). Then the key (401, and 429 for too many failures; a 400 for `accept` given
-   * twice), the rate limits (429), the plan (403; `collectionId`, the collection the path names,
-   * may be the free test collection), and the media type (406). At once (no promise) when the key's
-   * record and the counters are in memory: an error is then thrown, else the promise rejects with it.
+   * The checks of every TAXII request, in docs/interface.md section 9.5's order. The TAXII media
+   * type is set first: every response of the gateway carries it, errors and the 304 that sendBytes
+   * answers a conditional request with included (some TAXII clients check it on every response;
+   * RFC 9110 section 15.4.5 leaves Content-Type off a 304, as the lookup API does, but here the
+   * TAXII contract wins). Then the key (401, and 429 for too many failures; a 400 for `accept`
+   * given twice), the rate limits (429), the plan (403; the collection the path names may be the
+   * free test collection), the media type (406), and last the collection a path under
+   * /api/collections/ names (404 when none), for the handlers after it: before the route, so that
+   * an unknown collection is answered the same whatever follows it in the path.
    */
-  const admit = (req: Request, res: Response, collectionId: string | undefined, headers: HeaderSink = res): MaybePromise<void> => {
+  const admit: SurfaceTable['admit'] = (req, res, path, headers) => {
     headers.setHeader('Content-Type', TAXII_MEDIA_TYPE);
-    return andThen(clientOf(req), (client) => {
-      setClient(res, client);
-      setAcceptOf(req, res);
-      return andThen(deps.rateLimit.count(client, req.ip, headers), () => {
-        planGate(client, collectionId);
-        requireTaxiiMediaType(res);
-      });
+    return andThen(admitClient(req, res, headers), (client) => {
+      planGate(client, taxiiCollectionOf(path));
+      requireTaxiiMediaType(res);
+      const named = collectionNamed(path);
+      if (named !== undefined) useCollection(res, named);
     });
   };
 
   // Discovery, the API root and the collections come from the config: serialized once, both ways.
   const rendered = (body: unknown) => ({ compact: Buffer.from(serialize(body, false), 'utf8'), pretty: Buffer.from(serialize(body, true), 'utf8') });
   const sendRendered = (req: Request, res: Response, body: { compact: Buffer; pretty: Buffer }) => sendTaxii(res, 200, prettyParam(req) ? body.pretty : body.compact);
-  const json = (body: unknown) => {
+  /** A resource fixed at start-up: always known. Every handler here answers through sendTaxii, hence sendsBytes. */
+  const fixed = (path: string, body: unknown): Route => {
     const bytes = rendered(body);
-    return (req: Request, res: Response) => sendRendered(req, res, bytes);
+    return { path, get: (req, res) => sendRendered(req, res, bytes), known: () => true, sendsBytes: true };
   };
   const collectionBodies = new Map(config.collections.map((c) => [c.id, rendered(collectionResource(c))]));
-  const discovery = json(discoveryResource(config));
-  const apiRoot = json(apiRootResource(config));
-  const collections = json(collectionsResource(config));
-  const collection = (req: Request, res: Response) => sendRendered(req, res, collectionBodies.get(getCollection(res).id)!);
-  const listing = (kind: ListingKind) => (req: Request, res: Response) => objects.serve(req, res, kind, req.params.objectId === undefined ? undefined : String(req.params.objectId));
-  const onlyGet = methodNotAllowed(['GET', 'HEAD']);
-
-  const router = Router();
-  const admission: RequestHandler = async (req, res, next) => {
-    await admit(req, res, taxiiCollectionOf(req.path));
-    next();
-  };
-  router.use(admission);
-  router.route('/').get(discovery).all(onlyGet); // 4.1 Server Discovery
-  router.route('/api').get(apiRoot).all(onlyGet); // 4.2 API Root Information
-  router.route('/api/status/:statusId').all((req) => {
-    // 4.3 Get Status: nothing is ever written, so no status resource exists.
-    throw new NotFoundError(`No status ${String(req.params.statusId)}: this server accepts no writes.`);
-  });
-  router.route('/api/collections').get(collections).all(onlyGet); // 5.1 Get Collections
-  router.use('/api/collections/:collectionId', (req, res, next) => {
-    useCollection(res, String(req.params.collectionId));
-    next();
-  });
-  router.route('/api/collections/:collectionId').get(collection).all(onlyGet); // 5.2 Get a Collection
-  router.route('/api/collections/:collectionId/manifest').get(listing('manifest')).all(onlyGet); // 5.3 Get Object Manifests
-  router
-    .route('/api/collections/:collectionId/objects')
-    .get(listing('objects')) // 5.4 Get Objects
-    .post(readOnly) // 5.5 Add Objects
-    .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
-  router
-    .route('/api/collections/:collectionId/objects/:objectId')
-    .get(listing('object')) // 5.6 Get an Object
-    .delete(readOnly) // 5.7 Delete an Object
-    .all(methodNotAllowed(['GET', 'HEAD', 'DELETE']));
-  router.route('/api/collections/:collectionId/objects/:objectId/versions').get(listing('versions')).all(onlyGet); // 5.8 Get Object Versions
-  router.use(taxiiNotFoundRoute);
-  router.use(renderError);
-
-  // The fast path's share of the table above: the same checks and handlers, for answers known
-  // before they are asked for (the resources from the config; listings in the page cache).
-  const configured = new Map(config.collections.map((c) => [c.id, c]));
-  // Every handler here answers through sendTaxii, hence sendBytes.
-  const fixed = (path: string, handle: (req: Request, res: Response) => void): HotRoute => ({
+  /** A listing: known when its page is in the page cache. */
+  const listing = (path: string, kind: ListingKind, writes: Pick<Route, 'post' | 'delete'> = {}): Route => ({
     path,
-    known: () => true,
-    admit: (req, res, _params, headers) => admit(req, res, undefined, headers),
-    handle,
-    sendsBytes: true,
-  });
-  const inCollection = (path: string, known: (req: Request, collection: CollectionConfig, params: RouteParams) => boolean | Promise<boolean>, handle: HotRoute['handle']): HotRoute => ({
-    path,
+    get: (req, res, params) => objects.serve(req, res, kind, params.objectId),
+    ...writes,
     known: (req, params) => {
       const found = configured.get(params.collectionId!);
-      return found !== undefined && known(req, found, params);
+      return found !== undefined && objects.isCached(req, kind, found, params.objectId);
     },
-    // The router's checks, then its collection resolver (both before the route, as router.use runs them).
-    admit: (req, res, params, headers) => andThen(admit(req, res, params.collectionId, headers), () => void useCollection(res, params.collectionId!)),
-    handle,
     sendsBytes: true,
   });
-  const hotListing = (path: string, kind: ListingKind) =>
-    inCollection(
-      path,
-      (req, found, params) => objects.isCached(req, kind, found, params.objectId),
-      (req, res, params) => objects.serve(req, res, kind, params.objectId),
-    );
-  const hot: HotSurface = {
+
+  return {
     mount: '/taxii2',
-    renderError,
+    admit,
     routes: [
-      fixed('/', discovery),
-      fixed('/api', apiRoot),
-      fixed('/api/collections', collections),
-      inCollection('/api/collections/:collectionId', () => true, collection),
-      hotListing('/api/collections/:collectionId/manifest', 'manifest'),
-      hotListing('/api/collections/:collectionId/objects', 'objects'),
-      hotListing('/api/collections/:collectionId/objects/:objectId', 'object'),
-      hotListing('/api/collections/:collectionId/objects/:objectId/versions', 'versions'),
+      fixed('/', discoveryResource(config)), // 4.1 Server Discovery
+      fixed('/api', apiRootResource(config)), // 4.2 API Root Information
+      // 4.3 Get Status: nothing is ever written, so no status resource exists.
+      { path: '/api/status/:statusId', any: (_req, _res, params) => notFound(`No status ${params.statusId}: this server accepts no writes.`) },
+      fixed('/api/collections', collectionsResource(config)), // 5.1 Get Collections
+      {
+        path: '/api/collections/:collectionId', // 5.2 Get a Collection
+        get: (req, res) => sendRendered(req, res, collectionBodies.get(getCollection(res).id)!),
+        known: (_req, params) => configured.has(params.collectionId!),
+        sendsBytes: true,
+      },
+      listing('/api/collections/:collectionId/manifest', 'manifest'), // 5.3 Get Object Manifests
+      listing('/api/collections/:collectionId/objects', 'objects', { post: readOnly }), // 5.4 Get Objects, 5.5 Add Objects
+      listing('/api/collections/:collectionId/objects/:objectId', 'object', { delete: readOnly }), // 5.6 Get an Object, 5.7 Delete an Object
+      listing('/api/collections/:collectionId/objects/:objectId/versions', 'versions'), // 5.8 Get Object Versions
     ],
+    notFound: taxiiNotFoundRoute,
+    renderError: createTaxiiErrorRenderer(deps.logger),
   };
-  return { router, hot };
 }

@@ -1,27 +1,16 @@
-// The fast path held equal to the Express stack (issue 32): one corpus of requests over real sockets to a
-// server with the fast path and one without (one store, one config, fresh limiter state each) must
-// give the same answers byte for byte, the same log lines and metrics, and the same limiter counts.
+// The fast path held equal to the Express stack, both built from the surfaces' route tables: one corpus of
+// requests over real sockets to a server with the fast path and one without (one store, one config, fresh
+// limiter state each) must give the same answers byte for byte, the same log lines and metrics (but for
+// which way each request was answered), and the same limiter counts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import request from 'supertest';
-import { createApp } from '../../src/app.js';
-import { createAdminKey, createKey } from '../../src/cli/keys-command.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { importDataset } from '../../src/import/import-file.js';
 import type { Store } from '../../src/store/store.js';
-import { buildFixture } from '../helpers/fixture.js';
-import { openTestStore } from '../helpers/store-db.js';
-import { fixedClock, TEST_NEXT_SECRET } from '../helpers/test-app.js';
+import { basic, learn, MAIN, openCorpusStore, PLANS, roomy, TAXII, TEST, type Keys } from './corpus-store.js';
 import { redisPrefix, removeRedisKeys, startServer, type Answer, type Sent, type Server } from './fast-path-pair.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
-const TEST = '981c4916-ebb2-4567-aece-54ae970c4230';
-const MAIN = 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37';
-const TAXII = 'application/taxii+json;version=2.1';
-const PLANS = ['pro', 'business', 'team', 'custom', 'feed', 'free'] as const;
 
 /** One corpus entry: a request sent `times` times to each server in turn; `fast`: answered without Express the last time (true) or every time not (false). */
 interface Entry {
@@ -30,14 +19,6 @@ interface Entry {
   fast?: boolean;
 }
 
-interface Keys {
-  byPlan: Record<string, { id: string; key: string }>;
-  admin: string;
-  revoked: string;
-  unknown: string;
-}
-
-const basic = (key: string, user = 'taxii2') => `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`;
 const get = (path: string, headers?: Record<string, string>, more: Partial<Entry> = {}): Entry => ({ sent: { method: 'GET', path, ...(headers ? { headers } : {}) }, ...more });
 const fast = (path: string, headers?: Record<string, string>) => get(path, headers, { fast: true });
 const slow = (path: string, headers?: Record<string, string>) => get(path, headers, { fast: false });
@@ -65,15 +46,48 @@ function comparable(answer: Answer, timed: boolean) {
 
 const retryAfter = (answer: Answer) => answer.headers.find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
 
-/** The log lines without what the clock decides (time, ms). */
+/** The log lines without what the clock decides (time, ms) and which way each request was answered (path). */
 const logged = (server: Server) =>
   server.logLines.map((line) => {
-    const { time: _time, ms: _ms, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const { time: _time, ms: _ms, path: _path, ...rest } = JSON.parse(line) as Record<string, unknown>;
     return rest;
   });
 
-/** The metrics without the request durations (their buckets and sums; the counts stay). */
-const counted = async (server: Server) => (await server.metrics.scrape()).split('\n').filter((line) => !/^threatgate_http_request_duration_seconds_(bucket|sum)/.test(line));
+/** How many log lines say each way of answering. */
+const answeredBy = (server: Server) => {
+  const ways: Record<string, number> = {};
+  for (const line of server.logLines) {
+    const { path } = JSON.parse(line) as { path: string };
+    ways[path] = (ways[path] ?? 0) + 1;
+  }
+  return ways;
+};
+
+/**
+ * The metrics without the request durations (their buckets and sums; the counts stay), the request
+ * counts summed over the `path` label (which way each was answered), and the `path` label's values apart.
+ */
+const counted = async (server: Server) => {
+  const lines = (await server.metrics.scrape()).split('\n').filter((line) => !/^threatgate_http_request_duration_seconds_(bucket|sum)/.test(line));
+  const requests = new Map<string, number>();
+  const rest: string[] = [];
+  for (const line of lines) {
+    const sample = /^(threatgate_http_requests_total\{.*?),?path="(fast|express)"(.*\}) (\d+)$/.exec(line);
+    if (!sample) rest.push(line);
+    else requests.set(`${sample[1]}${sample[3]}`, (requests.get(`${sample[1]}${sample[3]}`) ?? 0) + Number(sample[4]));
+  }
+  return [...rest, ...[...requests].map(([labels, n]) => `${labels} ${n}`).sort()];
+};
+
+/** The request counts the metrics give for each way of answering. */
+const countedBy = async (server: Server) => {
+  const ways: Record<string, number> = {};
+  for (const line of (await server.metrics.scrape()).split('\n')) {
+    const sample = /^threatgate_http_requests_total\{.*path="(fast|express)".*\} (\d+)$/.exec(line);
+    if (sample) ways[sample[1]!] = (ways[sample[1]!] ?? 0) + Number(sample[2]);
+  }
+  return ways;
+};
 
 interface Run {
   entries: number;
@@ -152,31 +166,6 @@ function taxiiReads(key: string, learned: { next: string; objectId: string }): E
     fast(`${objects}?added_after=2025-01-01T00:00:00Z&limit=2`, h),
   ];
 }
-
-async function openCorpusStore(config: Config): Promise<{ store: Store; dir: string; keys: Keys }> {
-  const dir = mkdtempSync(join(tmpdir(), 'threatgate-fastpath-'));
-  const store = await openTestStore(join(dir, 'store.sqlite'), { collections: config.collections });
-  await importDataset(store, buildFixture(), fixedClock);
-  const byPlan: Keys['byPlan'] = {};
-  for (const plan of Object.keys(config.plans)) if (plan !== 'anonymous') byPlan[plan] = await createKey(store, config, fixedClock, plan);
-  const revoked = await createKey(store, config, fixedClock, 'pro');
-  await store.revokeKey({ id: revoked.id }, '2026-01-15 10:00:00');
-  const admin = (await createAdminKey(store, fixedClock)).key;
-  return { store, dir, keys: { byPlan, admin, revoked: revoked.key, unknown: 'u'.repeat(43) } };
-}
-
-/** A `next` token and an object id of the main collection, and an export's ETag, learned from a third app so that neither server counts them. */
-async function learn(store: Store, config: Config, key: string) {
-  const scout = createApp(config, { store, clock: fixedClock, nextTokenSecret: TEST_NEXT_SECRET });
-  const page = await request(scout).get(`/taxii2/api/collections/${MAIN}/objects/?limit=2`).set({ Accept: TAXII, Authorization: basic(key) }).expect(200);
-  const body = JSON.parse(page.text) as { next: string; objects: { id: string }[] };
-  const etag = async (path: string) => String((await request(scout).get(path).set({ Authorization: basic(key) }).expect(200)).headers.etag);
-  return { next: body.next, objectId: body.objects[0]!.id, etag: await etag(`/export/${TEST}.txt`), csvEtag: await etag('/export/test.csv?max=3'), mainEtag: await etag(`/export/${MAIN}.txt`) };
-}
-
-/** Plans with room for the whole corpus (pages and TAXII access as configured), and a limit on failed authentications it stays under. */
-const roomy = (limits: Record<string, number>) =>
-  Object.fromEntries(['anonymous', ...PLANS].map((plan) => [plan, { perSecond: 1_000_000, perDay: 1_000_000, perMonth: 1_000_000, ...limits }]));
 
 function mainCorpus(keys: Keys, learned: Awaited<ReturnType<typeof learn>>): Entry[] {
   const pro = keys.byPlan.pro!.key;
@@ -322,10 +311,19 @@ for (const counters of ['memory', 'Redis'] as const) {
       if (REDIS_URL && timed) for (const prefix of prefixes) await removeRedisKeys(REDIS_URL, prefix);
     });
 
-    /** The checks every corpus ends with: the same lines logged, the same metrics, the same counts left in the limiter stores. */
-    const assertSameAftermath = async (fastServer: Server, plain: Server) => {
+    /**
+     * The checks every corpus ends with: the same lines logged, the same metrics, the same counts
+     * left in the limiter stores; and the log and the metrics say the fast path answered exactly
+     * the requests Express did not see, on the server that has it.
+     */
+    const assertSameAftermath = async (fastServer: Server, plain: Server, run: Run) => {
       assert.deepEqual(logged(fastServer), logged(plain));
       assert.deepEqual(await counted(fastServer), await counted(plain));
+      const total = run.requests / 2;
+      assert.deepEqual(answeredBy(plain), { express: total });
+      assert.deepEqual(answeredBy(fastServer), { express: total - run.fastAnswers, ...(run.fastAnswers > 0 ? { fast: run.fastAnswers } : {}) });
+      assert.deepEqual(await countedBy(fastServer), answeredBy(fastServer));
+      assert.deepEqual(await countedBy(plain), answeredBy(plain));
       const counterKeys = ['ip:127.0.0.1', ...Object.values(keys.byPlan).map(({ id }) => `key:${id}`)];
       const [a, b] = [await fastServer.counts(counterKeys), await plain.counts(counterKeys)];
       assert.deepEqual(a, b);
@@ -343,7 +341,7 @@ for (const counters of ['memory', 'Redis'] as const) {
         assert.deepEqual(run.mismatches, []);
         assert.ok(run.entries > 200 && run.fastAnswers > 300, `${run.entries} entries, ${run.fastAnswers} answers on the fast path`);
       });
-      it('logs the same lines, counts the same metrics and leaves the same limiter counts', () => assertSameAftermath(servers.fast, servers.plain));
+      it('logs the same lines, counts the same metrics and leaves the same limiter counts', () => assertSameAftermath(servers.fast, servers.plain, run));
     });
 
     describe('over-limit bursts until 429, and failed authentications past their limit', () => {
@@ -362,7 +360,7 @@ for (const counters of ['memory', 'Redis'] as const) {
         const refusals = (await counted(servers.fast)).filter((line) => /^threatgate_http_requests_total\{.*status="429"/.test(line));
         assert.ok(refusals.length >= 2, 'the bursts reached 429 on the lookup API and TAXII');
       });
-      it('logs the same lines, counts the same metrics and leaves the same limiter counts', () => assertSameAftermath(servers.fast, servers.plain));
+      it('logs the same lines, counts the same metrics and leaves the same limiter counts', () => assertSameAftermath(servers.fast, servers.plain, run));
     });
   });
 }

@@ -8,6 +8,7 @@ import { createServedApp } from '../../src/app.js';
 import { createDrainableServer } from '../../src/cli/serve-command.js';
 import type { Config } from '../../src/config.js';
 import { expressMessageClasses } from '../../src/http/express-server.js';
+import type { SurfaceTable } from '../../src/http/route-table.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { FixedWindowStore } from '../../src/plans/fixed-window-store.js';
@@ -37,6 +38,8 @@ export type Counts = Record<string, number>;
 
 export interface Server {
   port: number;
+  /** The surfaces' route tables the app and its fast path were built from. */
+  surfaces: readonly SurfaceTable[];
   /** Requests Express has seen (the app's handle was called). */
   expressCalls(): number;
   logLines: string[];
@@ -132,6 +135,7 @@ export async function startServer(store: Store, config: Config, fastPath: boolea
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   return {
     port,
+    surfaces: served.surfaces,
     expressCalls: () => calls,
     logLines,
     metrics,
