@@ -8,7 +8,7 @@ import { DEFAULT_KEEP_RUNS } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { Allowlist } from './allowlist.js';
 import { withoutControlCharacters } from './control-characters.js';
-import type { ResolveHost } from './guarded-agent.js';
+import type { ResolveHost } from './transports/guarded-agent.js';
 import { openSource, type PullRead } from './open-source.js';
 import { pullBatches, type RowTally } from './pull-batches.js';
 import { failureReason } from './pull-failure.js';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RISK_LEVELS } from '../../domain.js';
 import { INDICATOR_TYPES, indicatorTypeOf } from '../../indicator-types.js';
-import { neverReachable } from '../network-policy.js';
+import { neverReachable } from '../transports/network-policy.js';
 import { parseSchedule, ScheduleError } from '../schedule.js';
 
 /** An hour: a feed slower than that is down, and a pull holds its lease for its whole timeout. */

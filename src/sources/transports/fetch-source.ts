@@ -4,9 +4,9 @@ import { ThreatgateError } from '../../errors.js';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FeedBody } from '../parsers/feed-body.js';
-import { agentFor, ConnectionRefused, type ResolveHost } from '../guarded-agent.js';
+import { agentFor, ConnectionRefused, type ResolveHost } from './guarded-agent.js';
 import { httpGet } from './http-get.js';
-import { sourceReach } from '../network-policy.js';
+import { sourceReach } from './network-policy.js';
 import type { CommonSource } from '../formats/source-fields.js';
 import { redactedUrl } from '../redacted-url.js';
 

@@ -1,7 +1,7 @@
 // One GET of a pull over node:http or node:https (docs/sources.md, "How a pull fetches"): its status, headers and decoded body, where whatever the connection does later is that body's error, never the process's.
 import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { CONNECT_SIGNAL, type GuardedRequestArgs } from '../guarded-agent.js';
+import { CONNECT_SIGNAL, type GuardedRequestArgs } from './guarded-agent.js';
 import { decodedBody } from './content-coding.js';
 
 export interface HttpResponse {

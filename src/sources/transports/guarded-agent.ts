@@ -6,7 +6,7 @@ import { Agent as HttpAgent, type ClientRequest, type ClientRequestArgs } from '
 import { Agent as HttpsAgent } from 'node:https';
 import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ThreatgateError } from '../errors.js';
+import { ThreatgateError } from '../../errors.js';
 import { refusal, type NetworkReach } from './network-policy.js';
 
 /** Resolves a host name to its addresses (every family); tests pass their own to control DNS. */

@@ -1,7 +1,7 @@
 // Where a pull may connect (docs/security.md, "Where a pull may connect"): every address a connection would reach is classed,
 // and a source reaches loopback or private networks only when it says so; some addresses never.
 import { isIP } from 'node:net';
-import { parseIpBlock, type IpBlock } from './normalize-value.js';
+import { parseIpBlock, type IpBlock } from '../normalize-value.js';
 
 /**
  * What an address is, as far as a pull is concerned. `public` is everything not listed below;

@@ -1,7 +1,7 @@
 // Where a pull may connect (docs/security.md, "Where a pull may connect"): the class of each address, what a source may reach, and what `feeds add` refuses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyAddress, neverReachable, refusal, sourceReach } from '../../src/sources/network-policy.js';
+import { classifyAddress, neverReachable, refusal, sourceReach } from '../../../src/sources/transports/network-policy.js';
 
 describe('classifyAddress', () => {
   const cases: Array<[string, string | undefined]> = [
