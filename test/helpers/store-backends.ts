@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import pg from 'pg';
 import { loadConfig, type CollectionConfig, type Config } from '../../src/config.js';
 import type { Store, WritePaths } from '../../src/store/store.js';
-import { dbOf, openTestStore } from './store-db.js';
+import { openTestStore } from './store-db.js';
 
 /** What a test store is opened with: the default config's collections unless others are given. */
 export interface StoreSetup {
@@ -41,24 +41,43 @@ function sqliteBackend(): Backend {
   };
 }
 
-/** Each store lives in its own schema, dropped at the end, so runs never see each other's rows. */
+/** Runs one statement on the database `baseUrl` names: creating or dropping a backend's database. */
+async function onServer(baseUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Each backend has a database of its own, dropped at the end, and each store a schema in it, so runs
+ * never see each other's rows. Test files run side by side (package.json), and Kysely's migrator
+ * reads every table of the database by name on each open: a schema or table another file drops
+ * meanwhile fails that read, so no two backends share a database.
+ */
 function postgresBackend(baseUrl: string): Backend {
-  const schemas: string[] = [];
   const run = randomBytes(4).toString('hex');
+  const database = `tg_test_${run}`;
+  let created: Promise<void> | undefined;
+  let stores = 0;
   return {
     name: 'PostgreSQL',
     async create(setup) {
-      const schema = `tg_test_${run}_${schemas.length + 1}`;
-      schemas.push(schema);
+      created ??= onServer(baseUrl, `create database ${database} template template0`);
+      await created;
       const url = new URL(baseUrl);
-      url.searchParams.set('schema', schema);
+      url.pathname = `/${database}`;
+      url.searchParams.set('schema', `tg_test_${run}_${++stores}`);
       return { store: await openTestStore(url.toString(), storeOptions(setup)), location: url.toString() };
     },
     async cleanup() {
-      if (schemas.length === 0) return;
-      const { store } = await this.create();
-      for (const schema of schemas) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(dbOf(store));
-      await store.close();
+      if (created === undefined) return;
+      created = undefined;
+      // FORCE: a connection left open (a killed child process's, say) must not keep the database.
+      await onServer(baseUrl, `drop database if exists ${database} with (force)`);
     },
   };
 }
