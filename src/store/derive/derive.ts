@@ -1,6 +1,6 @@
 // Recomputes what is derived from the data after an import: link page ranks and feed/threat aggregates.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { anyChange, type ImportChanges } from '../ingest/change-set.js';
+import { anyChange, type ChangeSet } from '../ingest/change-set.js';
 import { aggregateWholeStore } from './aggregate-reads.js';
 import { LINK_KIND } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
@@ -9,7 +9,6 @@ import { touchedOwners } from './touched-owners.js';
 import { type OwnerIds, type TouchedOwners } from '../contract/commands.js';
 import { countTouchedOwners, writeCountsOf } from './value-counts.js';
 import type { AggregatePlan } from '../contract/commands.js';
-import { CHANGES } from '../ingest/temp-tables.js';
 
 /**
  * An owner with up to this many new links has its later links shifted, one range at a time (the
@@ -24,13 +23,13 @@ const SHIFT_UP_TO = 200;
  * (owner, seq). A link before an owner's first new one keeps its rank (a restamped link keeps its
  * place too), so only the links from there on move.
  */
-async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | 'threat_links'): Promise<void> {
+async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | 'threat_links', changes: ChangeSet): Promise<void> {
   const kind = table === 'feed_links' ? LINK_KIND.feed : LINK_KIND.threat;
   const column = table === 'feed_links' ? 'fid' : 'tid';
   const owner = sql.ref(column);
   const links = sql.table(table);
   const { rows } = await sql<{ owner: number; n: number; first: number }>`
-    select owner, count(*) as n, min(iid) as first from ${CHANGES.links} where kind = ${kind} and added = 1 group by owner order by owner`.execute(trx);
+    select owner, count(*) as n, min(iid) as first from (${changes.links('added', kind)}) as s group by owner order by owner`.execute(trx);
   /** The rank a link at `iid` takes: one after the link before it (0 for the first). */
   const rankAt = async (id: number, iid: number) => {
     const { rows: before } = await sql<{ seq: number }>`select seq from ${links} where ${owner} = ${id} and iid < ${iid} order by iid desc limit 1`.execute(trx);
@@ -47,7 +46,7 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
       continue;
     }
     const { rows: added } = await sql<{ iid: number }>`
-      select iid from ${CHANGES.links} where kind = ${kind} and owner = ${id} and added = 1 order by iid`.execute(trx);
+      select iid from (${changes.links('added', kind)}) as s where owner = ${id} order by iid`.execute(trx);
     const iids = added.map((r) => Number(r.iid));
     for (const [j, iid] of iids.entries()) {
       const below = j + 1 < iids.length ? sql`and iid < ${iids[j + 1]!}` : sql``;
@@ -71,12 +70,12 @@ const WHOLE_PASS_FROM_SHARE = 0.5;
  * The reads the import's own changes cost the touched owners' update, against the store's links.
  * An import that changed no link and no indicator (a feed or threat record) costs none, uncounted.
  */
-async function changeShare(trx: Kysely<Database>, changes: ImportChanges): Promise<number> {
+async function changeShare(trx: Kysely<Database>, changes: ChangeSet): Promise<number> {
   const count = async (query: RawBuilder<{ n: number }>) => Number((await query.execute(trx)).rows[0]!.n);
-  const added = changes.feedLinks + changes.threatLinks === 0 ? 0 : await count(sql`select count(*) as n from ${CHANGES.links} where added = 1`);
+  const added = changes.feedLinks + changes.threatLinks === 0 ? 0 : await count(sql`select count(*) as n from (${changes.links('added')}) as s`);
   let changed = 0;
   for (const table of changes.indicators === 0 ? [] : (['feed_links', 'threat_links'] as const)) {
-    changed += await count(sql`select count(*) as n from ${sql.table(table)} where iid in (select id from ${CHANGES.indicators})`);
+    changed += await count(sql`select count(*) as n from ${sql.table(table)} where iid in (${changes.changedIds('indicators')})`);
   }
   if (added + changed === 0) return 0;
   const total = (await count(sql`select count(*) as n from feed_links`)) + (await count(sql`select count(*) as n from threat_links`));
@@ -92,7 +91,7 @@ export async function refreshAllAggregates(trx: Kysely<Database>): Promise<numbe
   const stored = await readStoredSummaries(trx, 'all');
   const results = await aggregateWholeStore(trx, [...stored.feeds.keys()], [...stored.threats.keys()]);
   await writeCountsOf(trx, results, 'all');
-  return writeSummaries(trx, results, stored, true);
+  return writeSummaries(trx, results, stored, 'whole');
 }
 
 /**
@@ -100,16 +99,16 @@ export async function refreshAllAggregates(trx: Kysely<Database>): Promise<numbe
  * import changed (value-counts.ts), the relisted ones from what their stored summary holds, but for
  * a record new to the store, which has none yet.
  */
-async function refreshOwners(trx: Kysely<Database>, { recompute, relist }: TouchedOwners): Promise<OwnerIds> {
+async function refreshOwners(trx: Kysely<Database>, { recompute, relist }: TouchedOwners, changes: ChangeSet): Promise<OwnerIds> {
   const stored = await readStoredSummaries(trx, { feeds: [...recompute.feeds, ...relist.feeds], threats: [...recompute.threats, ...relist.threats] });
   const newRecords = {
     feeds: relist.feeds.filter((fid) => stored.feeds.get(fid)?.aggregate === undefined),
     threats: relist.threats.filter((tid) => stored.threats.get(tid)?.aggregate === undefined),
   };
-  const { results: computed, read } = await countTouchedOwners(trx, recompute, newRecords, stored);
+  const { results: computed, read } = await countTouchedOwners(trx, recompute, newRecords, stored, changes);
   for (const fid of relist.feeds) if (!computed.feeds.has(fid)) computed.feeds.set(fid, stored.feeds.get(fid)!.aggregate!);
   for (const tid of relist.threats) if (!computed.threats.has(tid)) computed.threats.set(tid, stored.threats.get(tid)!.aggregate!);
-  await writeSummaries(trx, computed, stored, false);
+  await writeSummaries(trx, computed, stored, changes);
   return read;
 }
 
@@ -121,22 +120,22 @@ async function refreshOwners(trx: Kysely<Database>, { recompute, relist }: Touch
  * other recomputes only the owners it touched.
  * Reads the import's staging tables, in its transaction.
  */
-async function planAggregates(trx: Kysely<Database>, changes: ImportChanges): Promise<{ whole: true } | { whole: false; touched: TouchedOwners } | null> {
+async function planAggregates(trx: Kysely<Database>, changes: ChangeSet): Promise<{ whole: true } | { whole: false; touched: TouchedOwners } | null> {
   if (!anyChange(changes)) return null;
   if (changes.fresh) return { whole: true };
   if ((await changeShare(trx, changes)) >= WHOLE_PASS_FROM_SHARE) return { whole: true };
-  return { whole: false, touched: await touchedOwners(trx) };
+  return { whole: false, touched: await touchedOwners(trx, changes) };
 }
 
 /** The part of the import refresh that the lookup API relies on; returns how the aggregates were refreshed. */
-export async function refreshLookupData(trx: Transaction<Database>, changes: ImportChanges): Promise<AggregatePlan | null> {
+export async function refreshLookupData(trx: Transaction<Database>, changes: ChangeSet): Promise<AggregatePlan | null> {
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
-    await renumberLinks(trx, 'feed_links');
-    await renumberLinks(trx, 'threat_links');
+    await renumberLinks(trx, 'feed_links', changes);
+    await renumberLinks(trx, 'threat_links', changes);
   }
   const plan = await planAggregates(trx, changes);
-  if (plan?.whole === false) return { ...plan, read: await refreshOwners(trx, plan.touched) };
+  if (plan?.whole === false) return { ...plan, read: await refreshOwners(trx, plan.touched, changes) };
   if (plan?.whole) await refreshAllAggregates(trx);
   return plan;
 }

@@ -15,10 +15,9 @@ import {
   type ThreatListItem,
   type ThreatSummaryRow,
 } from './aggregates.js';
-import { LINK_KIND } from '../ingest/change-set.js';
+import { LINK_KIND, type ChangeSet } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { OwnerIds } from '../contract/commands.js';
-import { CHANGES } from '../ingest/temp-tables.js';
 import { slices } from './slices.js';
 
 
@@ -98,14 +97,13 @@ async function sharedIndicators(trx: Kysely<Database>, owners: OwnerIds | 'all')
  * gives a feed and a threat in common, once, whether the feed's link is new, the threat's or both.
  * Reads the import's staging tables.
  */
-async function sharedAdded(trx: Kysely<Database>): Promise<{ fid: number; tid: number; n: number }[]> {
+async function sharedAdded(trx: Kysely<Database>, changes: ChangeSet): Promise<{ fid: number; tid: number; n: number }[]> {
   const { rows: feedSide } = await sql<{ fid: number; tid: number; n: number }>`
-    select s.owner as fid, tl.tid, count(*) as n from ${CHANGES.links} s join threat_links tl on tl.iid = s.iid
-    where s.kind = ${LINK_KIND.feed} and s.added = 1 group by s.owner, tl.tid`.execute(trx);
+    select s.owner as fid, tl.tid, count(*) as n from (${changes.links('added', LINK_KIND.feed)}) as s join threat_links tl on tl.iid = s.iid
+    group by s.owner, tl.tid`.execute(trx);
   const { rows: threatSide } = await sql<{ fid: number; tid: number; n: number }>`
-    select fl.fid, s.owner as tid, count(*) as n from ${CHANGES.links} s join feed_links fl on fl.iid = s.iid
-    where s.kind = ${LINK_KIND.threat} and s.added = 1
-      and not exists (select 1 from ${CHANGES.links} x where x.kind = ${LINK_KIND.feed} and x.owner = fl.fid and x.iid = fl.iid and x.added = 1)
+    select fl.fid, s.owner as tid, count(*) as n from (${changes.links('added', LINK_KIND.threat)}) as s join feed_links fl on fl.iid = s.iid
+    where not exists (select 1 from (${changes.links('added', LINK_KIND.feed)}) as x where x.owner = fl.fid and x.iid = fl.iid)
     group by fl.fid, s.owner`.execute(trx);
   return [...feedSide, ...threatSide].map((p) => ({ fid: Number(p.fid), tid: Number(p.tid), n: Number(p.n) }));
 }
@@ -116,7 +114,9 @@ async function sharedAdded(trx: Kysely<Database>): Promise<{ fid: number; tid: n
  * new to the store), read from the links as the whole pass does. Every owner whose list the new
  * links change is touched (touched-owners.ts), so the stored lists stay exact.
  */
-async function sharedOfTouched(trx: Kysely<Database>, fids: readonly number[], tids: readonly number[], stored: StoredSummaries): Promise<{ feeds: Shared; threats: Shared }> {
+async function sharedOfTouched(
+  trx: Kysely<Database>, fids: readonly number[], tids: readonly number[], stored: StoredSummaries, changes: ChangeSet,
+): Promise<{ feeds: Shared; threats: Shared }> {
   const shared = await sharedIndicators(trx, {
     feeds: fids.filter((fid) => stored.feeds.get(fid)?.shared === undefined),
     threats: tids.filter((tid) => stored.threats.get(tid)?.shared === undefined),
@@ -127,7 +127,7 @@ async function sharedOfTouched(trx: Kysely<Database>, fids: readonly number[], t
     if (!counts) map.set(owner, (counts = new Map()));
     counts.set(id, (counts.get(id) ?? 0) + n);
   };
-  for (const { fid, tid, n } of await sharedAdded(trx)) {
+  for (const { fid, tid, n } of await sharedAdded(trx, changes)) {
     note(added.feeds, fid, tid, n);
     note(added.threats, tid, fid, n);
   }
@@ -163,15 +163,18 @@ async function listedRecords(trx: Kysely<Database>, tids: readonly number[], fid
 
 /**
  * Composes the summaries of the owners in `aggregates` (their own aggregates, with the lists of the
- * owners they share indicators with) and writes those whose text differs from `stored`. `whole`: the
- * owners are all of the store's, so the shared counts are read in one statement; otherwise they are
- * the owners an import touched, whose stored lists take what its new links add (sharedOfTouched).
+ * owners they share indicators with) and writes those whose text differs from `stored`. `'whole'`:
+ * the owners are all of the store's, so the shared counts are read in one statement; otherwise they
+ * are the owners a write touched, whose stored lists take what its change set's new links add
+ * (sharedOfTouched).
  * Returns how many rows were written.
  */
-export async function writeSummaries(trx: Kysely<Database>, aggregates: AggregateResults, stored: StoredSummaries, whole: boolean): Promise<number> {
+export async function writeSummaries(
+  trx: Kysely<Database>, aggregates: AggregateResults, stored: StoredSummaries, changes: ChangeSet | 'whole',
+): Promise<number> {
   const fids = [...aggregates.feeds.keys()];
   const tids = [...aggregates.threats.keys()];
-  const shared = whole ? await sharedIndicators(trx, 'all') : await sharedOfTouched(trx, fids, tids, stored);
+  const shared = changes === 'whole' ? await sharedIndicators(trx, 'all') : await sharedOfTouched(trx, fids, tids, stored, changes);
   const listedTids = new Set([...shared.feeds.values()].flatMap((list) => list.map((s) => s.id)));
   const listedFids = new Set([...shared.threats.values()].flatMap((list) => list.map((s) => s.id)));
   const listed = await listedRecords(trx, [...listedTids], [...listedFids]);

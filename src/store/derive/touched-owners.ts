@@ -2,9 +2,8 @@
 // (ingest/change-set.ts): the rest of the store keeps its stored aggregates as they are.
 import { sql, type RawBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { LINK_KIND } from '../ingest/change-set.js';
+import { LINK_KIND, type ChangeSet } from '../ingest/change-set.js';
 import type { TouchedOwners } from '../contract/commands.js';
-import { CHANGES } from '../ingest/temp-tables.js';
 
 async function ids(trx: Kysely<Database>, query: RawBuilder<{ id: number }>): Promise<number[]> {
   const { rows } = await query.execute(trx);
@@ -18,9 +17,9 @@ async function ids(trx: Kysely<Database>, query: RawBuilder<{ id: number }>): Pr
  * indicators it shares with that owner. A changed feed or threat record itself is relisted: its own
  * aggregates do not read its record, but one new to the store has none yet (see refreshOwners).
  */
-export async function touchedOwners(trx: Kysely<Database>): Promise<TouchedOwners> {
-  const feeds = await touchedOf(trx, SIDES.feed);
-  const threats = await touchedOf(trx, SIDES.threat);
+export async function touchedOwners(trx: Kysely<Database>, changes: ChangeSet): Promise<TouchedOwners> {
+  const feeds = await touchedOf(trx, SIDES.feed, changes);
+  const threats = await touchedOf(trx, SIDES.threat, changes);
   return {
     recompute: { feeds: feeds.recompute, threats: threats.recompute },
     relist: { feeds: feeds.relist, threats: threats.relist },
@@ -29,8 +28,8 @@ export async function touchedOwners(trx: Kysely<Database>): Promise<TouchedOwner
 
 /** The tables of each kind of owner, and of the other kind. */
 const SIDES = {
-  feed: { kind: LINK_KIND.feed, other: LINK_KIND.threat, links: 'feed_links', otherLinks: 'threat_links', owner: 'fid', otherOwner: 'tid', changed: CHANGES.feeds, otherChanged: CHANGES.threats },
-  threat: { kind: LINK_KIND.threat, other: LINK_KIND.feed, links: 'threat_links', otherLinks: 'feed_links', owner: 'tid', otherOwner: 'fid', changed: CHANGES.threats, otherChanged: CHANGES.feeds },
+  feed: { kind: LINK_KIND.feed, other: LINK_KIND.threat, links: 'feed_links', otherLinks: 'threat_links', owner: 'fid', otherOwner: 'tid', changed: 'feeds', otherChanged: 'threats' },
+  threat: { kind: LINK_KIND.threat, other: LINK_KIND.feed, links: 'threat_links', otherLinks: 'feed_links', owner: 'tid', otherOwner: 'fid', changed: 'threats', otherChanged: 'feeds' },
 } as const;
 
 /**
@@ -38,22 +37,24 @@ const SIDES = {
  * side through the links' iid index; as joins, SQLite (without statistics for temporary tables)
  * chose to scan every link of the store.
  */
-async function touchedOf(trx: Kysely<Database>, side: (typeof SIDES)[keyof typeof SIDES]): Promise<{ recompute: number[]; relist: number[] }> {
+async function touchedOf(
+  trx: Kysely<Database>, side: (typeof SIDES)[keyof typeof SIDES], changes: ChangeSet,
+): Promise<{ recompute: number[]; relist: number[] }> {
   const links = sql.table(side.links);
   const owner = sql.ref(side.owner);
   const recompute = await ids(
     trx,
     sql<{ id: number }>`
-      select owner as id from ${CHANGES.links} where kind = ${side.kind} and changed = 1
-      union select ${owner} as id from ${links} where iid in (select id from ${CHANGES.indicators})`,
+      select owner as id from (${changes.links('changed', side.kind)}) as s
+      union select ${owner} as id from ${links} where iid in (${changes.changedIds('indicators')})`,
   );
   const relist = await ids(
     trx,
     sql<{ id: number }>`
-      select id from ${side.changed}
-      union select ${owner} as id from ${links} where iid in (select iid from ${CHANGES.links} where kind = ${side.other} and changed = 1)
+      select id from (${changes.changedIds(side.changed)}) as c
+      union select ${owner} as id from ${links} where iid in (select iid from (${changes.links('changed', side.other)}) as s)
       union select ${owner} as id from ${links} where iid in (
-        select iid from ${sql.table(side.otherLinks)} where ${sql.ref(side.otherOwner)} in (select id from ${side.otherChanged}))`,
+        select iid from ${sql.table(side.otherLinks)} where ${sql.ref(side.otherOwner)} in (${changes.changedIds(side.otherChanged)}))`,
   );
   const recomputed = new Set(recompute);
   return { recompute, relist: relist.filter((id) => !recomputed.has(id)) };

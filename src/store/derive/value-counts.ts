@@ -13,11 +13,10 @@ import {
   type IndicatorFacts,
   type OwnerKind,
 } from './aggregates.js';
-import { LINK_KIND } from '../ingest/change-set.js';
+import { LINK_KIND, type ChangeSet } from '../ingest/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { StoredSummaries } from './summary-writes.js';
 import type { OwnerIds } from '../contract/commands.js';
-import { CHANGES } from '../ingest/temp-tables.js';
 import { slices } from './slices.js';
 
 /** Rows read per statement. */
@@ -156,6 +155,7 @@ export async function countTouchedOwners(
   recompute: OwnerIds,
   read: OwnerIds,
   stored: StoredSummaries,
+  changes: ChangeSet,
 ): Promise<{ results: AggregateResults; read: OwnerIds }> {
   const updates = { feed: new Map<number, Update>(), threat: new Map<number, Update>() };
   const again = { feed: new Set(read.feeds), threat: new Set(read.threats) };
@@ -189,8 +189,8 @@ export async function countTouchedOwners(
     again[kind].add(owner);
   };
 
-  for (const kind of KINDS) await addNewLinks(trx, kind, [...updates[kind].keys()], (owner, facts) => add(kind, owner, facts, 1));
-  await replaceChangedIndicators(trx, (kind, owner, before, now) => {
+  for (const kind of KINDS) await addNewLinks(trx, changes, kind, [...updates[kind].keys()], (owner, facts) => add(kind, owner, facts, 1));
+  await replaceChangedIndicators(trx, changes, (kind, owner, before, now) => {
     if (again[kind].has(owner)) return;
     // touchedOwners recomputes every owner linked to a changed indicator, so each one has its update.
     if (!updates[kind].has(owner) || before === undefined) return readAgain(kind, owner);
@@ -221,21 +221,23 @@ export async function countTouchedOwners(
 }
 
 /** The indicators of the owners' new links (import_links.added), read by owner in iid order. */
-async function addNewLinks(trx: Kysely<Database>, kind: OwnerKind, owners: readonly number[], add: (owner: number, facts: IndicatorFacts) => void): Promise<void> {
+async function addNewLinks(
+  trx: Kysely<Database>, changes: ChangeSet, kind: OwnerKind, owners: readonly number[], add: (owner: number, facts: IndicatorFacts) => void,
+): Promise<void> {
   if (owners.length === 0) return;
   const k = SIDES[kind].kind;
   const withNew = new Set<number>();
   for (const slice of slices(owners)) {
     const { rows } = await sql<{ owner: number }>`
-      select distinct owner from ${CHANGES.links} where kind = ${k} and added = 1 and owner in (${sql.join(slice)})`.execute(trx);
+      select distinct owner from (${changes.links('added', k)}) as s where owner in (${sql.join(slice)})`.execute(trx);
     for (const r of rows) withNew.add(Number(r.owner));
   }
   for (const owner of [...withNew].sort((a, b) => a - b)) {
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       const { rows } = await sql<IndicatorAggregateRow & { iid: number }>`
         select i.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties
-        from ${CHANGES.links} s join indicators i on i.iid = s.iid
-        where s.kind = ${k} and s.owner = ${owner} and s.added = 1 and s.iid > ${after} order by s.iid limit ${CHUNK}`.execute(trx);
+        from (${changes.links('added', k)}) as s join indicators i on i.iid = s.iid
+        where s.owner = ${owner} and s.iid > ${after} order by s.iid limit ${CHUNK}`.execute(trx);
       for (const row of rows) add(owner, indicatorFacts(row));
       if (rows.length < CHUNK) break;
       after = Number(rows[rows.length - 1]!.iid);
@@ -253,11 +255,12 @@ const CHANGED_CHUNK = 200;
  */
 async function replaceChangedIndicators(
   trx: Kysely<Database>,
+  changes: ChangeSet,
   visit: (kind: OwnerKind, owner: number, before: IndicatorFacts | undefined, now: IndicatorFacts) => void,
 ): Promise<void> {
   type Row = IndicatorAggregateRow & { owner: number; iid: number; kept: number | null } & { [K in keyof IndicatorAggregateRow as `was_${K}`]: IndicatorAggregateRow[K] };
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const { rows: ids } = await sql<{ id: number }>`select id from ${CHANGES.indicators} where id > ${after} order by id limit ${CHANGED_CHUNK}`.execute(trx);
+    const { rows: ids } = await sql<{ id: number }>`select id from (${changes.changedIds('indicators')}) as c where id > ${after} order by id limit ${CHANGED_CHUNK}`.execute(trx);
     if (ids.length === 0) break;
     const iids = ids.map((r) => Number(r.id));
     after = iids[iids.length - 1]!;
@@ -267,9 +270,9 @@ async function replaceChangedIndicators(
         select l.${sql.ref(owner)} as owner, l.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties,
           r.iid as kept, r.type as was_type, r.risk as was_risk, r.retired as was_retired, r.stamp_updated as was_stamp_updated,
           r.stamp_added as was_stamp_added, r.attributes as was_attributes, r.properties as was_properties
-        from ${sql.table(links)} l join indicators i on i.iid = l.iid left join ${CHANGES.replacedIndicators} r on r.iid = l.iid
+        from ${sql.table(links)} l join indicators i on i.iid = l.iid left join (${changes.replacedIndicators()}) as r on r.iid = l.iid
         where l.iid in (${sql.join(iids)})
-          and not exists (select 1 from ${CHANGES.links} s where s.kind = ${k} and s.owner = l.${sql.ref(owner)} and s.iid = l.iid and s.added = 1)
+          and not exists (select 1 from (${changes.links('added', k)}) as s where s.owner = l.${sql.ref(owner)} and s.iid = l.iid)
         order by l.iid`.execute(trx);
       let iid: number | undefined;
       let now: IndicatorFacts | undefined;

@@ -7,7 +7,7 @@ import { ImportError } from '../../errors.js';
 import type { Database } from '../db/schema.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import type { IndicatorUpsertRow } from '../contract/staging-rows.js';
-import { staged, type ChangeTables } from './temp-tables.js';
+import { CHANGES, staged, type ChangeTables } from './temp-tables.js';
 
 export { LINK_KIND };
 
@@ -28,6 +28,42 @@ export interface ImportChanges {
   fresh: boolean;
   /** A feed pull: it changes the feed's pull stamps and sightings even when no record changed. */
   pulled: boolean;
+}
+
+/** The linked records and indicators a write's changes name: which change set table holds their keys. */
+const CHANGED_OF = { threats: CHANGES.threats, feeds: CHANGES.feeds, indicators: CHANGES.indicators } as const;
+
+/**
+ * What ingest hands derive and publish: how much changed, and queries over what changed, which they
+ * read as subqueries; only this module and the writers of ingest name the change set's tables.
+ */
+export interface ChangeSet extends ImportChanges {
+  /**
+   * The write's links of one kind (LINK_KIND), or of both, that are new to the store (`added`), or
+   * new or restamped (`changed`).
+   */
+  links(which: 'added' | 'changed', kind?: 0 | 1): RawBuilder<{ kind: number; owner: number; iid: number }>;
+  /** The keys of the records of one table that the write inserted or changed. */
+  changedIds(records: keyof typeof CHANGED_OF): RawBuilder<{ id: number }>;
+  /** The rows indicators had before the write changed them; `repatterned` 1 when their type or value changed. */
+  replacedIndicators(): RawBuilder<ReplacedIndicatorRow>;
+}
+
+export type ReplacedIndicatorRow = ChangeTables['replaced_indicators'];
+
+/** The change set of a write whose changes are `counts`, staged in its transaction's tables. */
+export function changeSetOf(counts: ImportChanges): ChangeSet {
+  return {
+    ...counts,
+    links: (which, kind) => {
+      const flag = which === 'added' ? sql`added = 1` : sql`changed = 1`;
+      const ofKind = kind === undefined ? sql`` : sql` and kind = ${kind}`;
+      return sql`select kind, owner, iid from ${CHANGES.links} where ${flag}${ofKind}`;
+    },
+    changedIds: (records) => sql`select id from ${CHANGED_OF[records]}`,
+    replacedIndicators: () =>
+      sql`select iid, value, type, risk, stamp_added, stamp_updated, retired, attributes, properties, repatterned from ${CHANGES.replacedIndicators}`,
+  };
 }
 
 export function anyChange(changes: ImportChanges): boolean {

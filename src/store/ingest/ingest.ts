@@ -18,7 +18,7 @@ import { checkKeyConflicts, checkRelatedTargets } from './record-checks.js';
 import {
   applyPull, createPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_ATTRIBUTE_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING,
 } from './pull-writer.js';
-import { checkLinkTargets, countChanged, keepReplacedIndicators, LINK_KIND, moveLinks, noteChanged, type ImportChanges } from './change-set.js';
+import { changeSetOf, checkLinkTargets, countChanged, keepReplacedIndicators, LINK_KIND, moveLinks, noteChanged, type ChangeSet } from './change-set.js';
 import { createChangeTables, dropChangeTables, dropPullTables } from './temp-tables.js';
 
 /** Upserts one batch of rows; returns the keys actually inserted or changed. */
@@ -101,7 +101,7 @@ export type IngestOutcomes = Omit<WriteOutcomes, 'pull'> & { pull: { pulled: Pul
 
 /** What ingest leaves for the stages after it, and the command's own result for the write's summary. */
 export interface Ingested<K extends WriteKind> {
-  changes: ImportChanges;
+  changes: ChangeSet;
   end: EndBatch;
   result: IngestOutcomes[K];
 }
@@ -137,7 +137,7 @@ export async function ingest<K extends WriteKind>(
   await checkKeyConflicts(trx);
   await checkRelatedTargets(trx, end.related);
   await checkLinkTargets(trx);
-  const changes: ImportChanges = {
+  const changes = changeSetOf({
     threats: await countChanged(trx, 'changed_threats'),
     feeds: await countChanged(trx, 'changed_feeds'),
     indicators: await countChanged(trx, 'changed_indicators'),
@@ -145,7 +145,7 @@ export async function ingest<K extends WriteKind>(
     threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
     fresh,
     pulled: command.kind === 'pull',
-  };
+  });
   return { changes, end, result };
 }
 
