@@ -95,8 +95,9 @@ describe('threatgate serve --workers 2 (built)', () => {
   it('replaces a worker that dies, and keeps serving', async () => {
     const [victim] = servedBy('/api/threat.php?tid=1');
     process.kill(victim!, 'SIGKILL');
-    await server.waitForLog((e) => e.msg === 'worker exited unexpectedly; starting a new one' && e.worker === victim);
-    const replacement = await server.waitForLog((e) => e.msg === 'worker listening');
+    // A new worker starts as slowly as the machine is busy (other test files run beside this one): a minute, not the default 15 s.
+    await server.waitForLog((e) => e.msg === 'worker exited unexpectedly; starting a new one' && e.worker === victim, 60_000);
+    const replacement = await server.waitForLog((e) => e.msg === 'worker listening', 60_000);
     assert.notEqual(replacement.worker, victim);
     for (let i = 0; i < 6; i++) assert.equal((await get(base, `/api/feed.php?fid=1&key=${keys.pro}`)).status, 200);
     assert.ok(servedBy('/api/feed.php').has(replacement.worker as number), 'the new worker serves too');
