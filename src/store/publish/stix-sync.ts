@@ -7,7 +7,7 @@ import type { Threat } from '../../domain.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
 import { anyChange } from '../ingest/change-set.js';
-import type { ImportChanges } from '../ingest/change-set.js';
+import type { ChangeSet } from '../ingest/change-set.js';
 import { readMeta, writeMeta } from '../db/meta.js';
 import type { Database } from '../db/schema.js';
 import { identitySources, indicatorSources, linkSources, reactivationSource, threatSource, type ObjectSource } from '../../stix/project-records.js';
@@ -27,9 +27,8 @@ import { LINK_KIND } from '../ingest/change-set.js';
 import { bulkInsertRows, type BulkInsert } from '../db/bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
 import { takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
-import { createRenderTable, dropRenderTables, staged } from '../ingest/temp-tables.js';
+import { createRenderTable, dropRenderTables } from '../ingest/temp-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
-import { CHANGES } from '../ingest/temp-tables.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
@@ -108,18 +107,18 @@ class VersionWriter {
  * The indicators to render, in pages of ascending iid: those changed, those with new or changed
  * feed links, and every indicator of a changed feed (its organization names created_by_ref).
  */
-async function stageIndicators(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+async function stageIndicators(db: Kysely<Database>, dialect: Dialect, changes: ChangeSet): Promise<void> {
   await createRenderTable(db, dialect, 'render_iids');
-  await sql`insert into render_iids (iid) select id from ${CHANGES.indicators} where true on conflict do nothing`.execute(db);
-  await sql`insert into render_iids (iid) select iid from ${CHANGES.links} where kind = ${LINK_KIND.feed} and changed = 1 on conflict do nothing`.execute(db);
-  await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (select id from ${CHANGES.feeds}) on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select id from (${changes.changedIds('indicators')}) as c where true on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select iid from (${changes.links('changed', LINK_KIND.feed)}) as s where true on conflict do nothing`.execute(db);
+  await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (${changes.changedIds('feeds')}) on conflict do nothing`.execute(db);
 }
 
 /** The threat links to render: those new or changed, and every link of a changed threat. */
-async function stageLinks(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+async function stageLinks(db: Kysely<Database>, dialect: Dialect, changes: ChangeSet): Promise<void> {
   await createRenderTable(db, dialect, 'render_links');
-  await sql`insert into render_links (tid, iid) select owner, iid from ${CHANGES.links} where kind = ${LINK_KIND.threat} and changed = 1 on conflict do nothing`.execute(db);
-  await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (select id from ${CHANGES.threats}) on conflict do nothing`.execute(db);
+  await sql`insert into render_links (tid, iid) select owner, iid from (${changes.links('changed', LINK_KIND.threat)}) as s where true on conflict do nothing`.execute(db);
+  await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (${changes.changedIds('threats')}) on conflict do nothing`.execute(db);
 }
 
 /**
@@ -325,12 +324,12 @@ async function reactivateThreats(
 async function syncObjects(
   db: Kysely<Database>,
   dialect: Dialect,
-  changes: ImportChanges,
+  changes: ChangeSet,
   writer: VersionWriter,
   options: StixSyncOptions,
 ): Promise<void> {
   if (changes.feeds > 0 || changes.threats > 0) await writer.write(identitySources(await readOrganizations(db, writer.now)));
-  const tids = (await staged(db).selectFrom('changed_threats').select('id').orderBy('id').execute()).map((r) => Number(r.id));
+  const tids = (await sql<{ id: number }>`select id from (${changes.changedIds('threats')}) as c order by id`.execute(db)).rows.map((r) => Number(r.id));
   const records = await readThreats(db, tids);
   const { generations, reactivated } = await reactivateThreats(db, records);
   const threats = await writer.write(records.map((t) => threatSource(t, generations.get(t.tid) ?? 0)));
@@ -342,10 +341,10 @@ async function syncObjects(
     await syncAllIndicatorsAndLinks(db, writer, onThread ? new RenderThread() : inThreadRenderer());
     return;
   }
-  await stageIndicators(db, dialect);
+  await stageIndicators(db, dialect, changes);
   await syncNewIndicators(db, dialect, writer, options);
   await syncIndicators(db, writer);
-  await stageLinks(db, dialect);
+  await stageLinks(db, dialect, changes);
   await syncRelationships(db, writer);
   await revokeReplacedThreats(db, writer, tids, new Map(threats.map((t) => [t.tid!, t.id])), generations);
   await dropRenderTables(db);
@@ -360,7 +359,7 @@ export interface StixSyncOptions {
 }
 
 /** The STIX step of every import: new object versions, then collection membership, in the import's transaction. */
-export type StixSync = (trx: Kysely<Database>, changes: ImportChanges, clock: Clock, dialect: Dialect) => Promise<void>;
+export type StixSync = (trx: Kysely<Database>, changes: ChangeSet, clock: Clock, dialect: Dialect) => Promise<void>;
 
 export function createStixSync(collections: readonly CollectionConfig[], options: StixSyncOptions = {}): StixSync {
   return async (db, changes, clock, dialect) => {
