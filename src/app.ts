@@ -18,7 +18,7 @@ import type { PullerStatus } from './sources/pull-thread.js';
 import { createOpenApiRoute } from './http/openapi-route.js';
 import { silentLogger, type Logger } from './logger.js';
 import { addMetricsRoute } from './http/metrics-route.js';
-import { parseQuery } from './http/query-parser.js';
+import { createQueryParser } from './http/query-parser.js';
 import { createAppSteps } from './http/app-steps.js';
 import { createFastPath } from './http/fast-path.js';
 import { createSurfaceRouter, type SurfaceTable } from './http/route-table.js';
@@ -91,8 +91,9 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
 
   const app = express();
   app.set('trust proxy', config.trustProxy);
-  // Express's default ("simple", node's querystring), read faster when there is nothing to decode.
-  app.set('query parser', parseQuery);
+  // Express's default ("simple", node's querystring), read faster when there is nothing to decode,
+  // and once for the reads of one request (http/query-parser.ts).
+  app.set('query parser', createQueryParser());
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(steps.middleware);

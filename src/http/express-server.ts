@@ -1,6 +1,5 @@
-// node:http request and response classes whose instances are born with an Express app's own prototypes.
+// node:http request and response classes whose instances inherit from an Express app's own prototypes.
 import { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
 export interface MessageClasses {
@@ -8,32 +7,31 @@ export interface MessageClasses {
   ServerResponse: typeof ServerResponse;
 }
 
-/** node's constructors as plain functions (they are: node:http's own subclasses call them so). */
-const NodeRequest = IncomingMessage as unknown as { call(self: object, socket: Socket): void };
-const NodeResponse = ServerResponse as unknown as { call(self: object, req: IncomingMessage, options?: object): void };
+/** node's ServerResponse as node calls it: the request, and options (highWaterMark, ...) its types leave out. */
+const NodeResponse = ServerResponse as unknown as new (req: IncomingMessage, options?: object) => ServerResponse;
 
 /**
- * On every request Express sets the prototypes of node's request and response to its app's
- * `request` and `response` objects (`Object.setPrototypeOf` in `app.handle`). Setting a prototype
- * moves an object to a new, slower shape, and node:http's code runs slower on it for the rest of
- * the request. These constructors run node's own, on objects whose prototypes are the app's
- * `request` and `response` from the start: Express's step then finds the prototype it would set and
- * changes nothing. The app's objects are left as Express made them (what this saves per request:
- * bench/README.md, "HTTP").
+ * Subclasses of node's request and response whose prototypes inherit from the app's `request` and
+ * `response` objects, which are left as Express made them. The fast path (fast-path.ts) answers on
+ * these objects as node built them, reading them through Express's own getters (`req.query`,
+ * `req.ip`, `req.secure`, `req.fresh`) found up the chain: Express's step of setting a request's
+ * prototype (`Object.setPrototypeOf` in `app.handle`), which moves an object to a new, slower shape
+ * for the rest of the request, is then taken only by the requests Express answers. Subclasses, not
+ * plain constructor functions: V8 sizes a class's instances for the properties its whole chain of
+ * constructors sets, and a plain function's for its own body's only (what this saves per request:
+ * bench/README.md, "One route table: hot reads before and after").
  *
- * The fast path (fast-path.ts) answers only requests built so, since it reads them through
- * Express's own getters (`req.query`, `req.ip`, `req.secure`, `req.fresh`). A server built without
- * these classes still works, every request through Express.
+ * A server built without these classes still works, every request through Express.
  */
 export function expressMessageClasses(app: Express): MessageClasses {
-  function Request(this: object, socket: Socket) {
-    NodeRequest.call(this, socket);
+  class Request extends IncomingMessage {}
+  Object.setPrototypeOf(Request.prototype, app.request);
+  class Response extends NodeResponse {
+    // node's two arguments named, not spread: no array per response.
+    constructor(req: IncomingMessage, options?: object) {
+      super(req, options);
+    }
   }
-  Request.prototype = app.request;
-  // node's two arguments named, not spread: no array per response.
-  function Response(this: object, req: IncomingMessage, options?: object) {
-    NodeResponse.call(this, req, options);
-  }
-  Response.prototype = app.response;
-  return { IncomingMessage: Request as unknown as typeof IncomingMessage, ServerResponse: Response as unknown as typeof ServerResponse };
+  Object.setPrototypeOf(Response.prototype, app.response);
+  return { IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse };
 }

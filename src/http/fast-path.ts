@@ -108,9 +108,9 @@ function eligible(req: IncomingMessage, app: Express): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const length = req.headers['content-length'];
   if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return false;
-  // Requests built without the app's prototype (express-server.ts) lack the readers Express gives
+  // Requests built without the server's classes (express-server.ts) lack the readers Express gives
   // them (req.query, req.ip, req.secure): only Express can answer those.
-  return Object.getPrototypeOf(req) === app.request && req.url !== undefined && req.url.startsWith('/');
+  return app.request.isPrototypeOf(req) && req.url !== undefined && req.url.startsWith('/');
 }
 
 const isFast = (route: Route): route is FastRoute => route.known !== undefined && route.get !== undefined;

@@ -42,3 +42,33 @@ export function parseQuery(text: unknown): Record<string, string | string[]> {
   }
   return query;
 }
+
+/** A parsed query, frozen: a later request with the same query string may be given the same object. */
+export type ParsedQuery = Readonly<Record<string, string | readonly string[]>>;
+
+/**
+ * The app's `query parser` setting: parseQuery, giving its last answer again for the same text.
+ * Express 5 parses the query string again on every read of `req.query`, and a request reads it once
+ * per parameter it takes (the key, the lookup's parameters, `pretty`), each time with the same text.
+ * The answer is frozen, lists included, since the next request with the same query string (a
+ * poller's) is given the same object. One per app.
+ */
+export function createQueryParser(): (text: unknown) => ParsedQuery {
+  let lastText: unknown;
+  let last: ParsedQuery | undefined;
+  return (text) => {
+    if (last !== undefined && text === lastText) return last;
+    const parsed = parseQuery(text);
+    // node's answer (a query with something to decode) is a dictionary-mode object, which V8
+    // freezes slowly: its entries go into an object like parseQuery's own, in the same order.
+    const query = Object.getPrototypeOf(parsed) === NO_MEMBERS ? parsed : (Object.create(NO_MEMBERS) as typeof parsed);
+    for (const name in parsed) {
+      const value = parsed[name]!;
+      if (typeof value !== 'string') Object.freeze(value);
+      if (query !== parsed) query[name] = value;
+    }
+    lastText = text;
+    last = Object.freeze(query);
+    return last;
+  };
+}

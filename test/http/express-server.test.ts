@@ -1,4 +1,4 @@
-// The server's request and response classes: born with the app's prototypes, and answering exactly as before.
+// The server's request and response classes: inheriting from the app's prototypes, which stay Express's own, and answering exactly as node's.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -18,23 +18,26 @@ describe('the Express server classes', () => {
   let ctx: TestContext;
   let plain: Server;
   let born: Server;
-  /** Before Express sees them: were the request and response built with the app's prototypes? */
+  /** Before Express sees them: do the request and response inherit from the app's prototypes? */
   const bornWith: { request: boolean; response: boolean }[] = [];
 
   before(async () => {
     ctx = await createTestContext({ overrides: GENEROUS_PLANS });
     born = createServer(expressMessageClasses(ctx.app), (req, res) => {
-      bornWith.push({ request: Object.getPrototypeOf(req) === ctx.app.request, response: Object.getPrototypeOf(res) === ctx.app.response });
+      bornWith.push({ request: ctx.app.request.isPrototypeOf(req), response: ctx.app.response.isPrototypeOf(res) });
       ctx.app(req, res);
     });
     plain = createServer(ctx.app);
   });
   after(() => ctx.close());
 
-  it('builds requests and responses with the prototypes Express gives them, so its swap changes nothing', async () => {
+  it('builds requests and responses that inherit from the app\'s prototypes, and leaves those as Express made them', async () => {
     const res = await request(born).get('/api/threat.php?tid=1').expect(200);
     assert.deepEqual(bornWith, [{ request: true, response: true }]);
     assert.equal(JSON.parse(res.text).tid, 1);
+    // Express's own: the app, inheriting every member from Express's request and response.
+    assert.deepEqual(Object.getOwnPropertyNames(ctx.app.request), ['app']);
+    assert.deepEqual(Object.getOwnPropertyNames(ctx.app.response), ['app']);
   });
 
   it('answers every kind of request exactly like a plain node:http server', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'node:querystring';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { parseQuery } from '../../src/http/query-parser.js';
+import { createQueryParser, parseQuery } from '../../src/http/query-parser.js';
 import { createTestContext, GENEROUS_PLANS, type TestContext } from '../helpers/test-app.js';
 
 describe('query parsing', () => {
@@ -59,5 +59,17 @@ describe('parseQuery', () => {
       for (let n = next() % 9; n > 0; n--) text += pieces[next() % pieces.length];
       same(text);
     }
+  });
+});
+
+describe('createQueryParser', () => {
+  it('gives the same frozen answer for the same text, and parseQuery\'s answer for another', () => {
+    const parser = createQueryParser();
+    const first = parser('tid=1&a=1&a=2');
+    assert.equal(parser('tid=1&a=1&a=2'), first);
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.a));
+    assert.deepEqual(Object.entries(parser('tid=2')), Object.entries(parseQuery('tid=2')));
+    assert.notEqual(parser('tid=1&a=1&a=2'), first);
+    assert.deepEqual(Object.entries(parser('k%65y=1')), Object.entries(parse('k%65y=1')));
   });
 });
