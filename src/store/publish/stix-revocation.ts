@@ -17,7 +17,7 @@ import type { DateAddedClock } from './date-added-clock.js';
 import type { Database } from '../db/schema.js';
 import { indicatorSources, versionHash, type IndicatorRecord } from '../../stix/project-records.js';
 import { organizationOf } from './version-records.js';
-import { CHANGES } from '../ingest/temp-tables.js';
+import type { ChangeSet } from '../ingest/change-set.js';
 
 /** A stored object about to be revoked. */
 export interface StoredObject {
@@ -40,11 +40,14 @@ export async function liveObjects(db: Kysely<Database>, where: RawBuilder<unknow
  * Publishes the final version of each object: the version clients hold, `revoked`, with a later
  * `modified` and a new date_added, so a poller sees it after its cursor. Its body is stored, since
  * its records no longer render it. An object whose last version cannot be rendered any more (its
- * records are gone) is removed, as it could not be served either.
+ * records are gone) is removed, as it could not be served either. `changes`: the write's, whose
+ * indicators' rows from before it a revoked indicator repeats (none outside a write).
  */
-export async function revokeObjects(db: Kysely<Database>, objects: readonly StoredObject[], now: string, dates: DateAddedClock): Promise<void> {
+export async function revokeObjects(
+  db: Kysely<Database>, objects: readonly StoredObject[], now: string, dates: DateAddedClock, changes: ChangeSet | undefined,
+): Promise<void> {
   for (const object of objects) {
-    const last = await lastVersion(db, object);
+    const last = await lastVersion(db, object, changes);
     if (last === undefined) {
       await db.deleteFrom('stix_objects').where('id', '=', object.id).execute();
       continue;
@@ -60,10 +63,10 @@ export async function revokeObjects(db: Kysely<Database>, objects: readonly Stor
 }
 
 /** The object as its stored version shows it: the stored body, or rendered from the records it came from. */
-async function lastVersion(db: Kysely<Database>, object: StoredObject): Promise<StixObject | undefined> {
+async function lastVersion(db: Kysely<Database>, object: StoredObject, changes: ChangeSet | undefined): Promise<StixObject | undefined> {
   if (object.body !== '') return JSON.parse(object.body) as StixObject;
   try {
-    if (object.type === 'indicator' && object.iid !== null) return await lastIndicatorVersion(db, object.iid, object.modified);
+    if (object.type === 'indicator' && object.iid !== null) return await lastIndicatorVersion(db, object.iid, object.modified, changes);
     if (object.type === 'relationship' && object.iid !== null && object.tid !== null) return await lastRelationshipVersion(db, object);
   } catch (error) {
     if (!(error instanceof StixMappingError)) throw error;
@@ -71,11 +74,12 @@ async function lastVersion(db: Kysely<Database>, object: StoredObject): Promise<
   return undefined;
 }
 
-/** The indicator's row from before this import changed it (else its current row), rendered as stored. */
-async function lastIndicatorVersion(db: Kysely<Database>, iid: number, modified: string): Promise<StixObject | undefined> {
+/** The indicator's row from before this write changed it (else its current row), rendered as stored. */
+async function lastIndicatorVersion(db: Kysely<Database>, iid: number, modified: string, changes: ChangeSet | undefined): Promise<StixObject | undefined> {
   const organization = sql`${organizationOf(sql`${iid}`)} as organization`;
-  const kept = await sql<IndicatorRecord>`
-    select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from ${CHANGES.replacedIndicators} where iid = ${iid} and repatterned = 1`.execute(db);
+  const kept = changes === undefined ? { rows: [] } : await sql<IndicatorRecord>`
+    select iid, value, type, risk, stamp_added, retired, attributes, ${organization}
+    from (${changes.replacedIndicators()}) as r where iid = ${iid} and repatterned = 1`.execute(db);
   const { rows } = kept.rows.length > 0 ? kept : await sql<IndicatorRecord>`
     select iid, value, type, risk, stamp_added, retired, attributes, ${organization} from indicators where iid = ${iid}`.execute(db);
   return indicatorSources(rows)[0]?.render(modified);

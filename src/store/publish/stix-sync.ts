@@ -52,6 +52,8 @@ class VersionWriter {
     nowMs: number,
     /** The store holds no objects yet: there is no earlier version to look up. */
     private readonly fresh: boolean,
+    /** The write's changes, whose indicators' earlier rows a revoked version repeats; none outside a write. */
+    private readonly changes: ChangeSet | undefined,
   ) {
     this.now = stixTimeFromDate(new Date(nowMs));
   }
@@ -71,7 +73,7 @@ class VersionWriter {
 
   /** Publishes the final, revoked version of each object (stix-revocation.ts). */
   async revoke(objects: readonly StoredObject[]): Promise<void> {
-    await revokeObjects(this.db, objects, this.now, this.clock);
+    await revokeObjects(this.db, objects, this.now, this.clock, this.changes);
   }
 
   private async writeChunk(sources: ObjectSource[]): Promise<ObjectSource[]> {
@@ -365,7 +367,7 @@ export function createStixSync(collections: readonly CollectionConfig[], options
   return async (db, changes, clock, dialect) => {
     if (!anyChange(changes)) return;
     const dates = await DateAddedClock.open(db, clock.now());
-    const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh);
+    const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh, changes);
     const sync = () => syncObjects(db, dialect, changes, writer, options);
     // STIX ids are UUIDs: into an empty store, each object written with the indexes of stix_objects
     // in place would update them at random pages, so they are built after, each in one sort.
@@ -407,7 +409,7 @@ async function publishPendingTechniques(db: Kysely<Database>, dialect: Dialect, 
     await takeWriteLock(trx, dialect);
     if (!(await techniquesPending(trx))) return;
     const dates = await DateAddedClock.open(trx, clock.now());
-    const writer = new VersionWriter(trx, dialect, dates, clock.now(), false);
+    const writer = new VersionWriter(trx, dialect, dates, clock.now(), false, undefined);
     await syncTechniques(trx, writer, { records: [], objectIds: new Map(), generations: new Map() }, false);
     await refreshCollections(trx, collections, dates);
     await dates.save(trx);
