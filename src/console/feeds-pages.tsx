@@ -44,10 +44,10 @@ export function createFeedsPages(deps: ConsoleDeps): Router {
     const feed = await store.findFeed(fid);
     if (feed === undefined) throw new NotFoundError(`There is no feed ${fid}.`);
     const [source, facts, runs, waiting, lease] = await Promise.all([
-      store.findFeedSource(fid), store.feedHealthFacts(), store.listFeedRuns(fid, limit), store.findPullRequest(fid), store.findPullLease(fid),
+      store.findFeedSource(fid), store.feedHealthFacts(fid), store.listFeedRuns(fid, limit), store.findPullRequest(fid), store.findPullLease(fid),
     ]);
     const now = clock.now();
-    const [status] = feedStatuses(facts.filter((f) => f.fid === fid), health, now);
+    const [status] = feedStatuses(facts, health, now);
     const definition = source === undefined ? undefined : maskedDefinition(JSON.parse(source.definition));
     const pulling = lease !== undefined && lease.until >= now ? `${lease.owner}${lease.since === null ? '' : ` since ${formatStamp(lease.since)} UTC`}` : undefined;
     const pulled = requested === undefined ? undefined : runOfRequest(runs, requested);

@@ -87,8 +87,8 @@ export interface Store {
   recordPullFailure(fid: number, failure: PullFailure): Promise<void>;
   /** The feed's latest runs (docs/interface.md section 12.3), newest first. */
   listFeedRuns(fid: number, limit: number): Promise<FeedRun[]>;
-  /** What each feed's health is computed from: one per feed with a source or runs, ascending fid. */
-  feedHealthFacts(): Promise<FeedHealthFacts[]>;
+  /** What each feed's health is computed from: one per feed with a source or runs, ascending fid; with `fid`, that feed's alone. */
+  feedHealthFacts(fid?: number): Promise<FeedHealthFacts[]>;
   /**
    * What the store knows of a value (docs/interface.md section 12.4): its indicator under the normalized value
    * and `types` (as findIndicatorByValue finds it), the feeds and threats linked to it and what
@@ -195,7 +195,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findFeedSource: (fid) => findFeedSource(db, fid),
     recordPullFailure: (fid, failure) => recordPullFailure(db, fid, failure),
     listFeedRuns: (fid, limit) => listFeedRuns(db, fid, limit),
-    feedHealthFacts: () => feedHealthFacts(db),
+    feedHealthFacts: (fid) => feedHealthFacts(db, fid),
     findValueFacts: (lookup) => findValueFacts(db, options.collections, lookup),
     listAllowlistEntries: () => listAllowlistEntries(db),
     removeAllowlistEntry: (entry) => removeAllowlistEntry(db, entry),

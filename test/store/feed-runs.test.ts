@@ -120,6 +120,12 @@ for (const backend of storeBackends()) {
       assert.equal(entry?.last_good_run?.outcome, 'ok');
       assert.equal(entry?.listed, 4);
     });
+
+    it("gives one feed's entry alone when asked by fid, and none for a feed with neither source nor runs", async () => {
+      const all = await world.store.feedHealthFacts();
+      assert.deepEqual(await world.store.feedHealthFacts(fid), all.filter((f) => f.fid === fid));
+      assert.deepEqual(await world.store.feedHealthFacts(987_654), []);
+    });
   });
 
   describe(`migration 0014 on ${backend.name} (feed health)`, () => {

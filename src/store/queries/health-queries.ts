@@ -55,23 +55,24 @@ async function latestRun(db: Kysely<Database>, fid: number, good: boolean): Prom
 /**
  * One entry per feed that has a source or runs (a feed whose source was removed keeps its history:
  * it is paused), ascending fid. The listing count comes from source_listings' key; the good run is
- * usually the last, and otherwise a short walk back through the failures.
+ * usually the last, and otherwise a short walk back through the failures. With `fid`, that feed's
+ * entry alone (none when it has neither), so one feed's page reads one feed's runs.
  */
-export async function feedHealthFacts(db: Kysely<Database>): Promise<FeedHealthFacts[]> {
-  const rows = await db
+export async function feedHealthFacts(db: Kysely<Database>, fid?: number): Promise<FeedHealthFacts[]> {
+  let query = db
     .selectFrom('feeds as f')
     .leftJoin('feed_sources as s', 's.fid', 'f.fid')
     .select(['f.fid', 'f.name', 'f.organization', 'f.schedule', 'f.stamp_pulled', 'f.stamp_modified', 's.definition'])
     .select((eb) => eb.selectFrom('source_listings as l').whereRef('l.fid', '=', 'f.fid').select(eb.fn.countAll<number>().as('n')).as('listed'))
-    .where((eb) => eb.or([eb('s.fid', 'is not', null), eb.exists(eb.selectFrom('feed_runs as r').select('r.run').whereRef('r.fid', '=', 'f.fid'))]))
-    .orderBy('f.fid')
-    .execute();
+    .where((eb) => eb.or([eb('s.fid', 'is not', null), eb.exists(eb.selectFrom('feed_runs as r').select('r.run').whereRef('r.fid', '=', 'f.fid'))]));
+  if (fid !== undefined) query = query.where('f.fid', '=', fid);
+  const rows = await query.orderBy('f.fid').execute();
   const facts: FeedHealthFacts[] = [];
   for (const row of rows) {
-    const fid = Number(row.fid);
-    const lastRun = await latestRun(db, fid, false);
+    const id = Number(row.fid);
+    const lastRun = await latestRun(db, id, false);
     facts.push({
-      fid,
+      fid: id,
       feed: row.name,
       organization: row.organization,
       schedule: row.schedule,
@@ -80,7 +81,7 @@ export async function feedHealthFacts(db: Kysely<Database>): Promise<FeedHealthF
       stamp_modified: row.stamp_modified,
       listed: Number(row.listed ?? 0),
       last_run: lastRun,
-      last_good_run: lastRun === null || lastRun.outcome !== 'failed' ? lastRun : await latestRun(db, fid, true),
+      last_good_run: lastRun === null || lastRun.outcome !== 'failed' ? lastRun : await latestRun(db, id, true),
     });
   }
   return facts;
