@@ -1,4 +1,4 @@
-// The write batches of one pull (DESIGN 7, "Values"): the rows a source read, normalized, typed, allowlisted and staged a batch at a time.
+// The write batches of one pull (docs/sources.md, "Values"): the rows a source read, normalized, typed, allowlisted and staged a batch at a time.
 import { indicatorTypeOf, type IndicatorType } from '../indicator-types.js';
 import type { Logger } from '../logger.js';
 import { RISK_RANKS, type PullPlan } from '../store/contract/commands.js';
@@ -15,7 +15,7 @@ import type { FeedEntry } from './parsers/feed-entry.js';
 import { normalizeValue } from './normalize-value.js';
 import type { SourceDefinition } from './source-definition.js';
 
-/** What the pull's rows gave besides values: the DESIGN 7 output line and log counts. */
+/** What the pull's rows gave besides values: the line `feeds pull` prints (docs/interface.md section 10) and the log's counts. */
 export interface RowTally {
   rejected: number;
   allowlisted: number;
@@ -109,7 +109,7 @@ export async function* pullBatches(
   // once, with the higher of its risks, as the store keeps one across batches.
   let staged = new Map<string, ValueStagingRow>();
   const reasons: string[] = [];
-  // The run's first rejected values (DESIGN 11: `why` tells a value a pull rejected).
+  // The run's first rejected values (docs/interface.md section 12.4: `why` tells a value a pull rejected).
   const rejections = plan.run.rejections;
   const skips: string[] = [];
   const flush = (): WriteBatch => {

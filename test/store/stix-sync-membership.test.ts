@@ -139,7 +139,7 @@ for (const backend of storeBackends()) {
       });
     });
 
-    // Issue 28: the import (a cron's pull or import) that runs under the new configuration before serve restarts
+    // The import (a cron's pull or import) that runs under the new configuration before serve restarts
     // must not hide the change from serve's start-up: the reconciliation happens inside every write.
     describe('a filtered view that becomes unfiltered, with an import under the new configuration before serve starts', () => {
       let store: Store;

@@ -121,7 +121,7 @@ function initial(dialect: Dialect): Migration {
       .addColumn('revoked_at', 'text')
       .execute();
 
-    // One row per STIX object: only its latest version is kept (DESIGN section 5).
+    // One row per STIX object: only its latest version is kept (docs/interface.md section 9.4).
     await db.schema
       .createTable('stix_objects')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -230,7 +230,7 @@ const revokedObjects: Migration = {
 };
 
 /**
- * Source definitions live in the store, so every instance sees the same ones (DESIGN section 7).
+ * Source definitions live in the store, so every instance sees the same ones (docs/sources.md).
  * The definition is the source object as configured: `${env:NAME}` placeholders are kept, resolved
  * values never written. The pull-state columns are for `feeds pull` and the scheduler: the previous
  * pull's validators, the last error and its time, the consecutive failures that set the backoff,
@@ -255,7 +255,7 @@ const feedSources = (dialect: Dialect): Migration => ({
   },
 });
 
-/** `feed_sources.lease_since`: when the holder of a pull lease took it (ms since the epoch), for `feeds list` and a waiting `feeds pull` (issue 27). */
+/** `feed_sources.lease_since`: when the holder of a pull lease took it (ms since the epoch), for `feeds list` and a waiting `feeds pull`. */
 const leaseSince: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('feed_sources').addColumn('lease_since', 'bigint').execute();
