@@ -1,4 +1,4 @@
-// The operator console's route table (DESIGN 12, /console/): its assets, login and logout, then the signed-in pages.
+// The operator console's route table (docs/interface.md section 14, /console/): its assets, login and logout, then the signed-in pages.
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../http/method-guard.js';
