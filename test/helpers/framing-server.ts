@@ -57,6 +57,8 @@ export interface FramingServer {
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
+/** How long a reset waits after the last write it follows: time for a loaded client to read the body so far. */
+const RESET_AFTER_MS = 300;
 /** A request head larger than this is not a client of ours. */
 const MAX_HEAD = 64 * 1024;
 
@@ -119,7 +121,14 @@ async function answerOn(socket: Socket, request: FramedRequest, framing: Framing
     await delay(options.pauseMs ?? 2);
   }
   if (framing === 'reset-mid-body') {
-    socket.resetAndDestroy();
+    // The reset waits until the client has had time to read what was sent. A reset that reaches a
+    // Node client while the last data is still unread is reported as a clean end: libuv reads that
+    // data, and on the poll's hang-up after a short read it reports the end of the stream without
+    // reading again, so the connection's error is never read. No client can tell that from a
+    // complete close-delimited body, so the tests send the reset once the body so far is read.
+    if (socket.writableLength > 0) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+    await delay(RESET_AFTER_MS);
+    if (!socket.destroyed) socket.resetAndDestroy();
     return;
   }
   if (framing === 'chunked-then-close') socket.write('0\r\n\r\n');
