@@ -84,15 +84,3 @@ export class FeedFormatError extends ThreatgateError {
     super(`${position}: ${reason}`);
   }
 }
-
-/** All entries of a reader's batches in one result, for small bodies and tests. */
-export async function collectEntries(batches: AsyncIterable<FeedBatch>): Promise<FeedBatch> {
-  const all: FeedBatch = { entries: [], skipped: 0 };
-  for await (const batch of batches) {
-    // One by one: spreading a large batch into push() can exceed the argument limit.
-    for (const entry of batch.entries) all.entries.push(entry);
-    for (const entry of batch.withdrawn ?? []) (all.withdrawn ??= []).push(entry);
-    all.skipped += batch.skipped;
-  }
-  return all;
-}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { FeedBody } from '../../../src/sources/parsers/feed-body.js';
-import { collectEntries, type FeedBatch } from '../../../src/sources/parsers/feed-entry.js';
+import type { FeedBatch } from '../../../src/sources/parsers/feed-entry.js';
 
 /** Whole, every 7 bytes (cuts quotes, CRLFs and UTF-8 sequences), every byte, and as 5-character strings. */
 export const CUTS = [
@@ -37,4 +37,16 @@ export async function rejectsEveryWay(body: Buffer | string, reader: (body: Feed
   for (const cut of CUTS) {
     await assert.rejects(collectEntries(reader(chunked(body, cut.size, cut.text))), { name: 'FeedFormatError', message }, `read ${cut.name}`);
   }
+}
+
+/** All entries of a reader's batches in one result, to compare with what the reader should give. */
+export async function collectEntries(batches: AsyncIterable<FeedBatch>): Promise<FeedBatch> {
+  const all: FeedBatch = { entries: [], skipped: 0 };
+  for await (const batch of batches) {
+    // One by one: spreading a large batch into push() can exceed the argument limit.
+    for (const entry of batch.entries) all.entries.push(entry);
+    for (const entry of batch.withdrawn ?? []) (all.withdrawn ??= []).push(entry);
+    all.skipped += batch.skipped;
+  }
+  return all;
 }

@@ -5,8 +5,7 @@ import { Prng } from '../../../bench/generate-data.js';
 import { FeedFormatError } from '../../../src/sources/parsers/feed-entry.js';
 import { JsonItemsScanner, type JsonItem } from '../../../src/sources/parsers/json-items-scanner.js';
 import { readJson } from '../../../src/sources/parsers/read-json.js';
-import { collectEntries } from '../../../src/sources/parsers/feed-entry.js';
-import { chunked } from './feed-chunks.js';
+import { chunked, collectEntries } from './feed-chunks.js';
 import { keyLabel, referenceItems } from './json-items-reference.js';
 
 /** An object whose members keep the order given, integer-like names included (a JS object would sort those first). */

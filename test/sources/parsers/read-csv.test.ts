@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FeedBody } from '../../../src/sources/parsers/feed-body.js';
-import { collectEntries, type FeedBatch, type FeedEntry } from '../../../src/sources/parsers/feed-entry.js';
+import type { FeedBatch, FeedEntry } from '../../../src/sources/parsers/feed-entry.js';
 import { readCsv, type CsvOptions } from '../../../src/sources/parsers/read-csv.js';
-import { fixture, readEveryWay, rejectsEveryWay } from './feed-chunks.js';
+import { collectEntries, fixture, readEveryWay, rejectsEveryWay } from './feed-chunks.js';
 
 const csv = (options: Partial<CsvOptions> & Pick<CsvOptions, 'value'>) => (body: FeedBody) => readCsv(body, { header: 'first-row', delimiter: ',', ...options });
 
