@@ -10,7 +10,7 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { batchesOfFile } from '../src/import/file-batches.js';
 import type { WriteBatch } from '../src/store/contract/write-batch.js';
-import type { WritePhase } from '../src/store/store.js';
+import type { WritePhase } from '../src/store/contract/store.js';
 import { dbOf, openTestStore } from '../test/helpers/store-db.js';
 import { RECORDS } from '../src/store/contract/commands.js';
 

@@ -27,7 +27,7 @@ import { createSecurityHeaders } from './http/security-headers.js';
 import type { Metrics } from './metrics/metrics.js';
 import { createRateLimiter, type RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { findClient } from './plans/request-client.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/contract/store.js';
 import { createTaxiiSurface } from './taxii/taxii-router.js';
 import { taxiiOpenApi } from './taxii/taxii-operations.js';
 

@@ -22,7 +22,7 @@ import type { Metrics } from './metrics/metrics.js';
 import type { PullerLink } from './cli/serve-command.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
 import { BACKGROUND_BUSY_MS, DEFAULT_DB_PATH, openStore, SERVING_BUSY_MS } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/contract/store.js';
 
 const USAGE = `Usage: threatgate <command> [options]
 

@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import { createAllowlist } from '../sources/allowlist.js';
 import { feedStatuses } from '../sources/feed-health.js';
 import { provenanceOf } from '../sources/value-provenance.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { createAllowlistHandlers, jsonBody } from './admin-allowlist.js';
 import { createAdminKeyAuthenticator, getAdminKey } from './admin-auth.js';
 import { fidParam, runsLimitParam, valueParam } from './admin-params.js';

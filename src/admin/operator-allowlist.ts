@@ -5,7 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError, UsageError } from '../er
 import { DEFAULT_ALLOWLIST } from '../sources/allowlist.js';
 import { addEntry, allowlistEntry, previewEntry } from '../sources/runtime-allowlist.js';
 import type { AllowlistPreview } from '../store/contract/records.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 /**
  * An entry as the operator sees it: the config's (read-only here) or one added at run time, with who

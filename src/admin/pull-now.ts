@@ -3,7 +3,7 @@ import { formatStamp, type Clock } from '../clock.js';
 import { NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FeedRun } from '../store/contract/runs.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 export interface PullNowDeps {
   store: Store;

@@ -10,7 +10,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { createClientAdmission } from '../plans/admit-client.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
 import { RequestSlot } from '../request-slot.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { infoRequest } from './info-request.js';
 import { createLookupHandlers } from './lookup-handlers.js';

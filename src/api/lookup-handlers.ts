@@ -9,7 +9,7 @@ import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';
 import { getClient } from '../plans/request-client.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import type { Lookup, LookupRequest } from './lookup-requests.js';
 import { toFeedBody, toIndicatorBody, toLinksBody, toThreatBody } from './lookup-views.js';
 

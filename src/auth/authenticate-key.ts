@@ -5,7 +5,7 @@ import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { createAuthFailureLimiter } from '../plans/auth-failure-limiter.js';
 import { planNamed, type Client } from '../plans/plan-rules.js';
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import type { ApiKeyRecord } from '../store/contract/records.js';
 import type { Clock } from '../clock.js';
 import { ResponseCache } from '../http/response-cache.js';

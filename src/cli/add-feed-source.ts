@@ -2,7 +2,7 @@
 import { formatStamp, type Clock } from '../clock.js';
 import type { Feed } from '../domain.js';
 import { importDataset } from '../import/import-file.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { scheduleFromFeed } from '../sources/schedule.js';
 import { checkEnv, parseSource, redactedUrl } from '../sources/source-definition.js';
 import { UsageError } from '../errors.js';

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { DEFAULT_ALLOWLIST } from '../sources/allowlist.js';
 import { addEntry, allowlistEntry, previewEntry } from '../sources/runtime-allowlist.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 /** Who the store records as having added an entry from here. */
 export const COMMAND_LINE = 'command line';

@@ -1,6 +1,6 @@
 // A `feeds` command under SIGTERM, SIGINT and an uncaught exception: what it pulls is cancelled or its leases released, never left held.
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { commandPullOwner } from './feeds-command.js';
 
 /** Exit codes of a command stopped by a signal, as shells report them (128 + the signal's number). */

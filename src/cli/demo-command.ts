@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.js';
 import { generateDemo } from '../demo/generate-demo.js';
 import { importDataset } from '../import/import-file.js';
 import { ANONYMOUS_PLAN } from '../plans/plan-rules.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { createKey } from './keys-command.js';
 
 export interface DemoResult {

@@ -10,7 +10,7 @@ import type { CollectionConfig, Config } from '../config.js';
 import { collectionByName } from '../export/collection-by-name.js';
 import { exportChunks, exportCounts } from '../export/export-chunks.js';
 import { ExportOptionError, parseFormat, parseMax, parseStyle, parseTypes, type ExportOptions } from '../export/export-format.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 export interface ExportFlags {
   type?: string | undefined;

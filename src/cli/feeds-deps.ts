@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Allowlist } from '../sources/allowlist.js';
 import type { FeedHealthSettings } from '../sources/feed-health.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 export interface FeedsDeps {
   store: Store;

@@ -8,7 +8,7 @@ import { DEFAULT_QUIET_DAYS, feedStatuses, type FeedHealthSettings } from '../so
 import { churnPercent } from '../sources/sanity-gate.js';
 import { provenanceOf, type Provenance } from '../sources/value-provenance.js';
 import type { FeedRun } from '../store/contract/runs.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { cell, tableLines } from './table-output.js';
 
 export interface HealthCommandDeps {

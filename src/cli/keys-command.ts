@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { generateKey, generateKeyId, hashKey } from '../auth/key-secret.js';
 import { ANONYMOUS_PLAN } from '../plans/plan-rules.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 /** Creates a key for a configured plan and returns the secret (shown once, never stored). */
 export async function createKey(store: Store, config: Config, clock: Clock, plan: string, label?: string): Promise<{ id: string; key: string }> {

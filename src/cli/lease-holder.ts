@@ -1,6 +1,6 @@
 // Who holds a feed's pull lease, as the `feeds` commands that wait for it or refuse name it.
 import { formatStamp } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 /** Exit code of a `feeds` command that left a feed alone because another holder pulls it: EX_TEMPFAIL, try again later. */
 export const EXIT_BUSY = 75;

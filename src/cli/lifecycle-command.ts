@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { runLifecycle, setThreatRetired } from '../lifecycle/run-lifecycle.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 interface LifecycleDeps {
   store: Store;

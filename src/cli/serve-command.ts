@@ -13,7 +13,7 @@ import { createMetrics, withScrape, type Metrics } from '../metrics/metrics.js';
 import { createPrimaryCounterStores } from '../plans/cluster-rate-limit-store.js';
 import type { RateLimitStoreFactory } from '../plans/rate-limiters.js';
 import type { RedisRateLimits } from '../plans/redis-rate-limit-store.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { followPullerStatus, PULL_REQUESTED, runClusterPrimary, reportWorkerFailure, sendPullerStatus } from './cluster-serve.js';
 import { capConnections, connectionsPerAddress, serverTimeouts, type ServerLimits } from './server-limits.js';
 import { loadDemo, printDemoKeys } from './demo-command.js';

@@ -1,7 +1,7 @@
 // The console's sessions (docs/interface.md section 14): which request is signed in, the redirect to the login page, and the checks every form post passes.
 import type { Request, RequestHandler, Response } from 'express';
 import { ForbiddenError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { CONSOLE_PATHS, CONSOLE_ROOT, type PageContext } from './console-deps.js';
 import { CSRF_FIELD, csrfToken, csrfTokenMatches, sessionIdFromCookies, sessionIdHash } from './session-cookie.js';
 

@@ -1,7 +1,7 @@
 // An export's lines: how many the list has and how many `max` keeps, and its text a page of rows at a time (GET /export/..., `threatgate export`, the console).
 import type { CollectionConfig } from '../config.js';
 import type { ExportRow, ExportSelection } from '../store/contract/records.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { CSV_HEADER, renderRows, type ExportOptions } from './export-format.js';
 
 /** The lines of a list: `total` without `max`, `kept` with it, `omitted` the difference (0 without `max`). */

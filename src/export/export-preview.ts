@@ -1,6 +1,6 @@
 // A list as the console's Exports page shows it before a firewall is pointed at it: its counts, its first lines and its URL.
 import type { CollectionConfig } from '../config.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { exportCounts, exportRows } from './export-chunks.js';
 import { renderRows, type ExportOptions } from './export-format.js';
 

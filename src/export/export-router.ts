@@ -10,7 +10,7 @@ import type { Route, RouteStep, SurfaceTable } from '../http/route-table.js';
 import { createClientAdmission } from '../plans/admit-client.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
 import { getClient } from '../plans/request-client.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { createCollectionResolver } from '../taxii/collection-resolver.js';
 import { createPlanGate } from '../taxii/plan-gate.js';
 import { createBasicOrQueryClientResolver } from '../taxii/taxii-auth.js';

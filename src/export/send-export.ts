@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import { singleParam } from '../http/query-params.js';
 import { requestPath } from '../http/request-log.js';
 import type { VersionWatch } from '../http/response-cache.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { getCollection } from '../taxii/collection-resolver.js';
 import { exportChunks, exportCounts } from './export-chunks.js';
 import { ExportOptionError, parseMax, parseStyle, parseTypes, type ExportFormat, type ExportOptions } from './export-format.js';

@@ -1,6 +1,6 @@
 // Liveness and readiness probes: no auth, no rate limits, nothing cached.
 import { Router } from 'express';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { methodNotAllowed } from './method-guard.js';
 
 /** Probes usually give up after 1-5 s; a database that hangs must read as "not ready" before that. */

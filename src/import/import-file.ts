@@ -1,8 +1,8 @@
 // The import pipeline's entries: a file or an in-memory data set is read, validated and batched here, and written by the store's one call (Store.applyWrite).
 import type { Clock } from '../clock.js';
-import type { WriteOptions } from '../store/store.js';
+import type { WriteOptions } from '../store/contract/store.js';
 import { RECORDS, type WriteSummary } from '../store/contract/commands.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import type { WriteBatch } from '../store/contract/write-batch.js';
 import { batchesOfFile } from './file-batches.js';
 import { prepareBatches } from './prepare-batches.js';

@@ -3,7 +3,7 @@
 import { formatStamp, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { LifecycleCounts } from '../store/contract/commands.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { noBatches } from '../store/contract/write-batch.js';
 
 const DAY_MS = 86_400_000;

@@ -2,7 +2,7 @@
 // its own store connection, or, for an in-memory SQLite store no other connection can open, here.
 import type { Clock } from '../clock.js';
 import type { Logger, LogLevel } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { createAllowlist } from './allowlist.js';
 import { startPullScheduler } from './pull-scheduler.js';
 import { supervisePullThread, type PullerStatus, type PullThreadData } from './pull-thread.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { PullCounts, PullPlan } from '../store/contract/commands.js';
 import type { RunReport, RunTrigger } from '../store/contract/runs.js';
 import { DEFAULT_KEEP_RUNS } from '../config.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import type { Allowlist } from './allowlist.js';
 import { withoutControlCharacters } from './control-characters.js';
 import type { ResolveHost } from './transports/guarded-agent.js';

@@ -2,7 +2,7 @@
 // `feeds pull` both pull under the feed's lease in the store, renewed while the pull runs and
 // released when it ends, so two instances, or a command and an instance, never pull one feed at once.
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 /**
  * How long a lease holds without renewal. A holder renews it every RENEW_MS while it pulls; one

@@ -1,7 +1,7 @@
 // What the background pulls tell the metrics (docs/deployment.md, "Metrics"; docs/interface.md section 12): each feed's state, last good pull and
 // schedule as the store has them, and the time the imports of pulls and lifecycle runs take.
 import type { BackgroundEvent, FeedState, ImportKind } from '../metrics/metrics.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { feedHealth, type FeedHealthSettings } from './feed-health.js';
 
 /** Where the background work's events go: the registry's process, directly or by a thread message. */

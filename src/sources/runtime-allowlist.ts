@@ -6,7 +6,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import type { IndicatorType } from '../indicator-types.js';
 import type { AllowlistCounts, IndicatorCover } from '../store/contract/commands.js';
 import type { AllowlistEntry, AllowlistPreview } from '../store/contract/records.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { noBatches } from '../store/contract/write-batch.js';
 import { createAllowlist, type Allowlist } from './allowlist.js';
 import { normalizeValue } from './normalize-value.js';

@@ -5,7 +5,7 @@ import type { CollectionConfig } from '../config.js';
 import type { IndicatorType } from '../indicator-types.js';
 import { isRetired } from '../stix/is-retired.js';
 import type { ProvenanceFeed, ProvenanceRejection, ProvenanceThreat, ValueFacts } from '../store/contract/runs.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import type { Allowlist } from './allowlist.js';
 import { currentAllowlist } from './runtime-allowlist.js';
 import { readIndicatorValue } from './indicator-value.js';

@@ -15,22 +15,12 @@ import { endIngest, ingest, type IngestOutcomes } from './ingest/ingest.js';
 import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';
 import { keepWithdrawnVersions } from './publish/withdrawn-versions.js';
+import type { WriteOptions } from './contract/store.js';
 
 /** Changes with every write that changed something: the key of every response cache. */
 export const DATA_VERSION_KEY = 'data_version';
 
-/** The stages of a write after its batches are written, in order: a progress report may name them. */
-export type WritePhase = 'derive' | 'project' | 'commit';
 
-export interface WriteOptions {
-  /** Hears each stage as it starts (a terminal's progress, the import profiler). */
-  onPhase?: (phase: WritePhase) => void;
-  /**
-   * Stops the write (a shutdown): checked before each batch and each stage, and before the commit, so
-   * an aborted write rolls back within one batch or stage rather than running to its end.
-   */
-  signal?: AbortSignal | undefined;
-}
 
 /** The batches, the signal checked before each is written. */
 async function* untilAborted(batches: AsyncIterable<WriteBatch>, signal: AbortSignal): AsyncIterable<WriteBatch> {

@@ -7,7 +7,8 @@ import { ConfigError } from '../errors.js';
 import { migrateToLatest } from './db/migrations.js';
 import { SchemaLockingPostgresDialect, type Dialect } from './db/dialect.js';
 import type { Database } from './db/schema.js';
-import { createStore, type Store, type StoreOptions } from './store.js';
+import { createStore, type StoreOptions } from './store.js';
+import type { Store } from './contract/store.js';
 
 export const DEFAULT_DB_PATH = './data/threatgate.sqlite';
 

@@ -1,5 +1,5 @@
 // The secret that signs `next` tokens: one for every instance (kept in the store), read on first use.
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 
 /**
  * The secret from the store, read once and kept; a store that was down is asked again next time.

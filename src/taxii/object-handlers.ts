@@ -4,7 +4,7 @@ import type { MaybePromise } from '../maybe-promise.js';
 import type { Request, Response } from 'express';
 import type { CollectionConfig, Config } from '../config.js';
 import { NotFoundError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import type { Clock } from '../clock.js';
 import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { normalizeStixTime } from '../stix/index.js';

@@ -10,7 +10,7 @@ import { prettyParam } from '../http/query-params.js';
 import type { Route, RouteStep, SurfaceTable } from '../http/route-table.js';
 import { createClientAdmission } from '../plans/admit-client.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/contract/store.js';
 import { createCollectionResolver, getCollection } from './collection-resolver.js';
 import { rememberingAcceptsTaxii, TAXII_MEDIA_TYPE } from './media-type.js';
 import { createNextSecretReader } from './next-secret.js';

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/clock.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { runPullerOnce } from '../helpers/run-puller.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import type { Backend } from '../helpers/store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from '../helpers/test-app.js';

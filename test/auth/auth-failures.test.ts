@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { createKey } from '../../src/cli/keys-command.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import { createTestContext, fixedClock, GENEROUS_PLANS, TEST_NEXT_SECRET, type TestContext } from '../helpers/test-app.js';
 import { assertTaxiiError, basicAuth, INDICATORS_COLLECTION, TAXII_TYPE } from '../taxii/taxii-request.js';

@@ -6,7 +6,7 @@ import { hashKey } from '../../src/auth/key-secret.js';
 import { keysCommand } from '../../src/cli/keys-command.js';
 import { loadConfig } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 

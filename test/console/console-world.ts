@@ -10,7 +10,7 @@ import { createAdminKey, createKey } from '../../src/cli/keys-command.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { pullFeedAsPuller } from '../helpers/run-puller.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { manualClock, type ManualClock } from '../helpers/pull-harness.js';
 import type { Backend } from '../helpers/store-backends.js';

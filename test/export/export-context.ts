@@ -6,7 +6,7 @@ import { createKey } from '../../src/cli/keys-command.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import type { Indicator, Link, Threat } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture, type Dataset } from '../helpers/fixture.js';
 import { createConfiguredStore, type Backend } from '../helpers/store-backends.js';
 import { fixedClock, GENEROUS_PLANS, TEST_NEXT_SECRET } from '../helpers/test-app.js';

@@ -6,7 +6,7 @@ import type { Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import type { RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from './fixture.js';
 import { fixedClock } from './test-app.js';
 import type { Backend } from './store-backends.js';

@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.js';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { pullFeed, type PullDeps, type PullOutcome } from '../../src/sources/pull-feed.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { collectionPath, INDICATORS_COLLECTION, walk } from '../taxii/taxii-request.js';
 import type { Backend } from './store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from './test-app.js';

@@ -6,7 +6,7 @@ import { createAllowlist } from '../../src/sources/allowlist.js';
 import { pullDueFeed } from '../../src/sources/due-pull.js';
 import { LEASE_MS, RENEW_MS } from '../../src/sources/pull-lease.js';
 import { startPullScheduler } from '../../src/sources/pull-scheduler.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 
 export interface PullerWorld {
   store: Store;

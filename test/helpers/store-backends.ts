@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig, type CollectionConfig, type Config } from '../../src/config.js';
-import type { Store, WritePaths } from '../../src/store/store.js';
+import type { WritePaths } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { openTestStore } from './store-db.js';
 
 /** What a test store is opened with: the default config's collections unless others are given. */

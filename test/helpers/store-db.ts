@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
-import { createStore, type Store, type WritePaths } from '../../src/store/store.js';
+import { createStore, type WritePaths } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 
 const opened = new WeakMap<Store, OpenDatabase>();
 

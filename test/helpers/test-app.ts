@@ -9,7 +9,7 @@ import type { Clock } from '../../src/clock.js';
 import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture, type Dataset } from './fixture.js';
 import { openTestStore } from './store-db.js';
 

@@ -11,7 +11,7 @@ import { deepMerge, loadConfig, type Config } from '../../src/config.js';
 import type { Feed, Indicator, Link, Threat } from '../../src/domain.js';
 import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { manualClock, type ManualClock } from './pull-harness.js';
 import type { Backend } from './store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from './test-app.js';

@@ -7,7 +7,7 @@ import { createApp } from '../../src/app.js';
 import { createAdminKey, createKey } from '../../src/cli/keys-command.js';
 import type { Config } from '../../src/config.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { openTestStore } from '../helpers/store-db.js';
 import { fixedClock, TEST_NEXT_SECRET } from '../helpers/test-app.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { basic, learn, MAIN, openCorpusStore, PLANS, roomy, TAXII, TEST, type Keys } from './corpus-store.js';
 import { redisPrefix, removeRedisKeys, startServer, type Answer, type Sent, type Server } from './fast-path-pair.js';
 

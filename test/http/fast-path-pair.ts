@@ -15,7 +15,7 @@ import { FixedWindowStore } from '../../src/plans/fixed-window-store.js';
 import type { CounterWindow, RateLimitStoreFactory } from '../../src/plans/rate-limiters.js';
 import { MemorySlidingLog } from '../../src/plans/sliding-log.js';
 import { connectRedisRateLimits, type RedisRateLimits } from '../../src/plans/redis-rate-limit-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { fixedClock, TEST_NEXT_SECRET } from '../helpers/test-app.js';
 
 /** An answer as it came off the socket. */

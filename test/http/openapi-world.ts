@@ -6,7 +6,7 @@ import { createApp } from '../../src/app.js';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { createAdminKey } from '../../src/cli/keys-command.js';
 import type { Config } from '../../src/config.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { createTestContext, fixedClock, GENEROUS_PLANS, TEST_NEXT_SECRET, type TestContext } from '../helpers/test-app.js';
 import { basicAuth, collectionPath, INDICATORS_COLLECTION, TAXII_TYPE, TEST_COLLECTION } from '../taxii/taxii-request.js';

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { allowedMethods, type Route } from '../../src/http/route-table.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { basic, learn, MAIN, openCorpusStore, roomy, TAXII, TEST, type Keys } from './corpus-store.js';
 import { startServer, type Answer, type Sent, type Server } from './fast-path-pair.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { importFile } from '../../src/import/import-file.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { storeOptions } from '../helpers/store-backends.js';

@@ -8,7 +8,7 @@ import { fixedClock } from '../helpers/test-app.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { importFile } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { ImportError } from '../../src/errors.js';
 import { sql } from 'kysely';
 import { dbOf } from '../helpers/store-db.js';

@@ -10,7 +10,7 @@ import { ImportError } from '../../src/errors.js';
 import { importFile } from '../../src/import/import-file.js';
 import { INDICATOR_TYPES, isIndicatorType } from '../../src/indicator-types.js';
 import { isPatternedIndicatorType, stixPattern } from '../../src/stix/stix-pattern.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Indicator } from '../../src/domain.js';
 import { ImportError } from '../../src/errors.js';
 import { importDataset, importFile } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture, toNdjson, type Dataset } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { loadConfig, parseConfig } from '../../src/config.js';
 import { createMetrics, withScrape, type Metrics } from '../../src/metrics/metrics.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { labelValues, parsePrometheusText, sampleValue, samplesOf, type Exposition } from '../helpers/prometheus-text.js';
 import { createTestContext, fixedClock, TEST_NEXT_SECRET, type TestContext } from '../helpers/test-app.js';
 import { basicAuth, collectionPath, INDICATORS_COLLECTION, TAXII_TYPE } from '../taxii/taxii-request.js';

@@ -16,7 +16,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { BackgroundEvent } from '../../src/metrics/metrics.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { startPullScheduler } from '../../src/sources/pull-scheduler.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { assertSameStore, openPullWorld, snapshotStore } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 

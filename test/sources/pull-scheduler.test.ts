@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { LEASE_MS, startPullScheduler } from '../../src/sources/pull-scheduler.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 
 /** A feed server: `body` is served at /list.txt (status `status`), every request counted. */

@@ -8,7 +8,7 @@ import { generateDemo } from '../../src/demo/generate-demo.js';
 import type { Indicator, Link } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { versionHash } from '../../src/stix/project-records.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { dbOf, dialectOf } from '../helpers/store-db.js';

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { SourceDefinitionError } from '../../src/sources/source-definition.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { storeBackends } from '../helpers/store-backends.js';

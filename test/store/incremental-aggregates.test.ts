@@ -10,7 +10,7 @@ import { importDataset } from '../../src/import/import-file.js';
 import { refreshAllAggregates } from '../../src/store/derive/derive.js';
 import { type AggregatePlan } from '../../src/store/contract/commands.js';
 import type { Database } from '../../src/store/db/schema.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { dbOf, dialectOf } from '../helpers/store-db.js';

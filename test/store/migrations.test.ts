@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, SqliteDialect } from 'kysely';
 import { createMigrator, migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { dbOf, dialectOf, rewindFeedHealth } from '../helpers/store-db.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { STIX_EPOCH, stixIdForIdentity, THREATGATE_IDENTITY, toStixIdentity } from '../../src/stix/index.js';
 import { versionHash } from '../../src/stix/project-records.js';
 import { buildFixture } from '../helpers/fixture.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CollectionConfig } from '../../src/config.js';
 import type { Indicator } from '../../src/domain.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { buildFixture, type Dataset } from '../helpers/fixture.js';
 import { storeBackends, storeOptions } from '../helpers/store-backends.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { loadConfig, type CollectionConfig } from '../../src/config.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { stixIdForIndicator, stixIdForThreat } from '../../src/stix/index.js';
 import { buildFixture, type Dataset } from '../helpers/fixture.js';
 import { createConfiguredStore, type Backend } from '../helpers/store-backends.js';

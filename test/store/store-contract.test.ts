@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { linkedIndicators } from '../helpers/expected-aggregates.js';

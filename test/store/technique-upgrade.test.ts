@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { CollectionConfig } from '../../src/config.js';
 import { generateDemo } from '../../src/demo/generate-demo.js';
 import { importDataset } from '../../src/import/import-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends, storeOptions } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { dbOf, rewindFeedHealth, openTestStore } from '../helpers/store-db.js';

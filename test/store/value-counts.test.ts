@@ -15,7 +15,7 @@ import { changeSetOf, noteChanged } from '../../src/store/ingest/change-set.js';
 import { createChangeTables, dropChangeTables } from '../../src/store/ingest/temp-tables.js';
 import { keepIndicatorRows } from '../../src/store/ingest/change-set.js';
 import type { Database } from '../../src/store/db/schema.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { dbOf, dialectOf } from '../helpers/store-db.js';

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { stixIdForAttackPattern, stixIdForThreatRecord } from '../../src/stix/index.js';
 import type { WriteSummary } from '../../src/store/contract/commands.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/contract/store.js';
 import { manualClock } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from '../helpers/test-app.js';

@@ -279,3 +279,30 @@ export interface IndicatorRecord {
   feeds: IndicatorFeed[];
   attributes: IndicatorAttributes;
 }
+
+export interface NewKeyRow {
+  id: string;
+  hash: string;
+  plan: string;
+  label: string | null;
+  created_at: string;
+  /** A key of no plan (plan ''), for the admin API and the console only. */
+  admin?: boolean;
+}
+
+/** A session as login writes it: the hashes only, never the session id or the key. */
+export interface NewConsoleSession {
+  sidHash: string;
+  keyHash: string;
+  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
+  createdAt: string;
+  /** When it ends, ms since the epoch. */
+  expiresMs: number;
+}
+
+/** A live session: the admin key it was opened with (its id and label, never its hash) and when it ends. */
+export interface ConsoleSession {
+  keyId: string;
+  label: string | null;
+  expiresMs: number;
+}

@@ -2,18 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { writeMeta } from '../db/meta.js';
-import type { ApiKeyRecord } from '../contract/records.js';
+import type { ApiKeyRecord, NewKeyRow } from '../contract/records.js';
 import type { Database } from '../db/schema.js';
-
-export interface NewKeyRow {
-  id: string;
-  hash: string;
-  plan: string;
-  label: string | null;
-  created_at: string;
-  /** A key of no plan (plan ''), for the admin API and the console only. */
-  admin?: boolean;
-}
 
 export async function insertKey(db: Kysely<Database>, row: NewKeyRow): Promise<void> {
   const { admin, ...rest } = row;

@@ -1,26 +1,10 @@
 // The operator console's sessions (docs/interface.md section 14): kept in the store, so every worker and instance shares them.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { ConsoleSession, NewConsoleSession } from '../contract/records.js';
 
 /** The meta key of the secret that signs console cookies and CSRF tokens, created once and shared by every instance. */
 export const CONSOLE_SECRET_KEY = 'console_secret';
-
-/** A session as login writes it: the hashes only, never the session id or the key. */
-export interface NewConsoleSession {
-  sidHash: string;
-  keyHash: string;
-  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
-  createdAt: string;
-  /** When it ends, ms since the epoch. */
-  expiresMs: number;
-}
-
-/** A live session: the admin key it was opened with (its id and label, never its hash) and when it ends. */
-export interface ConsoleSession {
-  keyId: string;
-  label: string | null;
-  expiresMs: number;
-}
 
 export async function createConsoleSession(db: Kysely<Database>, session: NewConsoleSession): Promise<void> {
   await db
