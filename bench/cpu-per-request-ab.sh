@@ -81,7 +81,7 @@ run() {
 }
 
 run threat "/api/threat.php?tid=1&key=$BUSINESS"
-# The indicator lookups (issue 29): by iid, and by the same indicator's value in another spelling
+# The indicator lookups (docs/lookup-api.md): by iid, and by the same indicator's value in another spelling
 # (a domain in upper case with a trailing dot; other types as stored), which the lookup normalizes.
 VALUE=$(curl -s "http://127.0.0.1:${ports[0]}/api/indicator.php?iid=1&key=$BUSINESS" |
   node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{const i=JSON.parse(s);console.log(encodeURIComponent(i.type==="domain"?`${i.indicator.toUpperCase()}.`:i.indicator))})')

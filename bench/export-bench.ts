@@ -1,4 +1,4 @@
-// The firewall exports (issue 19): the built server sends the 1M-line list of a 1M-indicator store,
+// The firewall exports (docs/exports.md): the built server sends the 1M-line list of a 1M-indicator store,
 // as text and CSV, plain and gzipped; wall time to the last byte, the server's CPU and added RSS.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Mirror benchmark (issue 16): a downstream threatgate pulls an upstream threatgate's whole TAXII
+// Mirror benchmark (docs/sources.md, TAXII sources): a downstream threatgate pulls an upstream threatgate's whole TAXII
 // collection with limit=1000, then pulls again with nothing new. Built CLI, SQLite on both sides.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Source-feed pull benchmark (issue 15): a generated plain-text list, served over local HTTP, pulled with the built CLI
+// Source-feed pull benchmark (docs/feeds.md): a generated plain-text list, served over local HTTP, pulled with the built CLI
 // into an empty store, pulled again unchanged (304, then the same body), then with a part of it replaced, while `serve`
 // on the same SQLite file answers cached lookups at a fixed rate.
 import { spawn, spawnSync } from 'node:child_process';

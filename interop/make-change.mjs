@@ -1,7 +1,7 @@
 // Writes the interop suite's second import: 20 demo indicators with changed risk, attributes or retirement.
 //
 // Usage: node interop/make-change.mjs CHANGE.json EXPECTED.json DB   (after `npm run build`)
-// CHANGE.json is an import document (DESIGN section 3); EXPECTED.json tells the suite what changed.
+// CHANGE.json is an import document (docs/getting-started.md, "Import format"); EXPECTED.json tells the suite what changed.
 // DB is the store `threatgate demo` filled: the changed indicators keep the stamps stored there.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -1,6 +1,6 @@
 // `--side-by-side`: the chosen scenarios measured against one another on one threatgate, each round
 // running every scenario once in alternating order (measure.ts), so that a load that drifts over the
-// run falls on all of them alike. For comparing two lookups of the same server (issue 29: the value
+// run falls on all of them alike. For comparing two lookups of the same server (the indicator lookup: the value
 // lookup against the threat lookup), where measuring one scenario after another would compare times.
 import { log, ms, num, sizeLabel, type Options } from './common.js';
 import { prepareSize } from './data.js';

@@ -1,4 +1,4 @@
-"""Accept values seen from real TAXII clients, and the outcomes DESIGN section 5 gives them."""
+"""Accept values seen from real TAXII clients, and the outcomes docs/taxii.md gives them."""
 from __future__ import annotations
 
 from urllib.parse import quote
@@ -14,7 +14,7 @@ CASES = [
     ('*/*', 200, 'curl, python-requests defaults'),
     ('application/json, text/plain, */*', 200, 'axios default'),
     ('application/taxii+json;version=2.0', 406, 'a TAXII 2.0 setting on a 2.1 client'),
-    ('application/*', 200, 'DESIGN section 5'),
+    ('application/*', 200, 'docs/taxii.md, Accept'),
     ('application/taxii+json; version="2.1"', 200, 'quoted parameter, spaces'),
     ('application/taxii+json;version=2.0, */*;q=0.1', 200, 'another version preferred, */* also acceptable'),
     ('application/taxii+json;version=2.1;q=0', 406, 'q=0 means not acceptable'),
@@ -47,7 +47,7 @@ def _outcome_problem(response: requests.Response, status: int) -> str | None:
 
 
 def run(checks: Checks, settings: Settings) -> None:
-    checks.section('Accept values from real clients (DESIGN section 5)')
+    checks.section('Accept values from real clients (docs/taxii.md)')
     session = requests.Session()
     session.auth = (TAXII_USER, settings.pro_key)
     endpoints = _endpoints(settings)

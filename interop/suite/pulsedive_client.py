@@ -1,4 +1,4 @@
-"""The `pulsedive` client from PyPI (0.1.0) against the lookup API, by changing only its base URL (issue 29).
+"""The `pulsedive` client from PyPI (0.1.0) against the lookup API, by changing only its base URL.
 
 What the client does (pulsedive/client.py): every call is `GET {PULSEDIVE_URL}/info.php`, the base
 URL a module constant read at each call, with `pretty=0`, `sanitize=1` and `key` added to the
@@ -150,7 +150,7 @@ def _run(checks: Checks, settings: Settings) -> None:
                     f'iid {body.get("iid")}, indicator {body.get("indicator")!r}',
                 )
             body = answers[0]
-            checks.equal(f'{kind}: the body has the fields of DESIGN section 4, in order', list(body), INDICATOR_FIELDS)
+            checks.equal(f'{kind}: the body has the fields of the indicator lookup (docs/lookup-api.md), in order', list(body), INDICATOR_FIELDS)
             checks.check(f'{kind}: its feeds include fid {fid}, whose links list it', any(f.get('fid') == fid for f in body.get('feeds', [])))
             checks.equal(f'indicator(iid={body.get("iid")}) answers the same body', pud.indicator(iid=body.get('iid')), body)
 
