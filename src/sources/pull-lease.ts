@@ -30,13 +30,24 @@ export async function underPullLease<T>(fid: number, options: LeaseOptions, pull
   const now = clock.now();
   const taken = options.take === 'due' ? await store.takePullLease(fid, owner, now, now + leaseMs) : await store.claimPullLease(fid, owner, now, now + leaseMs);
   if (!taken) return { taken: false };
+  // One renewal at a time. On PostgreSQL a renewal waits behind the pull's own transaction once that
+  // has written the feed's row: a renewal started every minute regardless would hold one more pooled
+  // connection for each minute of a long pull (twenty for a twenty-minute pull), starving the puller
+  // and whatever else shares its pool. The row lock the pull holds keeps the feed its own meanwhile.
+  let renewing: Promise<void> | undefined;
   const renew = setInterval(() => {
-    void store.renewPullLease(fid, owner, clock.now() + leaseMs).catch(() => undefined);
+    renewing ??= store
+      .renewPullLease(fid, owner, clock.now() + leaseMs)
+      .catch(() => undefined)
+      .finally(() => {
+        renewing = undefined;
+      });
   }, options.renewMs ?? RENEW_MS);
   try {
     return { taken: true, result: await pull() };
   } finally {
     clearInterval(renew);
+    await renewing;
     await store.releasePullLease(fid, owner).catch(() => undefined);
   }
 }
