@@ -5,10 +5,13 @@ import { formatStamp } from '../clock.js';
 import { BadRequestError } from '../errors.js';
 import { indicatorTypeOf, type IndicatorType } from '../indicator-types.js';
 import { readIndicatorValue, storedTypesOf } from '../sources/indicator-value.js';
+import { containingBlocks } from '../sources/ip-range.js';
 import { formatIpBlock, parseIpBlock, type IpBlock } from '../sources/normalize-value.js';
 import { refang } from '../sources/refang.js';
 import type { IndicatorFilter, NetworkRange, StampOp, TextMatch, ThreatFilter } from '../store/contract/explore.js';
 import { parseQuery, QuerySyntaxError, type QueryNode, type QueryTerm } from './query-language.js';
+
+export { containingBlocks };
 
 export type ExploreMode = 'indicators' | 'threats';
 
@@ -62,17 +65,6 @@ export function rangeOf(block: IpBlock): NetworkRange {
   const hostBits = (1n << BigInt(width - block.prefix)) - 1n;
   const hex = (bits: bigint) => `${block.family}${bits.toString(16).padStart(digits, '0')}`;
   return { lo: hex(block.bits), hi: hex(block.bits | hostBits) };
-}
-
-/** The stored forms of every block that contains `address` (a /32 or /128), widest to narrowest: `/0` to `/31`. */
-export function containingBlocks(address: IpBlock): string[] {
-  const width = address.family === 4 ? 32 : 128;
-  const blocks: string[] = [];
-  for (let prefix = 0; prefix < width; prefix += 1) {
-    const hostMask = (1n << BigInt(width - prefix)) - 1n;
-    blocks.push(formatIpBlock({ family: address.family, bits: address.bits & ~hostMask, prefix }));
-  }
-  return blocks;
 }
 
 /** `ioc=`: a pattern, a block (what lies inside it), an address (itself and the blocks holding it), or a value. */
