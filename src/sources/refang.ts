@@ -12,9 +12,10 @@ const SCHEMES: ReadonlyArray<readonly [RegExp, string]> = [
 /**
  * The bracketed forms of `.`, `:`, `://` and `@` that defanging writes: `[.]`, `(.)`, `{.}`,
  * `[dot]`, `(dot)`, `{dot}`, `[:]`, `[://]`, `[@]`, `[at]` (brackets of any of the three kinds, words
- * in any case, blanks inside allowed). A bare `dot` or `at` word is left alone: it may be the value.
+ * in any case, blanks inside and around them dropped: `evil [.] example`). A bare `dot` or `at` word
+ * is left alone: it may be the value.
  */
-const BRACKETED = /[[({]\s*(\.|dot|:\/\/|:|@|at)\s*[\])}]/gi;
+const BRACKETED = /\s*[[({]\s*(\.|dot|:\/\/|:|@|at)\s*[\])}]\s*/gi;
 
 function unbracket(match: string, inner: string): string {
   const lowered = inner.toLowerCase();
@@ -24,10 +25,20 @@ function unbracket(match: string, inner: string): string {
 }
 
 /** `ADDRESS:PORT` with an IPv4 address, `[IPv6]:PORT` or `[IPv6]`: the address alone. */
-const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
-const BRACKETED_IPV6 = /^\[([0-9a-f:.]+)\](?::\d{1,5})?$/i;
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/;
+const BRACKETED_IPV6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/i;
 /** A domain name with a port (`evil.example:443`): the name alone. A URL keeps its port. */
-const NAME_WITH_PORT = /^([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z][a-z0-9-]*):\d{1,5}$/i;
+const NAME_WITH_PORT = /^([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z][a-z0-9-]*):(\d{1,5})$/i;
+
+/** The highest TCP or UDP port: text after the colon beyond it is no port, so the value is left as it is. */
+const MAX_PORT = 65_535;
+
+/** The address or name a pattern above took, when what followed it (if anything) is a port. */
+function withoutPort(match: RegExpExecArray | null): string | undefined {
+  if (match === null) return undefined;
+  const port = match[2];
+  return port === undefined || Number(port) <= MAX_PORT ? match[1] : undefined;
+}
 
 /**
  * `raw` with its defanging undone: the scheme (`hxxp`, `hxxps`, `fxp`), the bracketed separators,
@@ -44,11 +55,5 @@ export function refang(raw: string): string {
       break;
     }
   }
-  const ipv4 = IPV4_WITH_PORT.exec(value);
-  if (ipv4 !== null) return ipv4[1]!;
-  const ipv6 = BRACKETED_IPV6.exec(value);
-  if (ipv6 !== null) return ipv6[1]!;
-  const name = NAME_WITH_PORT.exec(value);
-  if (name !== null) return name[1]!;
-  return value;
+  return withoutPort(IPV4_WITH_PORT.exec(value)) ?? withoutPort(BRACKETED_IPV6.exec(value)) ?? withoutPort(NAME_WITH_PORT.exec(value)) ?? value;
 }
