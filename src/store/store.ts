@@ -18,6 +18,7 @@ import { feedHealthFacts, findValueFacts, listFeedRuns } from './queries/health-
 import { listAllowlistEntries, previewAllowlistEntry, removeAllowlistEntry } from './queries/allowlist-queries.js';
 import { CONSOLE_SECRET_KEY, createConsoleSession, deleteConsoleSession, deleteExpiredConsoleSessions, findConsoleSession } from './queries/session-queries.js';
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
+import { createExplorer } from './queries/explore-runner.js';
 import type { CollectionConfig } from '../config.js';
 
 export interface StoreOptions {
@@ -46,6 +47,7 @@ export interface WritePaths {
 export function createStore(db: Kysely<Database>, dialect: Dialect, options: StoreOptions, writePaths: WritePaths = {}): Store {
   const { schema } = options;
   const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom });
+  const explorer = createExplorer(db, dialect);
   return {
     findThreat: (tid) => findThreat(db, tid),
     findThreatByName: (name) => findThreatByName(db, name),
@@ -93,6 +95,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findConsoleSession: (sidHash, now) => findConsoleSession(db, sidHash, now),
     deleteConsoleSession: (sidHash) => deleteConsoleSession(db, sidHash),
     deleteExpiredConsoleSessions: (now) => deleteExpiredConsoleSessions(db, now),
+    explore: (query) => explorer.explore(query),
     exportIndicators: (query) => exportIndicatorPages(db, dialect, query),
     countExportIndicators: (selection) => countExportIndicators(db, selection),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
@@ -109,6 +112,9 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
       await sql`select 1`.execute(db);
       if (!(await migrationsCurrent(db, dialect, schema))) throw new Error('database migrations are not current');
     },
-    close: () => db.destroy(),
+    async close() {
+      await explorer.close();
+      await db.destroy();
+    },
   };
 }

@@ -11,6 +11,7 @@ import type {
 } from './records.js';
 import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './runs.js';
 import type { WriteBatch } from './write-batch.js';
+import type { ExploreQuery, ExploreResult } from './explore.js';
 
 /** The stages a write goes through after its batches, reported as each begins. */
 export type WritePhase = 'derive' | 'project' | 'commit';
@@ -119,6 +120,11 @@ export interface Store {
    * iid, or with `max` the ones it keeps, in the order it chooses them (docs/interface.md section 11).
    */
   exportIndicators(query: ExportQuery): AsyncIterable<ExportRow[]>;
+  /**
+   * A page of an explore or search query over the whole store (docs/explore.md), newest first; a
+   * query still running after its `maxMillis` stops with `timedOut`.
+   */
+  explore(query: ExploreQuery): Promise<ExploreResult>;
   /** How many indicators an export lists (before `max`). */
   countExportIndicators(selection: ExportSelection): Promise<number>;
   /** Rebuilds collection memberships when the configured collections changed; true if it did. */

@@ -10,6 +10,7 @@ import { runtimeAllowlist } from './allowlist-migration.js';
 import { consoleSessions } from './console-migration.js';
 import { runChurn } from './churn-migration.js';
 import { pullRequests } from './pull-request-migration.js';
+import { searchIndexes } from './search-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -281,6 +282,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0016-console-sessions': consoleSessions(dialect),
     '0017-run-churn': runChurn(dialect),
     '0018-pull-requests': pullRequests,
+    '0019-search-indexes': searchIndexes(dialect),
   };
 }
 

@@ -280,6 +280,20 @@ export interface ConsoleSessionTable {
   expires_ms: number;
 }
 
+/** An stored address or block as its first and last address (search-migration.ts, ip-range.ts). */
+export interface IndicatorNetworkTable {
+  iid: number;
+  lo: string;
+  hi: string;
+}
+
+/** One value of one attribute of an indicator, lowercased (search-migration.ts). */
+export interface IndicatorAttributeValueTable {
+  name: string;
+  value: string;
+  iid: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -306,6 +320,8 @@ export interface Database {
   pull_rejections: PullRejectionTable;
   allowlist_entries: AllowlistEntryTable;
   console_sessions: ConsoleSessionTable;
+  indicator_networks: IndicatorNetworkTable;
+  indicator_attribute_values: IndicatorAttributeValueTable;
   meta: MetaTable;
 }
 

@@ -8,6 +8,7 @@ import { readStoredSummaries, writeSummaries } from './summary-writes.js';
 import { touchedOwners } from './touched-owners.js';
 import { type OwnerIds, type TouchedOwners } from '../contract/commands.js';
 import { countTouchedOwners, writeCountsOf } from './value-counts.js';
+import { refreshSearchIndex } from './search-index.js';
 import type { AggregatePlan } from '../contract/commands.js';
 
 /**
@@ -129,6 +130,7 @@ async function planAggregates(trx: Kysely<Database>, changes: ChangeSet): Promis
 
 /** The part of the import refresh that the lookup API relies on; returns how the aggregates were refreshed. */
 export async function refreshLookupData(trx: Transaction<Database>, changes: ChangeSet): Promise<AggregatePlan | null> {
+  await refreshSearchIndex(trx, changes);
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
     await renumberLinks(trx, 'feed_links', changes);
