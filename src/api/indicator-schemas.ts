@@ -39,8 +39,39 @@ export const Indicator = z
       .array(z.strictObject({ fid: recordId, name: z.string(), category: z.string(), organization: z.string(), pricing: z.string(), stamp_linked: Timestamp }))
       .describe('The feeds that list or listed it, by ascending `fid`.'),
     attributes: z.record(z.string(), z.array(z.string())).describe('Attribute name -> values, `{}` when none.'),
+    matched: z
+      .strictObject({
+        query: z.string().describe('The address asked for, normalized.'),
+        by: z.literal('block').describe('A stored block holding the address answered.'),
+      })
+      .optional()
+      .describe(
+        'Only when the value asked for is an address no indicator holds: the body is then the narrowest active (risk not `retired`) stored block holding it (docs/lookup-api.md, "An address inside a listed block").',
+      ),
   })
   .describe('An indicator (docs/interface.md section 2.5, after Pulsedive\u2019s indicator model).');
+
+/** A related indicator in an indicator's links. */
+export const RelatedIndicator = z.strictObject({ iid: recordId, indicator: z.string(), type: z.string().describe('As stored.'), risk: Risk });
+
+/** An indicator's properties (`get=properties`). */
+export const IndicatorProperties = z
+  .strictObject({ properties: freeForm.describe('The indicator\u2019s stored free-form properties (`country`, `asn`, ...), `{}` when none.') })
+  .describe('An indicator\u2019s properties (docs/lookup-api.md, "An indicator\u2019s links and properties").');
+
+/** An indicator's links (`get=links`): each relation that applies to its type, a page of each. */
+export function indicatorLinksSchema(pageSize: number) {
+  const results = z
+    .record(z.string(), z.array(RelatedIndicator).max(pageSize))
+    .describe(
+      'Relation -> related indicators, newest first: `Subdomains` and `URLs` of a domain, `Host` of a URL, `Blocks` (the stored blocks holding it, narrowest first) of an address or block, `Inside` (the addresses and blocks inside it) of a block. Every relation that applies to the indicator\u2019s type is present, empty or not.',
+    );
+  return z
+    .union([z.strictObject({ results }), z.strictObject({ page_current: z.int().min(0), page_next: z.int().min(1).optional(), results })])
+    .describe(
+      `An indicator\u2019s links, ${pageSize} per relation per page (docs/lookup-api.md, "An indicator\u2019s links and properties"). When every relation fits on page 0 the body is \`results\` alone; otherwise every page has \`page_current\`, and \`page_next\` while any relation has more.`,
+    );
+}
 
 /**
  * A page of linked indicators (docs/interface.md section 5): `results` alone when every one fits on

@@ -16,7 +16,8 @@ function asksSummary(req: Request): boolean {
 }
 
 /**
- * `iid` or `indicator`: indicator.php; `tid` or `tname` (a name or other name): threat.php; `fid`, or
+ * `iid` or `indicator`: indicator.php, `get=links` and `get=properties` with `iid` included (the
+ * pulsedive client's `indicator.links` and `indicator.properties` send them here); `tid` or `tname` (a name or other name): threat.php; `fid`, or
  * `feed` with `organization`: feed.php. When a request names several, the first of that order wins.
  * `get=links`, `page` and `pretty` mean what they mean there, and `summary=1` with `get=links` asks for
  * the record (above). `splitrisk`, `sanitize` and `schema`, which those clients send, are read by no

@@ -9,9 +9,11 @@ import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';
 import { getClient } from '../plans/request-client.js';
+import { isSingleAddress, storedBlocksHolding } from '../sources/stored-blocks.js';
 import type { Store } from '../store/contract/store.js';
+import { findIndicatorLinks } from './indicator-links.js';
 import type { Lookup, LookupRequest } from './lookup-requests.js';
-import { toFeedBody, toIndicatorBody, toLinksBody, toThreatBody } from './lookup-views.js';
+import { toFeedBody, toIndicatorBody, toIndicatorLinksBody, toLinksBody, toThreatBody } from './lookup-views.js';
 
 const THREAT_NOT_FOUND = 'Threat not found.';
 const FEED_NOT_FOUND = 'Feed not found.';
@@ -63,11 +65,45 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
         return {
           // The detected type names every type looked under; the value's length ends it unambiguously
           // whatever it holds, and what follows is the spelling given, when it counts.
+          // A block's answer (below) is cached under the address asked, as its `matched.query` says;
+          // a block stored later changes the data version, which empties the cache, so it is never hidden.
           key: `indicator-value|${lookup.types[0]}|${lookup.value.length}|${lookup.value}|${lookup.asGiven === lookup.value ? '' : lookup.asGiven}`,
           notFound: INDICATOR_NOT_FOUND,
-          build: async () => indicatorBody(await store.findIndicatorByValue(lookup.value, lookup.types, lookup.asGiven)),
+          build: async () => indicatorBody(await store.findIndicatorByValue(lookup.value, lookup.types, lookup.asGiven)) ?? blockBody(lookup.value, lookup.types[0]),
+        };
+      case 'indicator-links': {
+        const { iid, page } = lookup;
+        return {
+          key: `indicator-links|${iid}|${page}`,
+          notFound: INDICATOR_NOT_FOUND,
+          build: async () => {
+            const indicator = await store.findIndicator(iid);
+            return indicator && toIndicatorLinksBody(page, await findIndicatorLinks(store, indicator, page, config.linksPageSize));
+          },
+        };
+      }
+      case 'indicator-properties':
+        return {
+          key: `indicator-properties|${lookup.iid}`,
+          notFound: INDICATOR_NOT_FOUND,
+          build: async () => {
+            const properties = await store.findIndicatorProperties(lookup.iid);
+            return properties && { properties };
+          },
         };
     }
+  }
+
+  /**
+   * An address no indicator holds, answered by the narrowest active stored block holding it, with
+   * `matched` saying so (docs/lookup-api.md, "An address inside a listed block"); undefined when
+   * the value is no single address or no active block holds it.
+   */
+  async function blockBody(value: string, type: string | undefined) {
+    if ((type !== 'ip' && type !== 'ipv6') || !isSingleAddress(value, type)) return undefined;
+    const narrowest = (await storedBlocksHolding(store, value, type)).find((block) => block.risk !== 'retired');
+    const block = narrowest && (await store.findIndicator(narrowest.iid));
+    return block && { ...toIndicatorBody(block), matched: { query: value, by: 'block' as const } };
   }
 
   async function threatBody(threat: Awaited<ReturnType<Store['findThreat']>>) {
@@ -85,7 +121,7 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
    */
   function serve(res: Response, request: LookupRequest): MaybePromise<void> {
     const { lookup, pretty } = request;
-    if (lookup.kind === 'links') assertPageAllowed(getClient(res), lookup.page);
+    if (lookup.kind === 'links' || lookup.kind === 'indicator-links') assertPageAllowed(getClient(res), lookup.page);
     const plan = planOf(lookup);
     const { notFound, build } = plan;
     const key = cacheKey(plan, pretty);

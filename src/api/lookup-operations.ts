@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { OpenApiSurface, OperationDeclaration, ParameterDeclaration, ResponseDeclaration } from '../http/openapi-declarations.js';
 import { JSON_TYPE } from '../http/openapi-json.js';
 import { errorResponse, ErrorBody, LOOKUP_SECURITY, rateHeaders } from '../http/openapi-shared.js';
-import { Indicator, LinkedIndicator, linksPageSchema } from './indicator-schemas.js';
+import { Indicator, indicatorLinksSchema, IndicatorProperties, LinkedIndicator, linksPageSchema, RelatedIndicator } from './indicator-schemas.js';
 import { Feed, pageNumber, PropertyCounts, recordId, Risk, RiskCounts, Threat, Timestamp, ValueCounts } from './lookup-schemas.js';
 
 const TAG = 'Lookup API';
@@ -25,11 +25,15 @@ const PARAMETERS: Record<string, ParameterDeclaration> = {
   fid: query('fid', 'The feed\u2019s identifier. When given, `feed` and `organization` are ignored.', recordId, 1),
   feed: query('feed', 'The feed\u2019s name, ignoring case; needs `organization`.', name, 'Botnet C&C (IPv4)'),
   organization: query('organization', 'The organization of the feed named by `feed`, ignoring case.', name, 'Nightwatch Research'),
-  get: query('get', '`links` asks for a page of the linked indicators of the threat (`tid`) or feed (`fid`).', z.enum(['links'])),
+  get: query(
+    'get',
+    '`links` asks for a page of the linked indicators of the threat (`tid`) or feed (`fid`), or of the related indicators of the indicator (`iid`, required then); `properties` for the indicator\u2019s properties (`iid`).',
+    z.enum(['links', 'properties']),
+  ),
   iid: query('iid', 'The indicator\u2019s identifier. Wins over `indicator` when both are given.', recordId, 1),
   indicator: query(
     'indicator',
-    'A value, normalized as pulls normalize it (domains in lower case without a trailing dot, IPv6 in RFC 5952 form, a URL\u2019s scheme and host in lower case, ...), looked up under its type and the alias types an import may use. A value that is no indicator of any type is a 400.',
+    'A value as analysts paste it: defanged (`hxxps://`, `[.]`, `[at]`, ...) or with a port after an address or name (`192.0.2.1:80`, `[2001:db8::1]:443`), refanged first; then normalized as pulls normalize it (domains in lower case without a trailing dot, IPv6 in RFC 5952 form, a URL\u2019s scheme and host in lower case, ...), looked up under its type and the alias types an import may use. An address no indicator holds is answered by the narrowest active stored block holding it, with `matched`. A value that is no indicator of any type is a 400.',
     name,
     'example.com',
   ),
@@ -44,7 +48,7 @@ const PARAMETERS: Record<string, ParameterDeclaration> = {
   schema: ignored('schema'),
   page: query(
     'page',
-    'With `get=links`: the page to read, 0 when left out. A plan reads pages 0 to N-1 of a query, N being its `pages` allowance; a later page is a 403.',
+    'With `get=links` (a threat\u2019s, feed\u2019s or indicator\u2019s): the page to read, 0 when left out. A plan reads pages 0 to N-1 of a query, N being its `pages` allowance; a later page is a 403.',
     pageNumber,
   ),
 };
@@ -72,11 +76,12 @@ export function lookupOpenApi(config: Config): OpenApiSurface {
     body: z.union([record, LinksPage]),
     ok: `The ${what} (without \`get\`), or a page of its linked indicators (\`get=links\`).`,
   });
+  const IndicatorLinks = indicatorLinksSchema(config.linksPageSize);
   const threat = recordOrLinks(Threat, 'threat');
   const feed = recordOrLinks(Feed, 'feed');
   return {
     tags: [{ name: TAG, description: 'Threats, feeds, their linked indicators, and one indicator by value (docs/interface.md sections 4-6).' }],
-    schemas: { Timestamp, Risk, RiskCounts, ValueCounts, PropertyCounts, Threat, Feed, LinkedIndicator, Indicator, LinksPage },
+    schemas: { Timestamp, Risk, RiskCounts, ValueCounts, PropertyCounts, Threat, Feed, LinkedIndicator, Indicator, LinksPage, RelatedIndicator, IndicatorLinks, IndicatorProperties },
     parameters: PARAMETERS,
     responses: Object.fromEntries(ERROR_STATUSES.map((status) => [`LookupError${status}`, errorResponse(status, JSON_TYPE, ErrorBody)])),
     operations: [
@@ -103,19 +108,20 @@ export function lookupOpenApi(config: Config): OpenApiSurface {
       lookupGet(
         '/api/indicator.php',
         'getIndicator',
-        'An indicator, by value or by id',
-        'By `indicator` (a value in any spelling pulls normalize to the same one) or by `iid`. `get` is refused (400): an indicator has no linked indicators here. The checks run in the same order as for threats. Also answers HEAD; other methods are 405.',
-        ['iid', 'indicator'],
-        Indicator,
+        'An indicator, by value or by id, or its links or properties',
+        'By `indicator` (a value in any spelling pulls normalize to the same one, defanged or with a port as analysts paste it; an address no indicator holds answers the narrowest active stored block holding it, with `matched`) or by `iid`. With `iid`, `get=links[&page=P]` answers its related indicators by relation and `get=properties` its properties. The checks run in the same order as for threats. Also answers HEAD; other methods are 405.',
+        ['iid', 'indicator', 'get', 'page'],
+        z.union([Indicator, IndicatorLinks, IndicatorProperties]),
         '`Indicator not found.`',
+        'The indicator (without `get`), its links (`get=links`) or its properties (`get=properties`).',
       ),
       lookupGet(
         '/api/info.php',
         'getInfo',
         'The older single entry point: an indicator, a threat, a feed, or a page of linked indicators',
-        'Stands for another endpoint, by the first of its parameters given: `iid` or `indicator` for indicator.php, `tid` or `tname` (a name or alias) for threat.php, `fid`, or `feed` with `organization`, for feed.php; with `get=links`, `page` and `pretty` as there. Same bodies, errors and limits as that endpoint; a request naming none of them is a 400. `summary=1` with `get=links` answers the threat or feed, for its `summary`; `splitrisk`, `sanitize` and `schema` are accepted and ignored.',
+        'Stands for another endpoint, by the first of its parameters given: `iid` or `indicator` for indicator.php, `tid` or `tname` (a name or alias) for threat.php, `fid`, or `feed` with `organization`, for feed.php; with `get=links` (and `get=properties` for an `iid`), `page` and `pretty` as there. Same bodies, errors and limits as that endpoint; a request naming none of them is a 400. `summary=1` with `get=links` answers the threat or feed, for its `summary`; `splitrisk`, `sanitize` and `schema` are accepted and ignored.',
         ['iid', 'indicator', 'tid', 'tname', 'fid', 'feed', 'organization', 'get', 'page', 'summary', 'splitrisk', 'sanitize', 'schema'],
-        z.union([Indicator, Threat, Feed, LinksPage]),
+        z.union([Indicator, Threat, Feed, LinksPage, IndicatorLinks, IndicatorProperties]),
         '`Indicator not found.`, `Threat not found.` or `Feed not found.`',
       ),
     ],

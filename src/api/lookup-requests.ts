@@ -5,6 +5,7 @@ import { BadRequestError } from '../errors.js';
 import { prettyParam, singleParam } from '../http/query-params.js';
 import type { LinkOwner } from '../store/contract/records.js';
 import { indicatorValueOf, type IndicatorValue } from '../sources/indicator-value.js';
+import { refang } from '../sources/refang.js';
 import { idParam, pageParam, requiredParam } from './lookup-params.js';
 import { rememberBounded } from '../bounded-map.js';
 
@@ -15,7 +16,9 @@ export type Lookup =
   | { kind: 'feed-name'; feed: string; organization: string }
   | { kind: 'links'; owner: LinkOwner; page: number }
   | { kind: 'indicator'; iid: number }
-  | { kind: 'indicator-value'; value: string; types: readonly string[]; asGiven: string };
+  | { kind: 'indicator-value'; value: string; types: readonly string[]; asGiven: string }
+  | { kind: 'indicator-links'; iid: number; page: number }
+  | { kind: 'indicator-properties'; iid: number };
 
 export interface LookupRequest {
   lookup: Lookup;
@@ -80,12 +83,21 @@ function valueOf(raw: string): IndicatorValue | undefined {
 
 /**
  * indicator.php: `iid`, or the value (`indicator`), which must be an indicator of some type. `iid`
- * wins when both are given. An indicator has no linked indicators here, so `get` is refused rather
- * than answered with the indicator a client did not ask for.
+ * wins when both are given. With `iid`, `get=links[&page=P]` asks for the indicators related to it
+ * and `get=properties` for its properties (docs/lookup-api.md, "An indicator's links and
+ * properties"), as the pulsedive client's `indicator.links` and `indicator.properties` send them.
  */
 export function indicatorRequest(req: Request): LookupRequest {
-  if (singleParam(req, 'get') !== undefined) throw new BadRequestError('Parameter "get" is not taken by the indicator lookup.');
   const pretty = prettyParam(req);
+  const get = singleParam(req, 'get');
+  if (get !== undefined) {
+    if (get !== 'links' && get !== 'properties') throw new BadRequestError('Parameter "get" must be "links" or "properties".');
+    // Related indicators are found from the stored indicator, so it is named by its id, as Pulsedive names it.
+    if (singleParam(req, 'iid') === undefined) throw new BadRequestError(`Parameter "iid" is required with get=${get}.`);
+    const iid = idParam(req, 'iid');
+    if (get === 'properties') return { lookup: { kind: 'indicator-properties', iid }, pretty };
+    return { lookup: { kind: 'indicator-links', iid, page: pageParam(req) }, pretty };
+  }
   if (singleParam(req, 'iid') !== undefined) return { lookup: { kind: 'indicator', iid: idParam(req, 'iid') }, pretty };
   const raw = requiredParam(req, 'indicator');
   const value = valueOf(raw);
@@ -93,6 +105,6 @@ export function indicatorRequest(req: Request): LookupRequest {
     const shown = raw.length > 100 ? `${raw.slice(0, 100)}...` : raw;
     throw new BadRequestError(`Parameter "indicator": ${JSON.stringify(shown)} is no indicator (an IP address or CIDR block, domain, URL, email address, hash or AS number).`);
   }
-  // As given too (trimmed): a value an import stored unnormalized is found when written as stored.
-  return { lookup: { kind: 'indicator-value', ...value, asGiven: raw.trim() }, pretty };
+  // As pasted too, its defanging undone: a value an import stored unnormalized is found when written as stored.
+  return { lookup: { kind: 'indicator-value', ...value, asGiven: refang(raw) }, pretty };
 }

@@ -2,6 +2,8 @@
 // order they list them.
 import { redactedUrl } from '../sources/source-definition.js';
 import type { FeedRecord, IndicatorRecord, LinkedIndicator, LinksPage, RelatedThreat, ThreatRecord } from '../store/contract/records.js';
+import type { IndicatorRef } from '../store/contract/store.js';
+import type { IndicatorLinks } from './indicator-links.js';
 
 export function toThreatBody(t: ThreatRecord, related: RelatedThreat[]) {
   return {
@@ -86,4 +88,20 @@ export function toIndicatorBody(i: IndicatorRecord) {
     feeds: i.feeds.map((f) => ({ fid: f.fid, name: f.name, category: f.category, organization: f.organization, pricing: f.pricing, stamp_linked: f.stamp_linked })),
     attributes: i.attributes,
   };
+}
+
+const toRelatedBody = (r: IndicatorRef) => ({ iid: r.iid, indicator: r.indicator, type: r.type, risk: r.risk });
+
+/**
+ * An indicator's links (docs/lookup-api.md, "An indicator's links and properties"): `results` maps each
+ * relation to its page of indicators. Paged as linked indicators are (section 5 of docs/interface.md):
+ * `results` alone when every relation fits on page 0, else `page_current`, and `page_next` while any
+ * relation has more.
+ */
+export function toIndicatorLinksBody(page: number, links: IndicatorLinks) {
+  const groups = Object.entries(links);
+  const results = Object.fromEntries(groups.map(([relation, group]) => [relation, group.rows.map(toRelatedBody)]));
+  const more = groups.some(([, group]) => group.more);
+  if (page === 0 && !more) return { results };
+  return more ? { page_current: page, page_next: page + 1, results } : { page_current: page, results };
 }

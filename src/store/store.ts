@@ -2,7 +2,7 @@
 // contract/store.ts.
 import { sql, type Kysely } from 'kysely';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './queries/lookup-queries.js';
-import { findIndicator, findIndicatorByValue } from './queries/indicator-queries.js';
+import { findIndicator, findIndicatorByValue, findIndicatorProperties, findIndicatorsByValues } from './queries/indicator-queries.js';
 import { applyWrite, DATA_VERSION_KEY } from './apply.js';
 import type { Store } from './contract/store.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey } from './queries/key-queries.js';
@@ -57,6 +57,8 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findLinksPage: (owner, page, size) => findLinksPage(db, owner, page, size),
     findIndicator: (iid) => findIndicator(db, iid),
     findIndicatorByValue: (value, types, asGiven) => findIndicatorByValue(db, value, types, asGiven),
+    findIndicatorsByValues: (values, types) => findIndicatorsByValues(db, values, types),
+    findIndicatorProperties: (iid) => findIndicatorProperties(db, iid),
     insertKey: (row) => insertKey(db, row),
     findKeyByHash: (hash) => findKeyByHash(db, hash),
     listKeys: () => listKeys(db),

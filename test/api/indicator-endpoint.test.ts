@@ -129,7 +129,9 @@ for (const backend of storeBackends()) {
         ['iid=1&iid=2', 'Parameter "iid" must be given once.'],
         ['indicator=a.example&indicator=b.example', 'Parameter "indicator" must be given once.'],
         ['iid=1&pretty=2', 'Parameter "pretty" must be 0 or 1.'],
-        ['iid=1&get=links', 'Parameter "get" is not taken by the indicator lookup.'],
+        ['iid=1&get=summary', 'Parameter "get" must be "links" or "properties".'],
+        ['indicator=example.com&get=links', 'Parameter "iid" is required with get=links.'],
+        ['iid=1&get=properties&get=links', 'Parameter "get" must be given once.'],
       ] as const) {
         it(`answers 400 ${JSON.stringify(message)} for ?${query}`, async () => {
           const res = await request(world.app).get(`/api/indicator.php?${query}&key=${world.key}`).expect(400);

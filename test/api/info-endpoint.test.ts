@@ -35,6 +35,9 @@ const SAME_AS: [info: string, endpoint: string, query: string][] = [
   ['tid=1&get=links&summary=0&splitrisk=1', 'threat.php', 'tid=1&get=links'],
   // A request naming several lookups is the first of iid/indicator, tid/tname, fid/feed.
   ['fid=1&tid=2&iid=3', 'indicator.php', 'iid=3'],
+  // The pulsedive client's indicator.links and indicator.properties, with what it always sends.
+  ['iid=3&get=links&pretty=0&sanitize=1', 'indicator.php', 'iid=3&get=links'],
+  ['iid=3&get=properties&pretty=0&sanitize=1', 'indicator.php', 'iid=3&get=properties'],
 ];
 
 const ERRORS: [query: string, status: number, error: string][] = [
@@ -43,7 +46,7 @@ const ERRORS: [query: string, status: number, error: string][] = [
   ['indicator=', 400, 'Parameter "indicator" is required.'],
   ['indicator=no%20such%20thing', 400, 'Parameter "indicator": "no such thing" is no indicator (an IP address or CIDR block, domain, URL, email address, hash or AS number).'],
   ['iid=x', 400, 'Parameter "iid" must be a positive integer.'],
-  ['iid=3&get=links', 400, 'Parameter "get" is not taken by the indicator lookup.'],
+  ['iid=3&get=all', 400, 'Parameter "get" must be "links" or "properties".'],
   ['tname=', 400, 'Parameter "tname" is required.'],
   ['tid=1&tid=2', 400, 'Parameter "tid" must be given once.'],
   ['tname=Zeus&get=links', 400, 'Parameter "tid" is required.'],
@@ -57,7 +60,7 @@ const ERRORS: [query: string, status: number, error: string][] = [
   ['tname=Nobody', 404, 'Threat not found.'],
   ['tid=999&get=links', 404, 'Threat not found.'],
   ['tid=999&get=links&summary=1', 404, 'Threat not found.'],
-  ['iid=3&get=links&summary=1', 400, 'Parameter "get" is not taken by the indicator lookup.'],
+  ['indicator=example.com&get=properties', 400, 'Parameter "iid" is required with get=properties.'],
   ['tid=1&get=all&summary=1', 400, 'Parameter "get" must be "links".'],
   ['fid=999', 404, 'Feed not found.'],
   ['feed=Nothing&organization=Nobody', 404, 'Feed not found.'],

@@ -45,6 +45,8 @@ export function addLookupCases(w: OpenApiWorld): void {
   ] as const) {
     add(template, 200, 'by value, anonymous', () => get(`${template}?indicator=198.51.100.1`));
     add(template, 200, 'by iid, pretty, with a key', () => get(`${template}?iid=3&pretty=1&key=${pro()}`));
+    add(template, 200, 'an indicator\u2019s links', () => get(`${template}?iid=3&get=links`));
+    add(template, 200, 'an indicator\u2019s properties', () => get(`${template}?iid=3&get=properties`));
     add(template, 400, 'no identifier', () => get(template));
     add(template, 400, 'a value that is no indicator', () => get(`${template}?indicator=no%20such%20thing`));
     add(template, 401, 'an unknown key', () => get(`${template}?${found}&key=${UNKNOWN_KEY}`));

@@ -2,6 +2,7 @@
 // The implementation (store.ts, createStore) and both databases pass one contract suite
 // (test/store/store-contract.test.ts); this file imports only other contracts.
 import type { Clock } from '../../clock.js';
+import type { JsonObject, Risk } from '../../domain.js';
 import type { CollectionConfig } from '../../config.js';
 import type { FeedDeletePreview, IndicatorCover, WriteCommand, WriteKind, WriteResult } from './commands.js';
 import type {
@@ -12,6 +13,16 @@ import type {
 import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './runs.js';
 import type { WriteBatch } from './write-batch.js';
 import type { ExploreQuery, ExploreResult } from './explore.js';
+
+/** An indicator named by another's lookup: a block holding an address, a related indicator of `get=links`. */
+export interface IndicatorRef {
+  iid: number;
+  indicator: string;
+  type: string;
+  risk: Risk;
+  /** Its risk is `retired`, or an import set its retired flag. */
+  retired: boolean;
+}
 
 /** The stages a write goes through after its batches, reported as each begins. */
 export type WritePhase = 'derive' | 'project' | 'commit';
@@ -40,6 +51,10 @@ export interface Store {
    * are), else of the value `asGiven`, for a value an import stored unnormalized.
    */
   findIndicatorByValue(value: string, types: readonly string[], asGiven?: string): Promise<IndicatorRecord | undefined>;
+  /** The indicators stored under any of `values` with one of `types`, newest (highest iid) first; the blocks holding an address are asked so. */
+  findIndicatorsByValues(values: readonly string[], types: readonly string[]): Promise<IndicatorRef[]>;
+  /** The indicator's stored free-form properties (`get=properties`); undefined when no indicator has the iid. */
+  findIndicatorProperties(iid: number): Promise<JsonObject | undefined>;
 
   insertKey(row: NewKeyRow): Promise<void>;
   findKeyByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;

@@ -1,8 +1,10 @@
 // Read queries of the indicator lookup (docs/interface.md section 4.3): one indicator by iid or by value, with the
-// threats and feeds it is linked to, each read on an index.
+// threats and feeds it is linked to, the indicators stored under a list of values (the blocks holding
+// an address), and an indicator's properties, each read on an index.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Risk } from '../../domain.js';
+import type { JsonObject, Risk } from '../../domain.js';
 import type { IndicatorRecord, IndicatorRetiredReason } from '../contract/records.js';
+import type { IndicatorRef } from '../contract/store.js';
 import type { Database, IndicatorTable } from '../db/schema.js';
 
 export async function findIndicator(db: Kysely<Database>, iid: number): Promise<IndicatorRecord | undefined> {
@@ -85,4 +87,27 @@ export function retirementOf(row: Pick<Selectable<IndicatorTable>, 'risk' | 'ret
     retired_reason: retiredByRisk ? (row.retired_reason as IndicatorRetiredReason | null) : null,
     stamp_retired: retiredByRisk ? row.stamp_retired : null,
   };
+}
+
+/**
+ * The indicators stored under any of `values` with one of `types`, newest first: one `value in (...)`
+ * on indicators_value (value, type). The blocks holding an address are at most 128 such names
+ * (ip-range.ts), so this answers "which stored blocks contain it" without scanning ranges.
+ */
+export async function findIndicatorsByValues(db: Kysely<Database>, values: readonly string[], types: readonly string[]): Promise<IndicatorRef[]> {
+  if (values.length === 0 || types.length === 0) return [];
+  const rows = await db
+    .selectFrom('indicators')
+    .select(['iid', 'value', 'type', 'risk', 'retired'])
+    .where('value', 'in', [...values])
+    .where('type', 'in', [...types])
+    .orderBy('iid', 'desc')
+    .execute();
+  return rows.map((row) => ({ iid: Number(row.iid), indicator: row.value, type: row.type, risk: row.risk as Risk, retired: row.risk === 'retired' || Number(row.retired ?? 0) === 1 }));
+}
+
+/** The indicator's stored free-form properties; undefined when no indicator has the iid. */
+export async function findIndicatorProperties(db: Kysely<Database>, iid: number): Promise<JsonObject | undefined> {
+  const row = await db.selectFrom('indicators').select('properties').where('iid', '=', iid).executeTakeFirst();
+  return row && (JSON.parse(row.properties) as JsonObject);
 }
