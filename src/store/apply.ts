@@ -10,7 +10,7 @@ import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
 import type { Database } from './db/schema.js';
 import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
-import { anyChange } from './ingest/change-set.js';
+import { anyChange } from './changes/change-set.js';
 import { endIngest, ingest, type IngestOutcomes } from './ingest/ingest.js';
 import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';

@@ -11,9 +11,9 @@ import type { Feed, Indicator, Link, Threat } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { refreshAllAggregates, refreshLookupData } from '../../src/store/derive/derive.js';
 import { type AggregatePlan } from '../../src/store/contract/commands.js';
-import { changeSetOf, noteChanged } from '../../src/store/ingest/change-set.js';
-import { createChangeTables, dropChangeTables } from '../../src/store/ingest/temp-tables.js';
-import { keepIndicatorRows } from '../../src/store/ingest/change-set.js';
+import { changeSetOf, noteChanged } from '../../src/store/changes/change-set.js';
+import { createChangeTables, dropChangeTables } from '../../src/store/changes/change-tables.js';
+import { keepIndicatorRows } from '../../src/store/changes/replaced-indicators.js';
 import type { Database } from '../../src/store/db/schema.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -294,7 +294,7 @@ for (const backend of storeBackends()) {
         await dbOf(store).transaction().execute(async (trx) => {
           await createChangeTables(trx, dialectOf(store), false);
           await sql`update indicators set risk = 'critical', content_hash = '' where iid = 1`.execute(trx);
-          await noteChanged(trx, 'changed_indicators', [1]);
+          await noteChanged(trx, 'indicators', [1]);
           const changes = changeSetOf({ threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false });
           plan = await refreshLookupData(trx, changes);
           await dropChangeTables(trx);
@@ -310,7 +310,7 @@ for (const backend of storeBackends()) {
           await createChangeTables(trx, dialectOf(store), false);
           await keepIndicatorRows(trx, sql`select iid from indicators where iid in (1, 2)`);
           await sql`update indicators set risk = 'medium', content_hash = '' where iid = 2`.execute(trx);
-          await noteChanged(trx, 'changed_indicators', [2]);
+          await noteChanged(trx, 'indicators', [2]);
           const changes = changeSetOf({ threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false });
           plan = await refreshLookupData(trx, changes);
           await dropChangeTables(trx);

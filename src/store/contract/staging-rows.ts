@@ -1,6 +1,6 @@
 // The rows a write hands the store (WriteBatch, write-batch.ts), one type per table they fill, named
-// after the store's table (ingest/record-upserts.ts, ingest/pull-writer.ts, ingest/pull-attributes.ts
-// name the columns each element goes to). Typed tuples, not objects: a pull or an import of a
+// after the store's table (ingest/record-upserts.ts, ingest/pull-writer.ts, ingest/pull-attributes.ts,
+// changes/staged-links.ts and changes/staged-keys.ts name the columns each element goes to). Typed tuples, not objects: a pull or an import of a
 // million values makes one per row, and an import's batches cross a worker thread, where an array
 // is cheaper to clone than an object that carries its field names (docs/architecture.md, "Writes").
 

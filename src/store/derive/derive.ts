@@ -1,8 +1,8 @@
 // Recomputes what is derived from the data after an import: link page ranks and feed/threat aggregates.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { anyChange, type ChangeSet } from '../ingest/change-set.js';
+import { anyChange, type ChangeSet } from '../changes/change-set.js';
 import { aggregateWholeStore } from './aggregate-reads.js';
-import { LINK_KIND } from '../ingest/change-set.js';
+import { LINK_KIND } from '../contract/write-batch.js';
 import type { Database } from '../db/schema.js';
 import { readStoredSummaries, writeSummaries } from './summary-writes.js';
 import { touchedOwners } from './touched-owners.js';

@@ -15,7 +15,8 @@ import {
   type ThreatListItem,
   type ThreatSummaryRow,
 } from './aggregates.js';
-import { LINK_KIND, type ChangeSet } from '../ingest/change-set.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import type { ChangeSet } from '../changes/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { OwnerIds } from '../contract/commands.js';
 import { slices } from './slices.js';
@@ -93,9 +94,8 @@ async function sharedIndicators(trx: Kysely<Database>, owners: OwnerIds | 'all')
 }
 
 /**
- * The shared counts the import's new links add (import_links.added): each indicator a new link
+ * The shared counts the import's new links add (changes.links('added')): each indicator a new link
  * gives a feed and a threat in common, once, whether the feed's link is new, the threat's or both.
- * Reads the import's staging tables.
  */
 async function sharedAdded(trx: Kysely<Database>, changes: ChangeSet): Promise<{ fid: number; tid: number; n: number }[]> {
   const { rows: feedSide } = await sql<{ fid: number; tid: number; n: number }>`

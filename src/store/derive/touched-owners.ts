@@ -1,8 +1,9 @@
-// Which feeds' and threats' aggregates an import can have changed, read from its staging tables
-// (ingest/change-set.ts): the rest of the store keeps its stored aggregates as they are.
+// Which feeds' and threats' aggregates an import can have changed, read from its change set
+// (changes/change-set.ts): the rest of the store keeps its stored aggregates as they are.
 import { sql, type RawBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { LINK_KIND, type ChangeSet } from '../ingest/change-set.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import type { ChangeSet } from '../changes/change-set.js';
 import type { TouchedOwners } from '../contract/commands.js';
 
 async function ids(trx: Kysely<Database>, query: RawBuilder<{ id: number }>): Promise<number[]> {

@@ -13,7 +13,8 @@ import {
   type IndicatorFacts,
   type OwnerKind,
 } from './aggregates.js';
-import { LINK_KIND, type ChangeSet } from '../ingest/change-set.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import type { ChangeSet } from '../changes/change-set.js';
 import type { Database } from '../db/schema.js';
 import type { StoredSummaries } from './summary-writes.js';
 import type { OwnerIds } from '../contract/commands.js';
@@ -142,7 +143,7 @@ function matchesSummary(counts: OwnerCounts, stored: { risk: Record<string, numb
 /**
  * The aggregates of the recomputed owners an import touched (touched-owners.ts), each from its
  * stored counts: the indicators of its new links added, and for each indicator the import changed
- * that it was linked to before, the row from before the import (replaced_indicators) taken away and
+ * that it was linked to before, the row from before the import (changes.replacedIndicators()) taken away and
  * the new one added. An owner is read again through its links instead (aggregateOwners) when that
  * cannot be exact: its rows do not match its stored summary (none were written yet, as in a store
  * from before migration 0007), an indicator of its changed without its earlier row kept, or its
@@ -220,7 +221,7 @@ export async function countTouchedOwners(
   return { results, read: { feeds: sorted(again.feed), threats: sorted(again.threat) } };
 }
 
-/** The indicators of the owners' new links (import_links.added), read by owner in iid order. */
+/** The indicators of the owners' new links (changes.links('added')), read by owner in iid order. */
 async function addNewLinks(
   trx: Kysely<Database>, changes: ChangeSet, kind: OwnerKind, owners: readonly number[], add: (owner: number, facts: IndicatorFacts) => void,
 ): Promise<void> {

@@ -4,10 +4,10 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { FeedDeleteRefused, type FeedDeleteCounts, type FeedDeletePlan } from '../contract/commands.js';
 import type { Database } from '../db/schema.js';
-import { LINK_KIND, noteChanged } from './change-set.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import { noteChanged, noteChangedFrom } from '../changes/change-set.js';
 import { retireIndicators } from './lifecycle-writer.js';
 import { takeListedRisks } from './pull-writer.js';
-import { CHANGES } from './temp-tables.js';
 
 /**
  * The iids of the indicators that only feed `fid` gives: linked to it, to no other feed, and to no
@@ -64,15 +64,14 @@ export async function applyFeedDelete(trx: Transaction<Database>, plan: FeedDele
   // The values it listed that other feeds list too take the highest risk among those others' listings,
   // as a pull that drops a value gives it; one no other feed lists keeps its risk.
   await takeListedRisks(trx, plan.at, sql`select iid from source_listings where fid = ${fid}`, fid);
-  await sql`insert into ${CHANGES.indicators} (id)
-    select fl.iid from feed_links fl where fl.fid = ${fid} and not exists (select 1 from feed_links o where o.iid = fl.iid and o.fid < ${fid})
-    on conflict (id) do nothing`.execute(trx);
+  await noteChangedFrom(trx, 'indicators', sql`select fl.iid from feed_links fl
+    where fl.fid = ${fid} and not exists (select 1 from feed_links o where o.iid = fl.iid and o.fid < ${fid})`);
   for (const table of FEED_TABLES) await trx.deleteFrom(table).where('fid', '=', fid).execute();
   await trx.deleteFrom('owner_value_counts').where('kind', '=', LINK_KIND.feed).where('owner', '=', fid).execute();
   await trx.deleteFrom('feed_sources').where('fid', '=', fid).execute();
   await trx.deleteFrom('feeds').where('fid', '=', fid).execute();
   // A changed feed makes the write one that changed something, even for a feed with no links: the
   // data version moves on, and the lookup API's caches with it.
-  await noteChanged(trx, 'changed_feeds', [fid]);
+  await noteChanged(trx, 'feeds', [fid]);
   return { feed: feed.name, organization: feed.organization, links, retired };
 }

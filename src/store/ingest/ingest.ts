@@ -1,6 +1,6 @@
 // The ingest stage of a write: its batches (contract/write-batch.ts) written in the write's
 // transaction, a pull's or a lifecycle run's plan applied, the records checked, and the links moved
-// into place; what changed is left in the change set (change-set.ts) for derive and publish.
+// into place; what changed is left in the change set (changes/) for derive and publish.
 // Unchanged records are not touched.
 import type { Kysely, Transaction } from 'kysely';
 import { upsertFeedSource } from './source-writes.js';
@@ -13,13 +13,18 @@ import { withoutIndexes } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { insertRows, type RowTable } from '../db/bulk-insert.js';
 import type { WriteBatch } from '../contract/write-batch.js';
-import { KEY_STAGING, LINK_STAGING, UPSERTS } from './record-upserts.js';
-import { checkKeyConflicts, checkRelatedTargets } from './record-checks.js';
+import { UPSERTS } from './record-upserts.js';
+import { checkKeyConflicts, checkLinkTargets, checkRelatedTargets } from './record-checks.js';
 import {
   applyPull, createPullStaging, REF_THREAT_STAGING, THREAT_DEF_STAGING, VALUE_ATTRIBUTE_STAGING, VALUE_REF_STAGING, VALUE_STAGING, VALUE_THREAT_STAGING, WITHDRAWN_STAGING,
 } from './pull-writer.js';
-import { changeSetOf, checkLinkTargets, countChanged, keepReplacedIndicators, LINK_KIND, moveLinks, noteChanged, type ChangeSet } from './change-set.js';
-import { createChangeTables, dropChangeTables, dropPullTables } from './temp-tables.js';
+import { LINK_KIND } from '../contract/write-batch.js';
+import { changeSetOf, countChanged, noteChanged, type ChangeSet } from '../changes/change-set.js';
+import { createChangeTables, dropChangeTables } from '../changes/change-tables.js';
+import { keepReplacedIndicators } from '../changes/replaced-indicators.js';
+import { moveLinks, stageLinks } from '../changes/staged-links.js';
+import { stageKeys } from '../changes/staged-keys.js';
+import { dropPullTables } from './pull-tables.js';
 
 /** Upserts one batch of rows; returns the keys actually inserted or changed. */
 async function upsert<Row extends readonly unknown[]>(
@@ -69,12 +74,12 @@ async function writeBatch(
 
 /** Writes one batch of records or links. */
 async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Extract<WriteBatch, { kind: 'threats' | 'feeds' | 'indicators' | 'links' }>, fresh: boolean): Promise<void> {
-  if (batch.kind !== 'links') await insertRows(trx, dialect, KEY_STAGING, batch.keys);
+  if (batch.kind !== 'links') await stageKeys(trx, dialect, batch.keys);
   switch (batch.kind) {
     case 'threats': {
       const changed = await upsert(trx, dialect, UPSERTS.threats, batch.rows);
       if (changed.length === 0) return undefined;
-      await noteChanged(trx, 'changed_threats', changed);
+      await noteChanged(trx, 'threats', changed);
       await trx.deleteFrom('threat_names').where('tid', 'in', changed).execute();
       const isChanged = new Set(changed);
       const names = batch.names.filter(([tid]) => isChanged.has(tid)).flatMap(([tid, keys]) => keys.map((name_key) => ({ name_key, tid })));
@@ -82,16 +87,16 @@ async function writeRows(trx: Transaction<Database>, dialect: Dialect, batch: Ex
       return undefined;
     }
     case 'feeds':
-      await noteChanged(trx, 'changed_feeds', await upsert(trx, dialect, UPSERTS.feeds, batch.rows));
+      await noteChanged(trx, 'feeds', await upsert(trx, dialect, UPSERTS.feeds, batch.rows));
       return undefined;
     case 'indicators':
       // Into a fresh store nothing is replaced; elsewhere the rows an upsert changes in type or
       // value are kept first, for the revoked version of an indicator that loses its pattern.
       if (!fresh) await keepReplacedIndicators(trx, batch.rows);
-      await noteChanged(trx, 'changed_indicators', await upsert(trx, dialect, UPSERTS.indicators, batch.rows));
+      await noteChanged(trx, 'indicators', await upsert(trx, dialect, UPSERTS.indicators, batch.rows));
       return undefined;
     case 'links':
-      await insertRows(trx, dialect, LINK_STAGING, batch.rows);
+      await stageLinks(trx, dialect, batch.rows);
       return undefined;
   }
 }
@@ -138,9 +143,9 @@ export async function ingest<K extends WriteKind>(
   await checkRelatedTargets(trx, end.related);
   await checkLinkTargets(trx);
   const changes = changeSetOf({
-    threats: await countChanged(trx, 'changed_threats'),
-    feeds: await countChanged(trx, 'changed_feeds'),
-    indicators: await countChanged(trx, 'changed_indicators'),
+    threats: await countChanged(trx, 'threats'),
+    feeds: await countChanged(trx, 'feeds'),
+    indicators: await countChanged(trx, 'indicators'),
     feedLinks: await moveLinks(trx, LINK_KIND.feed, fresh),
     threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
     fresh,

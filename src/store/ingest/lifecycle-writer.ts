@@ -3,8 +3,8 @@
 // transaction (apply.ts), so aggregates and STIX versions follow as for any change.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { noteChanged } from './change-set.js';
-import { keepIndicatorRows } from './change-set.js';
+import { noteChanged } from '../changes/change-set.js';
+import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import type { LifecycleCounts, LifecyclePlan, ThreatStatePlan } from '../contract/commands.js';
 import type { IndicatorRetiredReason } from '../contract/records.js';
 
@@ -20,7 +20,7 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
     where coalesce(retired, 0) = 0 and coalesce(stamp_seen, stamp_added) is not null and coalesce(stamp_seen, stamp_added) < ${plan.threatCutoff}
     returning tid, name`.execute(trx);
   const retiredThreats = threats.map((t) => ({ tid: Number(t.tid), name: t.name })).sort((a, b) => a.tid - b.tid);
-  await noteChanged(trx, 'changed_threats', retiredThreats.map((t) => t.tid));
+  await noteChanged(trx, 'threats', retiredThreats.map((t) => t.tid));
 
   const types = Object.keys(plan.indicatorCutoffs.byType);
   const cutoff =
@@ -44,7 +44,7 @@ export async function retireIndicators(trx: Transaction<Database>, at: string, w
   const { rows } = await sql<{ iid: number }>`
     update indicators set risk = 'retired', retired_reason = ${reason}, stamp_retired = ${at}, stamp_updated = ${at}, content_hash = ''
     where ${which} returning iid`.execute(trx);
-  await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
+  await noteChanged(trx, 'indicators', rows.map((r) => Number(r.iid)));
   return rows.length;
 }
 
@@ -61,6 +61,6 @@ export async function applyThreatState(trx: Transaction<Database>, plan: ThreatS
     .set(plan.retired ? { retired: 1, stamp_retired: plan.at, content_hash: '' } : { retired: 0, stamp_retired: null, content_hash: '' })
     .where('tid', '=', plan.tid)
     .execute();
-  await noteChanged(trx, 'changed_threats', [plan.tid]);
+  await noteChanged(trx, 'threats', [plan.tid]);
   return true;
 }

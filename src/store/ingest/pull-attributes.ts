@@ -6,7 +6,8 @@ import type { RowTable } from '../db/bulk-insert.js';
 import type { ValueAttributeStagingRow } from '../contract/staging-rows.js';
 import type { Database } from '../db/schema.js';
 import { ATTRIBUTE_LIMITS } from '../contract/write-batch.js';
-import { keepIndicatorRows } from './change-set.js';
+import { noteChangedFrom } from '../changes/change-set.js';
+import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 
 /**
  * A row's attributes: its type and normalized value, its place among the pull's attribute rows, and
@@ -115,8 +116,7 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   await sql`update indicators set attributes = c.attributes, stamp_updated = ${at}, content_hash = ''
     from pull_attribute_changes c where indicators.iid = c.iid`.execute(trx);
   // New indicators are noted as changed already (resolveIndicators).
-  await sql`insert into changed_indicators (id) select iid from pull_attribute_changes where new = 0
-    on conflict (id) do nothing`.execute(trx);
+  await noteChangedFrom(trx, 'indicators', sql`select iid from pull_attribute_changes where new = 0`);
   const { rows: changed } = await sql<{ n: number }>`select count(*) as n from pull_attribute_changes where new = 0`.execute(trx);
   return Number(changed[0]?.n ?? 0);
 }

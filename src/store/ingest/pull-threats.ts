@@ -4,8 +4,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { PullPlan } from '../contract/commands.js';
-import { noteChanged } from './change-set.js';
-import { staged } from './temp-tables.js';
+import { noteChanged } from '../changes/change-set.js';
+import { pullTables } from './pull-tables.js';
 import { newThreatRow } from './threat-rows.js';
 
 /**
@@ -34,7 +34,7 @@ async function namedThreats(trx: Transaction<Database>, plan: PullPlan): Promise
     order by r.type, r.value, t.name
     on conflict do nothing`.execute(trx);
   const defs = new Map<string, { category: string; aliases: string[] }>();
-  for (const d of await staged(trx).selectFrom('pull_threat_defs').selectAll().execute()) {
+  for (const d of await pullTables(trx).selectFrom('pull_threat_defs').selectAll().execute()) {
     defs.set(d.name_key, { category: d.category, aliases: (JSON.parse(d.aliases) as string[]).filter((a) => typeof a === 'string' && a.trim() !== '') });
   }
   const names = new Map<string, Named>();
@@ -46,7 +46,7 @@ async function namedThreats(trx: Transaction<Database>, plan: PullPlan): Promise
   };
   // The source's own threat takes the category its `threat` option gives, whatever an object says.
   if (plan.sourceThreat !== null) add(plan.sourceThreat.name, plan.sourceThreat.category);
-  for (const { name } of await staged(trx).selectFrom('pull_value_threats').select('name').distinct().execute()) add(name, undefined);
+  for (const { name } of await pullTables(trx).selectFrom('pull_value_threats').select('name').distinct().execute()) add(name, undefined);
   return names;
 }
 
@@ -149,8 +149,8 @@ export async function resolveThreats(trx: Transaction<Database>, plan: PullPlan)
     created.push(tid);
   }
   const enriched = await addAliases(trx, plan, aliasesOf, known);
-  await noteChanged(trx, 'changed_threats', [...created, ...enriched]);
+  await noteChanged(trx, 'threats', [...created, ...enriched]);
   const rows = [...found].map(([name_key, tid]) => ({ name_key, tid }));
-  for (let i = 0; i < rows.length; i += SLICE) await staged(trx).insertInto('pull_threats').values(rows.slice(i, i + SLICE)).execute();
+  for (let i = 0; i < rows.length; i += SLICE) await pullTables(trx).insertInto('pull_threats').values(rows.slice(i, i + SLICE)).execute();
   return { created, enriched };
 }

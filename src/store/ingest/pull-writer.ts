@@ -8,10 +8,12 @@ import type {
 } from '../contract/staging-rows.js';
 import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { keepIndicatorRows, noteChanged } from './change-set.js';
+import { noteChanged, noteChangedFrom } from '../changes/change-set.js';
+import { keepIndicatorRows } from '../changes/replaced-indicators.js';
+import { stagedLinks, stageLinksFrom } from '../changes/staged-links.js';
 import { mergePulledAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
-import { createPullTables, staged } from './temp-tables.js';
+import { createPullTables, pullTables } from './pull-tables.js';
 import { setTempCache } from '../db/dialect.js';
 import { retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
@@ -145,7 +147,7 @@ async function describeFeed(trx: Transaction<Database>, fid: number, upstream: N
   }
   if (Object.keys(fill).length === 0) return;
   await trx.updateTable('feeds').set({ ...fill, content_hash: '' }).where('fid', '=', fid).execute();
-  await noteChanged(trx, 'changed_feeds', [fid]);
+  await noteChanged(trx, 'feeds', [fid]);
 }
 
 /** A 304: the latest listing is seen again; nothing is added, so nothing is modified. */
@@ -176,7 +178,7 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
     insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash, stamp_listed)
     select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', '', ${plan.at}
     from pull_values where new = 1 order by iid`.execute(trx);
-  await sql`insert into changed_indicators (id) select iid from pull_values where new = 1`.execute(trx);
+  await noteChangedFrom(trx, 'indicators', sql`select iid from pull_values where new = 1`);
   // Later steps go by iid, in iid order (a dropped listing is one no listed value has).
   await sql`insert into pull_listed (iid, risk, ordinal, new) select iid, risk, ordinal, new from pull_values order by iid`.execute(trx);
   return Number(inserted.numAffectedRows ?? 0n);
@@ -226,7 +228,7 @@ export async function takeListedRisks(trx: Transaction<Database>, at: string, to
           group by l.iid) as m
     where indicators.iid = m.iid and indicators.risk <> m.risk_text
     returning indicators.iid`.execute(trx);
-  await noteChanged(trx, 'changed_indicators', rows.map((r) => Number(r.iid)));
+  await noteChanged(trx, 'indicators', rows.map((r) => Number(r.iid)));
   return rows.length;
 }
 
@@ -277,9 +279,8 @@ async function retireWithdrawn(trx: Transaction<Database>, plan: PullPlan): Prom
 /** Links the pull makes: each listed value to the feed, and to the threats its row or the source names, the first time only. */
 async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promise<void> {
   const { fid, at } = plan;
-  await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
-    select ${LINK_KIND.feed}, ${fid}, v.iid, ${at}, v.ordinal, 'pull'
-    from pull_listed v where v.new = 1 or not exists (select 1 from feed_links l where l.fid = ${fid} and l.iid = v.iid)`.execute(trx);
+  await stageLinksFrom(trx, sql`select ${LINK_KIND.feed}, ${fid}, v.iid, ${at}, v.ordinal, 'pull'
+    from pull_listed v where v.new = 1 or not exists (select 1 from feed_links l where l.fid = ${fid} and l.iid = v.iid)`);
   const threatLinks = sql`
     select t.tid, v.iid, min(v.ordinal) as ordinal
     from pull_value_threats p
@@ -290,16 +291,15 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
     plan.sourceThreat === null
       ? sql``
       : sql`union select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.name.toLowerCase()}`;
-  const threatLinksMade = await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
-    select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
+  const threatLinksMade = await stageLinksFrom(trx, sql`select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
     from (${threatLinks} ${sourceLinks}) as x
     where not exists (select 1 from threat_links l where l.tid = x.tid and l.iid = x.iid)
-    group by x.tid, x.iid`.execute(trx);
+    group by x.tid, x.iid`);
   // Provenance: which feed's pull made each new threat link (an import's links have no row here);
   // a pull that linked no threat does not read its staged feed links for them.
-  if (Number(threatLinksMade.numAffectedRows ?? 0n) === 0) return;
+  if (threatLinksMade === 0) return;
   await sql`insert into threat_link_sources (iid, tid, fid)
-    select iid, owner, ${fid} from import_links where kind = ${LINK_KIND.threat} order by iid, owner
+    select iid, owner, ${fid} from (${stagedLinks(LINK_KIND.threat)}) as s order by iid, owner
     on conflict (iid, tid) do nothing`.execute(trx);
 }
 
@@ -331,8 +331,8 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   const riskChanges = await updateListingsAndRisks(trx, plan);
   const retired = await retireWithdrawn(trx, plan);
   await stageNewLinks(trx, plan);
-  const newLinks = await count(trx, sql`select 1 from import_links`);
-  const seenThreats = (await staged(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
+  const newLinks = await count(trx, stagedLinks());
+  const seenThreats = (await pullTables(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
   const unlisted = await count(trx, sql`select 1 from pull_dropped`);
   await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
   const listingChanged = unlisted > 0;

@@ -1,22 +1,18 @@
 // What an import checks once all its records are written, before its refresh and commit: keys that
-// came twice with other content, and related threats (which may come later in the file).
+// came twice with other content, related threats (which may come later in the file), and the
+// targets of its staged links.
 import type { Transaction } from 'kysely';
 import { ImportError } from '../../errors.js';
-import { staged } from './temp-tables.js';
+import { firstKeyConflict } from '../changes/staged-keys.js';
+import { firstMissingLinkTarget } from '../changes/staged-links.js';
 import { conflictReason } from '../contract/write-batch.js';
 import type { Database } from '../db/schema.js';
 import type { RelatedReference } from '../contract/write-batch.js';
 
-/** A tid, fid or iid staged twice with other content (KEY_STAGING, record-upserts.ts): the earliest such repeat in the file. */
+/** A tid, fid or iid staged twice with other content (changes/staged-keys.ts): the earliest such repeat in the file. */
 export async function checkKeyConflicts(trx: Transaction<Database>): Promise<void> {
-  const conflict = await staged(trx)
-    .selectFrom('import_keys')
-    .select(['kind', 'id', 'position', 'conflict_position'])
-    .where('conflict_ordinal', 'is not', null)
-    .orderBy('conflict_ordinal')
-    .limit(1)
-    .executeTakeFirst();
-  if (conflict) throw new ImportError(conflict.conflict_position!, conflictReason(Number(conflict.kind), Number(conflict.id), conflict.position));
+  const conflict = await firstKeyConflict(trx);
+  if (conflict) throw new ImportError(conflict.conflictPosition, conflictReason(conflict.kind, conflict.id, conflict.position));
 }
 
 /** Tids looked up in one query. */
@@ -34,4 +30,10 @@ export async function checkRelatedTargets(trx: Transaction<Database>, references
     const missing = chunk.find((r) => !found.has(r.tid));
     if (missing) throw new ImportError(missing.position, `threat related: no threat with tid ${missing.tid}`);
   }
+}
+
+/** Every staged link must point at an indicator and a feed or threat that exist (in the store or this write); the first that does not is refused. */
+export async function checkLinkTargets(trx: Transaction<Database>): Promise<void> {
+  const missing = await firstMissingLinkTarget(trx);
+  if (missing) throw new ImportError(missing.position, missing.reason);
 }

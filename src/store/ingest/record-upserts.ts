@@ -1,7 +1,8 @@
-// The statements that write a file's records: each table's upsert by content hash, and the staging
-// of its links and keys (change-set.ts); the columns each row of contract/staging-rows.ts fills.
+// The statements that write a file's records: each table's upsert by content hash, and the columns
+// each row of contract/staging-rows.ts fills. Its links and keys are staged in the change set
+// (changes/staged-links.ts, changes/staged-keys.ts).
 import type { RowTable } from '../db/bulk-insert.js';
-import type { FeedUpsertRow, IndicatorUpsertRow, KeyStagingRow, LinkStagingRow, ThreatUpsertRow } from '../contract/staging-rows.js';
+import type { FeedUpsertRow, IndicatorUpsertRow, ThreatUpsertRow } from '../contract/staging-rows.js';
 
 /** The columns of a threat's row, in the order of ThreatUpsertRow. */
 export const THREAT_COLUMNS = [
@@ -40,26 +41,3 @@ export const UPSERTS = {
   feeds: { table: upsertTable<FeedUpsertRow>('feeds', 'fid', FEED_COLUMNS, FEED_COMPUTED), key: 'fid' },
   indicators: { table: upsertTable<IndicatorUpsertRow>('indicators', 'iid', INDICATOR_COLUMNS), key: 'iid' },
 } as const;
-
-/** Links go to a staging table first: their targets may come later in the file (change-set.ts). */
-export const LINK_STAGING: RowTable<LinkStagingRow> = {
-  table: 'import_links',
-  columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
-  tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
-};
-
-/**
- * Every key of the file is staged with its first position and a 52-bit prefix of its content hash
- * (a false match between two different records is a 1 in 2^52 chance). A later record of the key
- * with another prefix marks the row with its own position, once; the import's end reads the
- * earliest mark (record-checks.ts). The keys live in a table of the transaction, not in memory: a
- * Map of every iid to its hash and position would grow with the file, where the import must stream
- * in constant memory (docs/architecture.md, "Writes").
- */
-export const KEY_STAGING: RowTable<KeyStagingRow> = {
-  table: 'import_keys',
-  columns: ['kind', 'id', 'content', 'ordinal', 'position'],
-  tail:
-    'on conflict (kind, id) do update set conflict_ordinal = excluded.ordinal, conflict_position = excluded.position ' +
-    'where import_keys.content <> excluded.content and import_keys.conflict_ordinal is null',
-};

@@ -17,7 +17,7 @@ import type { DateAddedClock } from './date-added-clock.js';
 import type { Database } from '../db/schema.js';
 import { indicatorSources, versionHash, type IndicatorRecord } from '../../stix/project-records.js';
 import { organizationOf } from './version-records.js';
-import type { ChangeSet } from '../ingest/change-set.js';
+import type { ChangeSet } from '../changes/change-set.js';
 
 /** A stored object about to be revoked. */
 export interface StoredObject {

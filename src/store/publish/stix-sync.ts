@@ -6,8 +6,8 @@ import { isRetired, laterStixTime, stixIdForIndicatorLink, stixIdForThreat, stix
 import type { Threat } from '../../domain.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
-import { anyChange } from '../ingest/change-set.js';
-import type { ChangeSet } from '../ingest/change-set.js';
+import { anyChange } from '../changes/change-set.js';
+import type { ChangeSet } from '../changes/change-set.js';
 import { readMeta, writeMeta } from '../db/meta.js';
 import type { Database } from '../db/schema.js';
 import { identitySources, indicatorSources, linkSources, reactivationSource, threatSource, type ObjectSource } from '../../stix/project-records.js';
@@ -23,11 +23,11 @@ import {
   type VersionRows,
 } from './version-rows.js';
 import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.js';
-import { LINK_KIND } from '../ingest/change-set.js';
+import { LINK_KIND } from '../contract/write-batch.js';
 import { bulkInsertRows, type BulkInsert } from '../db/bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
 import { takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
-import { createRenderTable, dropRenderTables } from '../ingest/temp-tables.js';
+import { createRenderTable, dropRenderTables } from './render-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
