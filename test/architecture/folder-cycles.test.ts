@@ -113,9 +113,10 @@ describe('src folders', () => {
   });
 });
 
-// Inside src/store (docs/architecture.md, "The store, inside"): its folders (contract, db, ingest, derive,
-// publish, queries, and the facade's files, ".") point one way; contract/ imports nothing else of the
-// store. Its files point one way as every file of src does (below).
+// Inside src/store (docs/architecture.md, "The store, inside"): its folders (contract, db, changes,
+// ingest, derive, publish, queries, and the facade's files, ".") point one way, each importing what
+// that section's table says; contract/ imports nothing else of the store. Its files point one way as
+// every file of src does (below).
 describe('src/store', () => {
   const inStore = (path: string) => (path.startsWith('store/') ? path.slice('store/'.length) : undefined);
   const storeFolderOf = (path: string) => {
@@ -127,11 +128,29 @@ describe('src/store', () => {
   const folders = folderGraph(edges, storeFolderOf);
 
   it('is read: its folders take part in the graph', () => {
-    for (const folder of ['.', 'ingest', 'derive', 'publish', 'queries']) assert.ok(folders.has(folder), `no imports found from src/store/${folder}`);
+    for (const folder of ['.', 'changes', 'ingest', 'derive', 'publish', 'queries']) assert.ok(folders.has(folder), `no imports found from src/store/${folder}`);
   });
 
   it('has folders that import one another without a cycle', () => {
     assert.deepEqual(folderCycles(folders).map((component) => describeCycle(folders, component)), []);
+  });
+
+  it('has folders that import what docs/architecture.md says each imports', () => {
+    const start = architecture.indexOf('## The store, inside');
+    assert.ok(start >= 0, 'docs/architecture.md has no "The store, inside"');
+    const section = architecture.slice(start, architecture.indexOf('\n## ', start + 1));
+    const documented = new Map<string, string[]>();
+    for (const line of section.split('\n')) {
+      const cells = line.split('|').map((cell) => cell.trim());
+      // A row names its folder as `name/`; its last cell names the store's folders it imports, or none.
+      const name = /^`([a-z]+)\/`$/.exec(cells[1] ?? '')?.[1];
+      if (name !== undefined) documented.set(name, [...(cells.at(-2) ?? '').matchAll(/`([a-z]+)`/g)].map((m) => m[1]!).sort());
+    }
+    const inGraph = [...folders.keys()].filter((folder) => folder !== '.');
+    assert.deepEqual([...documented.keys()].sort(), [...new Set([...inGraph, 'contract'])].sort(), 'a row per folder of src/store');
+    for (const folder of documented.keys()) {
+      assert.deepEqual(documented.get(folder), [...(folders.get(folder)?.keys() ?? [])].sort(), `docs/architecture.md, "The store, inside", row ${folder}/`);
+    }
   });
 
   it('has a contract that imports nothing else of the store', () => {

@@ -29,7 +29,8 @@ export function relativeImports(source: string): string[] {
     .filter((name) => name.startsWith('./') || name.startsWith('../'));
 }
 
-function sourceFiles(dir: string): string[] {
+/** Every TypeScript source under `dir` (.ts and .tsx, declaration files aside), as absolute paths. */
+export function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
