@@ -34,6 +34,7 @@ export const dialectOf = (store: Store): Dialect => openedOf(store).dialect;
  */
 export async function rewindFeedHealth(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindSearchIndexes(store);
   for (const table of ['feed_runs', 'past_listings', 'threat_link_sources', 'pull_rejections', 'allowlist_entries', 'console_sessions']) await db.schema.dropTable(table).execute();
   await db.schema.alterTable('api_keys').dropColumn('admin').execute();
   // 0018's columns of feed_sources go too: migrating forward adds them again.
@@ -41,4 +42,23 @@ export async function rewindFeedHealth(store: Store): Promise<void> {
   await db.schema.alterTable('feed_sources').dropColumn('pull_requested_by').execute();
   // 0015 (the run-time allowlist), 0016 (console sessions), 0017 (runs' churn) and 0018 (pull requests) come after, and go with it.
   await sql`delete from threatgate_migrations where name in ('0014-feed-health', '0015-runtime-allowlist', '0016-console-sessions', '0017-run-churn', '0018-pull-requests')`.execute(db);
+}
+
+/**
+ * Takes migration 0019 (explore's indexes: search-migration.ts) away from a current store: its tables,
+ * indexes, and on SQLite the trigram table and its triggers (an index on a column keeps SQLite from
+ * dropping the column, as the rewinds of earlier migrations do).
+ */
+export async function rewindSearchIndexes(store: Store): Promise<void> {
+  const db = dbOf(store);
+  for (const table of ['indicator_networks', 'indicator_attribute_values']) await db.schema.dropTable(table).execute();
+  for (const index of ['indicators_type', 'indicators_risk', 'indicators_added', 'indicators_updated', 'indicators_retired', 'indicators_retired_flag']) {
+    await db.schema.dropIndex(index).execute();
+  }
+  if (dialectOf(store) === 'postgres') await db.schema.dropIndex('indicators_value_trigrams').execute();
+  else {
+    for (const trigger of ['insert', 'update', 'delete']) await sql`drop trigger ${sql.id(`indicator_values_fts_${trigger}`)}`.execute(db);
+    await sql`drop table indicator_values_fts`.execute(db);
+  }
+  await sql`delete from threatgate_migrations where name = '0019-search-indexes'`.execute(db);
 }

@@ -174,11 +174,16 @@ interface IndicatorPageRow {
   stamp_retired: string | null;
 }
 
-async function exploreIndicators(run: RunQuery, x: ExploreSql, filter: IndicatorFilter, offset: number, limit: number): Promise<ExploreResult> {
-  const rows = await run(sql<IndicatorPageRow>`
+/** The page of indicators a filter selects, newest first, with one row more than the page when more follow. */
+export function indicatorPageSql(x: ExploreSql, filter: IndicatorFilter, offset: number, limit: number): RawBuilder<IndicatorPageRow> {
+  return sql<IndicatorPageRow>`
     select i.iid, i.value, i.type, i.risk, i.retired, i.stamp_added, i.stamp_updated, i.stamp_seen, i.stamp_retired
     from indicators i where ${indicatorCondition(x, filter)} and ${x.guard}
-    order by i.iid desc limit ${limit + 1} offset ${offset}`);
+    order by i.iid desc limit ${limit + 1} offset ${offset}`;
+}
+
+async function exploreIndicators(run: RunQuery, x: ExploreSql, filter: IndicatorFilter, offset: number, limit: number): Promise<ExploreResult> {
+  const rows = await run(indicatorPageSql(x, filter, offset, limit));
   const page = rows.slice(0, limit);
   const iids = page.map((r) => Number(r.iid));
   const [threats, feeds] = [await namesOf(run, 'threat', iids), await namesOf(run, 'feed', iids)];
@@ -216,11 +221,28 @@ function stringList(json: string): string[] {
   }
 }
 
-async function exploreThreats(run: RunQuery, x: ExploreSql, filter: ThreatFilter, offset: number, limit: number): Promise<ExploreResult> {
-  const rows = await run(sql<{ tid: number; name: string; category: string; risk: string; retired: number | null; othernames: string; stamp_added: string | null; stamp_seen: string | null; summary: string }>`
+interface ThreatPageRow {
+  tid: number;
+  name: string;
+  category: string;
+  risk: string;
+  retired: number | null;
+  othernames: string;
+  stamp_added: string | null;
+  stamp_seen: string | null;
+  summary: string;
+}
+
+/** The page of threats a filter selects, newest first, with one row more than the page when more follow. */
+export function threatPageSql(x: ExploreSql, filter: ThreatFilter, offset: number, limit: number): RawBuilder<ThreatPageRow> {
+  return sql<ThreatPageRow>`
     select t.tid, t.name, t.category, t.risk, t.retired, t.othernames, t.stamp_added, t.stamp_seen, t.summary
     from threats t where ${threatCondition(x, filter)} and ${x.guard}
-    order by t.tid desc limit ${limit + 1} offset ${offset}`);
+    order by t.tid desc limit ${limit + 1} offset ${offset}`;
+}
+
+async function exploreThreats(run: RunQuery, x: ExploreSql, filter: ThreatFilter, offset: number, limit: number): Promise<ExploreResult> {
+  const rows = await run(threatPageSql(x, filter, offset, limit));
   // The linked indicators are counted by the aggregates every write keeps (the summary's risk counts), not here.
   const out: ExploreThreatRow[] = rows.slice(0, limit).map((r) => ({
     tid: Number(r.tid),
