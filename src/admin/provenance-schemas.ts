@@ -52,5 +52,8 @@ export const Provenance = z
       .nullable(),
     collections: z.array(z.strictObject({ id: z.string(), title: z.string(), alias: z.string().nullable() })),
     exports: z.array(z.strictObject({ collection: z.string(), url: z.string() })).describe('The exports that list it: its collections while it is not retired.'),
+    blocks: z
+      .array(z.strictObject({ iid: recordId, value: z.string(), risk: Risk, retired: z.boolean() }))
+      .describe('For an address or block: every stored block holding it, narrowest first, retired ones too; empty for any other value (docs/lookup-api.md, "An address inside a listed block").'),
   })
   .describe('Why a value is (or is not) on the lists (docs/interface.md section 12.4), as `threatgate why --json` prints it.');

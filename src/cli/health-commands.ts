@@ -95,8 +95,8 @@ export interface WhyDeps {
   out: (line: string) => void;
 }
 
-/** Whether anything knows the value: the store (an indicator, a feed's link, a rejection) or the allowlist. */
-const isKnown = (p: Provenance): boolean => p.indicator !== null || p.feeds.length > 0 || p.rejection !== null || p.allowlist !== null;
+/** Whether anything knows the value: the store (an indicator, a feed's link, a block holding it, a rejection) or the allowlist. */
+const isKnown = (p: Provenance): boolean => p.indicator !== null || p.feeds.length > 0 || p.blocks.length > 0 || p.rejection !== null || p.allowlist !== null;
 
 /**
  * `why VALUE`: its provenance. Exit code 0 when anything knows the value (the store or the
@@ -134,6 +134,7 @@ export function whyLines(p: Provenance): string[] {
     const by = t.linked_by === null ? 'an import' : feedName(t.linked_by.fid, t.linked_by.feed);
     lines.push(['threat', `tid ${t.tid} ${t.name}${t.retired ? ' (retired)' : ''}: linked ${t.stamp_linked} by ${by}`]);
   }
+  for (const b of p.blocks) lines.push(['block', `iid ${b.iid}, ${b.value} holds it, risk ${b.risk}, ${b.retired ? 'retired' : 'active'}`]);
   if (p.allowlist !== null) lines.push(['allowlist', `kept out of every pull by the entry "${p.allowlist.entry}"`]);
   if (p.rejection !== null) lines.push(['rejected', `by ${feedName(p.rejection.fid, p.rejection.feed)} at ${p.rejection.at} (${p.rejection.reason})`]);
   for (const c of p.collections) {

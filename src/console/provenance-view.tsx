@@ -6,9 +6,9 @@ import { CONSOLE_PATHS } from './console-deps.js';
 import { Notice } from './layout.js';
 import { StampTime } from './stamp-time.js';
 
-/** Nothing in the store or the allowlist knows it: no indicator, no listing, no rejection, no entry. */
+/** Nothing in the store or the allowlist knows it: no indicator, no listing, no block holding it, no rejection, no entry. */
 function unknown(p: Provenance): boolean {
-  return p.indicator === null && p.feeds.length === 0 && p.threats.length === 0 && p.allowlist === null && p.rejection === null;
+  return p.indicator === null && p.feeds.length === 0 && p.threats.length === 0 && p.blocks.length === 0 && p.allowlist === null && p.rejection === null;
 }
 
 export function ProvenanceView({ p }: { p: Provenance }) {
@@ -34,12 +34,14 @@ export function ProvenanceView({ p }: { p: Provenance }) {
       {unknown(p) ? (
         <div id="value-unknown">
           <Notice kind="info">
-            Nothing knows this value: there is no indicator of it, no feed lists it or listed it, no pull rejected it, and no allowlist entry covers it.
+            Nothing knows this value: there is no indicator of it, no stored block holds it, no feed lists it or listed it, no pull rejected it, and no allowlist entry
+            covers it.
           </Notice>
         </div>
       ) : (
         <>
           <IndicatorSection p={p} />
+          {p.blocks.length > 0 && <BlocksSection p={p} />}
           <FeedsSection p={p} />
           <ThreatsSection p={p} />
           <AllowlistSection p={p} />
@@ -87,6 +89,40 @@ function IndicatorSection({ p }: { p: Provenance }) {
           </dd>
         </dl>
       )}
+    </section>
+  );
+}
+
+/** The stored blocks holding an address or block (docs/lookup-api.md, "An address inside a listed block"); shown only when there are some. */
+function BlocksSection({ p }: { p: Provenance }) {
+  return (
+    <section id="value-blocks" aria-labelledby="value-blocks-heading">
+      <h3 id="value-blocks-heading">Blocks holding it</h3>
+      <table>
+        <caption>Each stored block that holds it, narrowest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Block</th>
+            <th scope="col" class="number">Indicator id</th>
+            <th scope="col">Risk</th>
+            <th scope="col">Retired</th>
+          </tr>
+        </thead>
+        <tbody>
+          {p.blocks.map((b) => (
+            <tr key={b.iid}>
+              <th scope="row">
+                <a href={`${CONSOLE_PATHS.value}?${new URLSearchParams({ value: b.value })}`}>
+                  <code>{b.value}</code>
+                </a>
+              </th>
+              <td class="number">{b.iid}</td>
+              <td>{b.risk}</td>
+              <td>{b.retired ? 'Yes' : 'No'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

@@ -2,6 +2,7 @@
 // the allowlist entry that keeps it out, and the collections and exports it reaches. `why` and
 // GET /admin/api/why answer with it.
 import type { CollectionConfig } from '../config.js';
+import type { Risk } from '../domain.js';
 import type { IndicatorType } from '../indicator-types.js';
 import { isRetired } from '../stix/is-retired.js';
 import type { ProvenanceFeed, ProvenanceRejection, ProvenanceThreat, ValueFacts } from '../store/contract/runs.js';
@@ -9,6 +10,8 @@ import type { Store } from '../store/contract/store.js';
 import type { Allowlist } from './allowlist.js';
 import { currentAllowlist } from './runtime-allowlist.js';
 import { readIndicatorValue } from './indicator-value.js';
+import { refang } from './refang.js';
+import { storedBlocksHolding } from './stored-blocks.js';
 
 /** The provenance of one value, as `why --json` and GET /admin/api/why give it (a contract: docs/interface.md section 12.4). */
 export interface Provenance {
@@ -31,6 +34,11 @@ export interface Provenance {
   collections: { id: string; title: string; alias: string | null }[];
   /** The exports (docs/interface.md section 11) that list it: its collections while the indicator is not retired. */
   exports: { collection: string; url: string }[];
+  /**
+   * For an address or block: every stored block holding it, narrowest first, retired ones too
+   * (docs/lookup-api.md, "An address inside a listed block"); empty for any other value.
+   */
+  blocks: { iid: number; value: string; risk: Risk; retired: boolean }[];
 }
 
 export interface ProvenanceDeps {
@@ -40,11 +48,13 @@ export interface ProvenanceDeps {
 }
 
 export async function provenanceOf(raw: string, deps: ProvenanceDeps): Promise<Provenance> {
-  const asGiven = raw.trim();
+  // As pasted but refanged: an import's unnormalized value is found when pasted defanged too.
+  const asGiven = refang(raw);
   const reading = readIndicatorValue(raw);
   // No indicator, but a pull may still have rejected exactly this text: with no type the store answers only that.
   const facts = await deps.store.findValueFacts(reading.ok ? { ...reading.lookup, asGiven } : { value: asGiven, types: [], asGiven });
   const normalized = reading.ok ? { value: reading.lookup.value, type: reading.type } : null;
+  const blocks = normalized === null ? [] : await storedBlocksHolding(deps.store, normalized.value, normalized.type);
   // The config's entries and the run-time ones (docs/interface.md section 13), as a pull would use them now.
   const allowlist = normalized === null ? deps.allowlist : await currentAllowlist(deps.allowlist, deps.store);
   const entry = normalized === null ? undefined : allowlist.entryFor(normalized.value, normalized.type);
@@ -69,5 +79,6 @@ export async function provenanceOf(raw: string, deps: ProvenanceDeps): Promise<P
     rejection: facts.rejection,
     collections,
     exports: retired ? [] : collections.map((c) => ({ collection: c.id, url: `/export/${c.id}.txt` })),
+    blocks: blocks.map((b) => ({ iid: b.iid, value: b.indicator, risk: b.risk, retired: b.retired })),
   };
 }

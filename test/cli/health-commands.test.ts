@@ -176,8 +176,10 @@ for (const backend of storeBackends()) {
         const { code, provenance: p } = await why(' 203.0.113.10 ');
         assert.equal(code, 0);
         assert.deepEqual(Object.keys(p!).sort(), [
-          'allowlist', 'collections', 'exports', 'feeds', 'indicator', 'normalized', 'rejection', 'risk_from', 'threats', 'unparseable', 'value',
+          'allowlist', 'blocks', 'collections', 'exports', 'feeds', 'indicator', 'normalized', 'rejection', 'risk_from', 'threats', 'unparseable', 'value',
         ]);
+        // No stored block holds it.
+        assert.deepEqual(p?.blocks, []);
         assert.equal(p?.value, ' 203.0.113.10 ');
         assert.deepEqual(p?.normalized, { value: '203.0.113.10', type: 'ip' });
         assert.equal(p?.unparseable, null);
