@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
-import { exploreFilter } from '../../src/explore/explore-filters.js';
+import { exploreFilter, rangeOf } from '../../src/explore/explore-filters.js';
+import { parseIpBlock } from '../../src/sources/normalize-value.js';
+import { networkRangeOf } from '../../src/store/db/search-keys.js';
 import type { ExploreResult, FeedFilter } from '../../src/store/contract/explore.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { fixedClock } from '../helpers/test-app.js';
@@ -24,6 +26,16 @@ async function tids(store: Store, q: string): Promise<number[]> {
   assert.ok(!result.timedOut && result.mode === 'threats');
   return result.rows.map((r) => r.tid);
 }
+
+describe('a stored address or block as its range', () => {
+  // The store keys what it holds as explore's reader keys what it is asked: one encoding, two readers.
+  for (const value of ['198.51.100.7', '198.51.100.7/24', '0.0.0.0/0', '255.255.255.255', '2001:db8::1', '2001:DB8::/32', '::', '::1', '::ffff:192.0.2.1', 'fe80::1:2:3:4:5', '1:2:3:4:5:6:7:8', '2001:db8::/128']) {
+    it(`keys ${value} as explore's reader does`, () => assert.deepEqual(networkRangeOf(value), rangeOf(parseIpBlock(value)!)));
+  }
+  for (const value of ['evil.example', '198.51.100.7/33', '198.51.100.256', '2001:db8::/129', '1.2.3.4/8/9']) {
+    it(`keys no range for ${value}`, () => assert.equal(networkRangeOf(value), undefined));
+  }
+});
 
 for (const backend of storeBackends()) {
   describe(`Store.explore on ${backend.name}`, () => {

@@ -1,6 +1,6 @@
 // Migration 0019: the indexes explore answers its fields through (docs/explore.md, "How queries stay bounded").
 import { sql, type Kysely, type Migration } from 'kysely';
-import { writeAttributeValues, writeNetworks } from '../derive/search-index.js';
+import { writeAttributeValues, writeNetworks } from './search-keys.js';
 import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -27,16 +27,16 @@ async function trigramOperatorClass(db: Kysely<any>): Promise<string> {
 
 /**
  * - `indicator_networks`: each stored ip, ipv4, ipv6 or cidr indicator whose value is an address or
- *   block, as its first and last address (`lo`, `hi`: ip-range.ts); (lo, hi) finds what lies inside a
+ *   block, as its first and last address (`lo`, `hi`: search-keys.ts); (lo, hi) finds what lies inside a
  *   block with two comparisons.
- * - `indicator_attribute_values`: each value of each attribute list, lowercased (search-index.ts);
+ * - `indicator_attribute_values`: each value of each attribute list, lowercased (search-keys.ts);
  *   keyed (name, value, iid) for `attribute.NAME=`, with (value, iid) for a value of any attribute.
  * - The values' trigrams, for wildcards: PostgreSQL a GIN index on lower(value) (pg_trgm); SQLite an
  *   FTS5 table with the trigram tokenizer over indicators' value (external content: it stores only
  *   the index), kept by triggers, as every write path inserts indicators.
  * - Indexes on indicators for type, risk and the stamps; retired = 1 (an import's retired flag,
  *   whatever the risk) as a partial index. `stamp_seen` has none: docs/explore.md says why.
- * Rows already stored are filled in a page of indicators at a time (search-index.ts).
+ * Rows already stored are filled in a page of indicators at a time (search-keys.ts).
  */
 export const searchIndexes = (dialect: Dialect): Migration => ({
   async up(db: Kysely<any>): Promise<void> {

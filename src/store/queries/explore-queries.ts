@@ -12,8 +12,7 @@ import {
   type TextMatch,
   type ThreatFilter,
 } from '../contract/explore.js';
-import { riskBucket } from '../derive/aggregates.js';
-import { ATTRIBUTE_VALUE_CHARS } from '../derive/search-index.js';
+import { ATTRIBUTE_VALUE_CHARS } from '../db/search-keys.js';
 import type { Dialect } from '../db/dialect.js';
 
 /** Runs one query and gives its rows: over Kysely, or on an explore worker's own connection. */
@@ -191,7 +190,8 @@ async function exploreIndicators(run: RunQuery, x: ExploreSql, filter: Indicator
     iid: Number(r.iid),
     indicator: r.value,
     type: r.type,
-    risk: riskBucket(r.risk, r.retired === null ? null : Number(r.retired)),
+    // An import's retired flag retires an indicator whatever its last risk, as its lookup shows it.
+    risk: Number(r.retired) === 1 ? 'retired' : r.risk,
     stamp_added: r.stamp_added,
     stamp_updated: r.stamp_updated,
     stamp_seen: r.stamp_seen,
