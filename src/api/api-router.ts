@@ -13,7 +13,10 @@ import { RequestSlot } from '../request-slot.js';
 import type { Store } from '../store/contract/store.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { infoRequest } from './info-request.js';
+import { createExploreHandlers } from './explore-handlers.js';
+import { exploreRequest } from './explore-requests.js';
 import { createLookupHandlers } from './lookup-handlers.js';
+import { searchRequest } from './search-request.js';
 import { feedRequest, indicatorRequest, threatRequest, type LookupRequest } from './lookup-requests.js';
 
 /** The lookup a request asks for, read once: the fast path asks whether its body is cached, then serves it. */
@@ -40,6 +43,7 @@ export function createApiSurface(deps: {
   metrics?: Pick<Metrics, 'cache'> | undefined;
 }): SurfaceTable {
   const lookups = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
+  const explore = createExploreHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('explore'));
   const admit = createClientAdmission(createLookupClientResolver(deps.authenticate, deps.config), deps.rateLimit);
 
   /** A lookup's route: how its request is read (lookup-requests.ts); known to the fast path when its body is cached. */
@@ -60,6 +64,9 @@ export function createApiSurface(deps: {
       lookup('/feed.php', feedRequest), // ?feed=NAME&organization=ORG | ?fid=N | ?fid=N&get=links[&page=P]
       lookup('/indicator.php', indicatorRequest), // ?indicator=VALUE | ?iid=N
       lookup('/info.php', infoRequest), // Pulsedive's older single entry point, which existing integrations call (docs/interface.md section 4.4)
+      // Questions across the store (docs/explore.md): Express only, as each query is read and run afresh.
+      { path: '/explore.php', get: (req, res) => explore.serve(res, exploreRequest(req, deps.clock.now())) }, // ?q=QUERY[&type=threats][&limit=N][&page=P][&export=csv]
+      { path: '/search.php', get: (req, res) => explore.serve(res, searchRequest(req, deps.clock.now())) }, // the pulsedive client's search, search.threat, search.feed
     ],
     notFound: notFoundRoute,
     renderError: createApiErrorRenderer(deps.logger),

@@ -74,7 +74,7 @@ export interface MetricsOptions {
 }
 
 const RATE_WINDOW_NAMES = ['second', 'day', 'month'] as const;
-const CACHE_NAMES = ['lookup', 'taxii'] as const;
+const CACHE_NAMES = ['lookup', 'taxii', 'explore'] as const;
 const OUTCOMES: readonly PullOutcomeLabel[] = ['ok', 'not_modified', 'failed'];
 const FEED_STATES: readonly FeedStateLabel[] = ['ok', 'failing', 'stale', 'quiet-upstream', 'never-pulled', 'paused'];
 const REJECTED_REASONS: readonly RejectedReasonLabel[] = ['unparseable', 'allowlisted'];

@@ -44,7 +44,7 @@ describe('explore filters: indicator fields', () => {
     const values = (address as { values: string[] }).values;
     assert.equal(values.length, 33);
     assert.ok(values.includes('157.59.90.5') && values.includes('157.59.90.0/23') && values.includes('0.0.0.0/0'));
-    assert.deepEqual((address as { types: string[] }).types, ['ip', 'ipv4', 'cidr']);
+    assert.deepEqual((address as { types: readonly string[] }).types, ['ip', 'ipv4', 'cidr']);
   });
 
   it('blocks containing an address, widest first, as pulls store them', () => {

@@ -19,6 +19,8 @@ function examples(keys: Keys, learned: Awaited<ReturnType<typeof learn>>): Recor
     '/api/feed.php': { path: `/api/feed.php?fid=1${key}` },
     '/api/indicator.php': { path: `/api/indicator.php?iid=5${key}` },
     '/api/info.php': { path: `/api/info.php?tid=2${key}` },
+    '/api/explore.php': { path: `/api/explore.php?q=${encodeURIComponent('type=domain and risk>=low')}&limit=5${key}` },
+    '/api/search.php': { path: `/api/search.php?value=example&type%5B%5D=domain&limit=hundred${key}` },
     '/taxii2/': { path: '/taxii2/', headers: taxii },
     '/taxii2/api': { path: '/taxii2/api/', headers: taxii },
     '/taxii2/api/status/:statusId': { path: '/taxii2/api/status/1/', headers: taxii },
