@@ -6,7 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
 import type { AggregatePlan, PullCounts, PullPlan, WriteCommand, WriteKind, WriteOutcomes, WriteResult, WriteSummary } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
-import { takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
+import { analyzeGrown, takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
 import type { Database } from './db/schema.js';
 import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
@@ -128,6 +128,8 @@ export async function applyWrite<K extends WriteKind>(
       const ingested = await ingest(trx, dialect, command, signal ? untilAborted(batches, signal) : batches, fresh, formatStamp(clock.now()));
       const { changes, end } = ingested;
       signal?.throwIfAborted();
+      // Derive and publish read what ingest wrote by key: a large write's tables planned at their new sizes.
+      await analyzeGrown(trx, dialect, changes.indicators + changes.feedLinks + changes.threatLinks, ['indicators', 'feed_links', 'threat_links', 'source_listings']);
       options.onPhase?.('derive');
       const aggregates = stages.refreshWhole ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
       signal?.throwIfAborted();

@@ -26,7 +26,7 @@ import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.j
 import { LINK_KIND } from '../contract/write-batch.js';
 import { bulkInsertRows, type BulkInsert } from '../db/bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
-import { takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
+import { analyzeGrown, takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
 import { createRenderTable, dropRenderTables } from './render-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
 
@@ -347,6 +347,8 @@ async function syncObjects(
   await syncNewIndicators(db, dialect, writer, options);
   await syncIndicators(db, writer);
   await stageLinks(db, dialect, changes);
+  // The link pages join the staged links to the objects just written: both planned at their new sizes.
+  await analyzeGrown(db, dialect, changes.threatLinks + changes.indicators, ['render_links', 'stix_objects']);
   await syncRelationships(db, writer);
   await revokeReplacedThreats(db, writer, tids, new Map(threats.map((t) => [t.tid!, t.id])), generations);
   await dropRenderTables(db);
