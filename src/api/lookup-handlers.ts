@@ -78,7 +78,7 @@ export function createLookupHandlers(store: Store, config: Config, clock: Clock,
           notFound: INDICATOR_NOT_FOUND,
           build: async () => {
             const indicator = await store.findIndicator(iid);
-            return indicator && toIndicatorLinksBody(page, await findIndicatorLinks(store, indicator, page, config.linksPageSize));
+            return indicator && toIndicatorLinksBody(page, await findIndicatorLinks(store, indicator, { page, size: config.linksPageSize, maxMillis: config.explore.maxMillis }));
           },
         };
       }

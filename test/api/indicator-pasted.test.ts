@@ -2,12 +2,13 @@
 // (docs/lookup-api.md, "Values as analysts paste them" and "An address inside a listed block"). SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Risk } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { buildFixture } from '../helpers/fixture.js';
 
-type Extra = { risk?: string; retired?: boolean };
+type Extra = { risk?: Risk; retired?: boolean };
 const indicator = (iid: number, value: string, type: string, extra: Extra = {}) => ({
   iid, indicator: value, type, risk: extra.risk ?? 'high', stamp_added: '2025-02-01 00:00:00', stamp_updated: '2025-02-02 00:00:00', stamp_seen: '2025-02-03 00:00:00',
   retired: extra.retired ?? null, attributes: {}, properties: {},
