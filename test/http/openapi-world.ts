@@ -19,8 +19,8 @@ export const UNKNOWN_OBJECT = 'indicator--00000000-0000-4000-8000-000000000000';
 export const UNKNOWN_KEY = 'A'.repeat(43);
 export const FAILURES = 'a valid key from an address past its failed authentications';
 
-/** A store whose key lookups and data version fail, as a bug (500) or an outage (503) would. */
-function failingStore(store: Store, error: () => Error, methods = ['findKeyByHash', 'dataVersion', 'checkReady']): Store {
+/** A store whose key lookups, data version and explore queries fail, as a bug (500) or an outage (503) would. */
+function failingStore(store: Store, error: () => Error, methods = ['findKeyByHash', 'dataVersion', 'checkReady', 'explore']): Store {
   return new Proxy(store, {
     get(target, name, receiver) {
       if (typeof name === 'string' && methods.includes(name)) return async () => { throw error(); };

@@ -9,6 +9,7 @@ import { createTestContext, type TestContext } from '../helpers/test-app.js';
 import { basicAuth, INDICATORS_COLLECTION, TAXII_TYPE, TEST_COLLECTION } from '../taxii/taxii-request.js';
 import { addAdminCases } from './openapi-admin-cases.js';
 import type { Json } from './openapi-checker.js';
+import { addExploreCases } from './openapi-explore-cases.js';
 import { addLookupCases } from './openapi-lookup-cases.js';
 import { addTaxiiCases } from './openapi-taxii-cases.js';
 import { OpenApiWorld } from './openapi-world.js';
@@ -92,6 +93,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   before(() => w.start());
   after(() => w.close());
   addLookupCases(w);
+  addExploreCases(w);
   addTaxiiCases(w);
   addAdminCases(w);
 
@@ -126,7 +128,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
 
   it('leaves no route of the app undocumented: a path the document lacks is a 404', async () => {
     const templates = Object.keys(w.checker.doc.paths);
-    for (const path of ['/api/', '/api/search.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
+    for (const path of ['/api/', '/api/analyze.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
       assert.ok(!templates.includes(path));
       const res = await request(w.ctx.app).get(path).set('Authorization', basicAuth(w.pro())).set('Accept', TAXII_TYPE);
       assert.equal(res.status, 404, path);
