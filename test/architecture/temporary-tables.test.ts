@@ -21,7 +21,7 @@ import { sourceFiles } from './folder-graph.js';
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** Where a name of `names` occurs in a string or template literal of `source`: the name and its line (1-based). */
-export function namesInLiterals(source: string, names: readonly string[], tsx = false): { name: string; line: number }[] {
+function namesInLiterals(source: string, names: readonly string[], tsx = false): { name: string; line: number }[] {
   const file = ts.createSourceFile(tsx ? 'source.tsx' : 'source.ts', source, ts.ScriptTarget.Latest, true, tsx ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   // A whole name only: `import_links_old` or `my_import_links` is another table.
   const pattern = new RegExp(`\\b(${names.join('|')})\\b`, 'g');
