@@ -22,6 +22,8 @@ export const CONSOLE_PATHS = {
   feed: (fid: number) => `/console/feeds/${fid}`,
   pull: (fid: number) => `/console/feeds/${fid}/pull`,
   value: '/console/value',
+  explore: '/console/explore',
+  exploreCsv: '/console/explore.csv',
   allowlist: '/console/allowlist',
   exports: '/console/exports',
   login: '/console/login',

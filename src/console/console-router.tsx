@@ -5,6 +5,7 @@ import { methodNotAllowed } from '../http/method-guard.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { consoleNotFound, createConsoleErrorRenderer } from './console-errors.js';
 import { createDataPages } from './data-pages.js';
+import { createExplorePage } from './explore-page.js';
 import { createExportsPage } from './exports-page.js';
 import { createFeedsPages } from './feeds-pages.js';
 import { createLoginRoutes } from './login-routes.js';
@@ -42,6 +43,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   router.route('/logout').post(logout).all(methodNotAllowed(['POST']));
   router.use(createFeedsPages(deps));
   router.use(createDataPages(deps));
+  router.use(createExplorePage(deps));
   router.use(createExportsPage(deps));
 
   router.use(consoleNotFound);

@@ -11,6 +11,7 @@ export function CsrfField({ ctx }: { ctx: PageContext }) {
 const NAV: ReadonlyArray<{ label: string; href: string; current: (path: string) => boolean }> = [
   { label: 'Feeds', href: CONSOLE_PATHS.feeds, current: (path) => path === '/console' || path === '/console/' || path.startsWith('/console/feeds/') },
   { label: 'Value', href: CONSOLE_PATHS.value, current: (path) => path.startsWith(CONSOLE_PATHS.value) },
+  { label: 'Explore', href: CONSOLE_PATHS.explore, current: (path) => path.startsWith(CONSOLE_PATHS.explore) },
   { label: 'Allowlist', href: CONSOLE_PATHS.allowlist, current: (path) => path.startsWith(CONSOLE_PATHS.allowlist) },
   { label: 'Exports', href: CONSOLE_PATHS.exports, current: (path) => path.startsWith(CONSOLE_PATHS.exports) },
 ];
