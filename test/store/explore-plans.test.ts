@@ -37,6 +37,7 @@ const INDICATOR_QUERIES = [
   'type=domain and feed=urlhaus',
   'risk>=high and added>30d',
   'threat=emotet or attribute.port=443',
+  'seen>7d and feed=urlhaus',
 ];
 
 const THREAT_QUERIES = ['ttp=T1059', 'ttp=T1059.001', 'threat=beacon', 'feed=urlhaus'];

@@ -8,28 +8,38 @@ import type { ChangeSet } from '../changes/change-set.js';
 import type { Database } from '../db/schema.js';
 import { deleteAttributeValues, writeAttributeValues, writeNetworks } from '../db/search-keys.js';
 
+/** Changed indicators handled per round: their ids are one list in each statement, not a subquery read again for every page. */
+const IDS_PER_ROUND = 5000;
+
 /**
  * After a write's ingest, in its transaction: the ranges of the indicators it inserted or whose value
  * or type it changed, and the attribute values of those whose attributes it changed. An indicator a
  * write changed in place otherwise (a pull raising its risk, a lifecycle retiring it) keeps its rows:
- * a re-pull that changes no value and no attribute writes nothing here.
+ * a re-pull that changes no value and no attribute writes nothing here. The changed ids are read in
+ * order, a round at a time, so a write of a million indicators costs a million, not rounds times that.
  */
 export async function refreshSearchIndex(trx: Kysely<Database>, changes: ChangeSet): Promise<void> {
   if (changes.indicators === 0) return;
-  const changed = changes.changedIds('indicators');
   const replaced = changes.replacedIndicators();
-  // A changed indicator whose earlier row was kept with the same type and value keeps its range.
-  const moved = sql`select c.id from (${changed}) as c where not exists (select 1 from (${replaced}) as r where r.iid = c.id and r.repatterned = 0)`;
-  if (!changes.fresh) await sql`delete from indicator_networks where iid in (${moved})`.execute(trx);
-  await writeNetworks(trx, sql`i.iid in (${moved})`);
-
-  // The earlier keys of indicators whose attributes changed go; the keys of those and of new ones come.
-  if (!changes.fresh) {
-    await deleteAttributeValues(trx, sql`select r.iid, r.attributes from (${replaced}) as r join indicators i on i.iid = r.iid where i.attributes <> r.attributes`);
+  let after = -1;
+  for (;;) {
+    const { rows } = await sql<{ id: number }>`select c.id from (${changes.changedIds('indicators')}) as c where c.id > ${after} order by c.id limit ${IDS_PER_ROUND}`.execute(trx);
+    if (rows.length === 0) return;
+    const ids = sql.join(rows.map((r) => Number(r.id)));
+    // A changed indicator whose earlier row was kept with the same type and value keeps its range.
+    const moved = sql`i.iid in (${ids}) and not exists (select 1 from (${replaced}) as r where r.iid = i.iid and r.repatterned = 0)`;
+    if (!changes.fresh) await sql`delete from indicator_networks where iid in (select i.iid from indicators i where ${moved})`.execute(trx);
+    await writeNetworks(trx, moved);
+    // The earlier keys of indicators whose attributes changed go; the keys of those and of new ones come.
+    if (!changes.fresh) {
+      await deleteAttributeValues(trx, sql`select r.iid, r.attributes from (${replaced}) as r join indicators i on i.iid = r.iid where r.iid in (${ids}) and i.attributes <> r.attributes`);
+    }
+    await writeAttributeValues(
+      trx,
+      sql`select i.iid, i.attributes from indicators i where i.iid in (${ids}) and i.attributes <> '{}' and not exists (
+        select 1 from (${replaced}) as r where r.iid = i.iid and r.attributes = i.attributes)`,
+    );
+    if (rows.length < IDS_PER_ROUND) return;
+    after = Number(rows[rows.length - 1]!.id);
   }
-  await writeAttributeValues(
-    trx,
-    sql`select i.iid, i.attributes from indicators i where i.iid in (${changed}) and i.attributes <> '{}' and not exists (
-      select 1 from (${replaced}) as r where r.iid = i.iid and r.attributes = i.attributes)`,
-  );
 }

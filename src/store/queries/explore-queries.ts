@@ -97,6 +97,9 @@ export function indicatorCondition(x: ExploreSql, filter: IndicatorFilter): RawB
     case 'risk':
       return indicatorRiskSql(x, filter.risks);
     case 'stamp':
+      // stamp_seen has no index (docs/explore.md, "The seen index"): it is checked on the rows the
+      // other terms select, or on indicators newest first until the page is full.
+      if (filter.column === 'stamp_seen') return sql`i.stamp_seen ${sql.raw(filter.op)} ${filter.at}`;
       return sql`i.iid in (select iid from indicators where ${sql.ref(filter.column)} ${sql.raw(filter.op)} ${filter.at} and ${g})`;
     case 'threat':
       return sql`i.iid in (select iid from threat_links where tid in (select tid from threat_names where ${matchSql(x, sql.ref('name_key'), filter.name)}) and ${g})`;
