@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { BadRequestError } from '../errors.js';
-import { csvField } from '../export/export-format.js';
+import { csvField } from '../text/csv-field.js';
 import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendBytes, sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';

@@ -1,4 +1,5 @@
 // The export formats (docs/interface.md section 11), pure: the options a request or a command line gives, and rows as lines.
+import { csvField } from '../text/csv-field.js';
 import { indicatorTypeOf, INDICATOR_TYPES, type IndicatorType } from '../indicator-types.js';
 import { ThreatgateError } from '../errors.js';
 
@@ -87,27 +88,14 @@ export function parseFormat(format: string): ExportFormat {
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 const LINE_BREAK = /[\r\n]/;
-const NEEDS_QUOTES = /[",\r\n]/;
-/**
- * What a spreadsheet may take for the start of a formula (OWASP, "CSV Injection"): `=`, `+`, `-`,
- * `@`, and a tab or CR, which a spreadsheet may trim off, leaving whatever follows them first.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** The value as the style writes it: with `panos`, a URL's scheme (`https://`) is left off. */
 export function styledValue(row: ExportLine, style: ExportStyle | undefined): string {
   return style === 'panos' && (row.type === 'url' || row.type === 'uri') ? row.value.replace(SCHEME, '') : row.value;
 }
 
-/**
- * A CSV field: a cell that could start a formula gets a leading `'` (OWASP's rule; feeds name
- * threats `=HYPERLINK(...)`), then it is quoted when it holds a comma, a quote or a line break,
- * quotes doubled (RFC 4180 section 2). The plain-text list has no cells and is written as stored.
- */
-export function csvField(text: string): string {
-  const cell = FORMULA_START.test(text) ? `'${text}` : text;
-  return NEEDS_QUOTES.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
-}
+/** A CSV cell (text/csv-field.ts); the plain-text list has no cells and is written as stored. */
+export { csvField };
 
 /**
  * One page of rows as text. A plain-text line is the value alone; a value holding a line break
