@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { BadRequestError } from '../errors.js';
-import { csvField } from '../text/csv-field.js';
+import { exploreCsv } from '../explore/explore-csv.js';
 import { ResponseCache, type CacheCounter } from '../http/response-cache.js';
 import { sendBytes, sendJsonText, serialize } from '../http/send-json.js';
 import { assertPageAllowed } from '../plans/plan-rules.js';
@@ -13,12 +13,6 @@ import type { ExploreQuery, ExploreResult, FeedFilter, IndicatorFilter, ThreatFi
 import type { Store } from '../store/contract/store.js';
 import type { SearchRequest } from './search-request.js';
 
-/** The columns of the CSV export, in order: the JSON rows' fields, names joined by `|`. */
-const INDICATOR_COLUMNS = ['iid', 'indicator', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'stamp_retired', 'threats', 'feeds'] as const;
-const THREAT_COLUMNS = ['tid', 'threat', 'category', 'risk', 'othernames', 'stamp_added', 'stamp_seen', 'retired', 'indicators'] as const;
-const FEED_COLUMNS = ['fid', 'feed', 'organization', 'category', 'pricing', 'stamp_added', 'stamp_pulled', 'indicators'] as const;
-const COLUMNS = { indicators: INDICATOR_COLUMNS, threats: THREAT_COLUMNS, feeds: FEED_COLUMNS } as const;
-
 /** An age in the query (`seen>7d`) makes the answer depend on the time as well as the data. */
 const AGE_IN_QUERY = /[<>=]\s*"?\s*\d{1,6}\s*[dhm]\b/i;
 
@@ -26,18 +20,6 @@ const AGE_IN_QUERY = /[<>=]\s*"?\s*\d{1,6}\s*[dhm]\b/i;
 function pagedBody(page: number, results: unknown[], more: boolean) {
   if (page === 0 && !more) return { results };
   return more ? { page_current: page, page_next: page + 1, results } : { page_current: page, results };
-}
-
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return csvField(value.join('|'));
-  return csvField(String(value));
-}
-
-function csvOf(columns: readonly string[], rows: readonly object[]): string {
-  let text = `${columns.join(',')}\r\n`;
-  for (const row of rows) text += `${columns.map((column) => csvCell((row as Record<string, unknown>)[column])).join(',')}\r\n`;
-  return text;
 }
 
 export function createExploreHandlers(store: Store, config: Config, clock: Clock, cacheCounter?: CacheCounter) {
@@ -72,7 +54,7 @@ export function createExploreHandlers(store: Store, config: Config, clock: Clock
   /** Every page the plan may read, as one CSV document. */
   async function csvBody(request: SearchRequest, pages: number): Promise<Buffer> {
     const result = await run(request, 0, request.limit * pages);
-    return Buffer.from(csvOf(COLUMNS[result.mode], result.rows), 'utf8');
+    return Buffer.from(exploreCsv(result.mode, result.rows), 'utf8');
   }
 
   async function serve(res: Response, request: SearchRequest): Promise<void> {

@@ -2,7 +2,7 @@
 // explore reader, answered by the store a page at a time, or as CSV; a query the reader refuses or the store stops comes back beside the box.
 import { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError } from '../errors.js';
-import { csvField } from '../export/export-format.js';
+import { exploreCsv } from '../explore/explore-csv.js';
 import { exploreFilter, ExploreQueryError, type ExploreMode } from '../explore/explore-filters.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { singleParam } from '../http/query-params.js';
@@ -10,12 +10,6 @@ import type { ExploreQuery, ExploreResult } from '../store/contract/explore.js';
 import { pageContext, type ConsoleDeps } from './console-deps.js';
 import { EXPLORE_FIELDS, EXPLORE_MAX_PAGES, EXPLORE_PAGE_SIZE, ExplorePage, type ExploreAnswer, type ExploreForm } from './explore-view.js';
 import { sendPage } from './render.js';
-
-/** The CSV's columns: the explore API's rows (docs/explore.md), names joined by `|`, as its `export=csv` writes them. */
-const CSV_COLUMNS = {
-  indicators: ['iid', 'indicator', 'type', 'risk', 'stamp_added', 'stamp_updated', 'stamp_seen', 'stamp_retired', 'threats', 'feeds'],
-  threats: ['tid', 'threat', 'category', 'risk', 'othernames', 'stamp_added', 'stamp_seen', 'retired', 'indicators'],
-} as const;
 
 /** The form as the query sends it; `q` undefined when no query was sent (the page opens on the empty form, in the mode asked for). */
 function readForm(req: Request): { q: string | undefined; mode: ExploreMode } {
@@ -41,14 +35,6 @@ function pageParam(req: Request): number {
 function boxMessage(message: string): string {
   const text = message.replace(/^q: /, '').replace(/^at (\d+): /, 'At character $1: ');
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function csvOf(mode: ExploreMode, rows: readonly object[]): string {
-  const columns = CSV_COLUMNS[mode];
-  const cell = (value: unknown) => (value === null || value === undefined ? '' : csvField(Array.isArray(value) ? value.join('|') : String(value)));
-  let text = `${columns.join(',')}\r\n`;
-  for (const row of rows) text += `${columns.map((column) => cell((row as Record<string, unknown>)[column])).join(',')}\r\n`;
-  return text;
 }
 
 export function createExplorePage(deps: ConsoleDeps): Router {
@@ -86,18 +72,18 @@ export function createExplorePage(deps: ConsoleDeps): Router {
   };
 
   /** Every page the console shows of the query, as one CSV document; a query that cannot be answered is the page's 400, with the message beside the box. */
-  const exploreCsv: RequestHandler = async (req, res) => {
+  const showCsv: RequestHandler = async (req, res) => {
     const { q = '', mode } = readForm(req);
     const form = { q, mode };
     const asked = await ask(form, 0, EXPLORE_PAGE_SIZE * EXPLORE_MAX_PAGES);
     if ('error' in asked) return sendPage(res, <ExplorePage ctx={pageContext(res)} form={form} error={asked.error} />, 400);
     res.setHeader('Content-Disposition', `attachment; filename="explore-${form.mode}.csv"`);
-    res.status(200).type('text/csv; charset=utf-8').send(csvOf(form.mode, asked.result.rows));
+    res.status(200).type('text/csv; charset=utf-8').send(exploreCsv(form.mode, asked.result.rows));
   };
 
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const router = Router();
   router.route('/explore').get(showExplore).all(onlyGet); // ?q=&type=indicators|threats&page=N: the form, and a page of rows
-  router.route('/explore.csv').get(exploreCsv).all(onlyGet); // ?q=&type=: every page of the query as CSV
+  router.route('/explore.csv').get(showCsv).all(onlyGet); // ?q=&type=: every page of the query as CSV
   return router;
 }
