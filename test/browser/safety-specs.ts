@@ -88,6 +88,9 @@ export function safetySpecs(world: () => ConsoleWorld): void {
       '/console/allowlist',
       '/console/exports',
       '/console/exports?collection=indicators&type=ip&type=cidr&format=txt&device=panos-50k&max=2',
+      '/console/explore',
+      `/console/explore?q=${encodeURIComponent('type=ip and risk>=low')}`,
+      `/console/explore?q=${encodeURIComponent('risk=')}`,
     ];
 
     it('logs no error to the browser console and has no serious or critical axe-core finding', async () => {
