@@ -45,7 +45,10 @@ async function main(argv: string[]): Promise<void> {
       help: { type: 'boolean', default: false },
     },
   });
-  if (values.help) return log(USAGE);
+  if (values.help) {
+    log(USAGE);
+    return;
+  }
   const lines = Number(values.lines);
   const rounds = Number(values.rounds);
   const outDir = resolve(values['out-dir']!);
