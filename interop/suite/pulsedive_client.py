@@ -161,9 +161,8 @@ def _run(checks: Checks, settings: Settings) -> None:
     checks.check('indicator(iid=999999999): HTTPError 404 {"error": "Indicator not found."}', status == 404 and body == {'error': 'Indicator not found.'}, f'HTTP {status}: {body!r:.160}')
     status, body = http_error(lambda: pud.indicator(value='no such thing'))
     checks.check('indicator(value="no such thing"): HTTPError 400 naming the parameter', status == 400 and 'Parameter "indicator"' in str(body), f'HTTP {status}: {body!r:.160}')
-    # Pulsedive's indicator links are related values (DNS, redirects): threatgate has none, and says so.
-    status, body = http_error(lambda: pud.indicator.links(1))
-    checks.check('indicator.links(iid): HTTPError 400 naming get (no related indicators here)', status == 400 and 'Parameter "get"' in str(body), f'HTTP {status}: {body!r:.160}')
+    status, body = http_error(lambda: pud.indicator.links(999_999_999))
+    checks.check('indicator.links(999999999): HTTPError 404 {"error": "Indicator not found."}', status == 404 and body == {'error': 'Indicator not found.'}, f'HTTP {status}: {body!r:.160}')
 
     # Threats by id, by name in another case, by alias; links; the summary.
     with checks.guard('threats by id, name and alias'):

@@ -1,4 +1,4 @@
-"""Interop suite runner: reference client, the README's example, Accept values, the pulsedive client, client replays, STIX validity, change import.
+"""Interop suite runner: reference client, the README's example, Accept values, the pulsedive client (lookups, then search and Amass's explore), client replays, STIX validity, change import.
 
 Run through interop/run-interop.mjs (it builds, loads the data, starts the gateway and sets TG_*).
 Prints one PASS/FAIL line per check and, last, `N passed, N failed`; exits 1 when anything failed.
@@ -13,6 +13,7 @@ import accept_values
 import change_import
 import client_e2e
 import pulsedive_client
+import pulsedive_search
 import readme_example
 import replays
 import stix_validity
@@ -39,6 +40,7 @@ def main() -> int:
         phase('README example (default plans)', lambda: readme_example.run(checks, settings, snapshots))
         phase('Accept values', lambda: accept_values.run(checks, settings))
         phase('pulsedive client (lookup API)', lambda: pulsedive_client.run(checks, settings))
+        phase('pulsedive search and OWASP Amass (explore)', lambda: pulsedive_search.run(checks, settings, snapshots))
         clients = replays.create(settings)
         phase('replays, first polls', lambda: replays.initial_polls(checks, clients, snapshots))
         phase('STIX validator (what was left after the above)', lambda: stix_validity.finish(checks, validation, snapshots))
