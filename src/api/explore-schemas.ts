@@ -31,7 +31,7 @@ export const ExploreThreat = z
     othernames: z.array(z.string()).describe('Aliases.'),
     stamp_added: stamp,
     stamp_seen: stamp,
-    retired: z.int().min(0).max(1).nullable().describe('1 for a retired threat, 0 for an active one.'),
+    retired: z.boolean().nullable().describe('True for a retired threat, false for an active one, as threat.php gives it.'),
     indicators: count.describe('How many indicators are linked to it.'),
   })
   .describe('A threat as explore lists it (docs/explore.md); threat.php answers the whole record by its `tid`.');

@@ -27,6 +27,7 @@ const BOUNDED: Bounded[] = [
   // The anonymous plan reads page 0 only: the last page the schema allows is past its allowance.
   { parameter: 'page', url: '/api/threat.php?tid=1&get=links&page={}', atMinimum: 200, atMaximum: 403 },
   { parameter: 'pretty', url: '/api/threat.php?tid=1&pretty={}', atMinimum: 200, atMaximum: 200 },
+  { parameter: 'explore-limit', url: '/api/explore.php?q=zeus&limit={}', atMinimum: 200, atMaximum: 200 },
   { parameter: 'export-max', url: `/export/${INDICATORS_COLLECTION}.txt?max={}`, atMinimum: 200, atMaximum: 200, auth: 'pro' },
   { parameter: 'runs-limit', url: '/admin/api/feeds/1/runs?limit={}', atMinimum: 200, atMaximum: 200, auth: 'admin' },
 ];

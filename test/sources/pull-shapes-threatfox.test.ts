@@ -42,7 +42,7 @@ for (const backend of storeBackends()) {
     let server: FeedServer;
     let world: PullWorld;
     const outcomes: Record<'export' | 'csv', PullOutcome | undefined> = { export: undefined, csv: undefined };
-    const lookup = (indicator: string) => world.api('indicator.php', { indicator }) as Promise<{ type: string; risk: string; attributes: Record<string, string[]> }>;
+    const lookup = (indicator: string) => world.api('indicator.php', { indicator }) as Promise<{ iid: number; type: string; risk: string; attributes: Record<string, string[]> }>;
 
     before(async () => {
       server = await startFeedServer();
@@ -79,9 +79,10 @@ for (const backend of storeBackends()) {
         }
       });
 
-      it('finds an ip:port IOC by its address alone: the port is no part of the value', async () => {
-        assert.equal((await lookup('203.0.113.10')).type, 'ip');
-        await world.api('indicator.php', { indicator: '203.0.113.10:4444' }, 400);
+      it('finds an ip:port IOC by its address alone: the port is no part of the value, and a lookup of the ip:port as pasted finds the address', async () => {
+        const address = await lookup('203.0.113.10');
+        assert.equal(address.type, 'ip');
+        assert.equal((await world.api('indicator.php', { indicator: '203.0.113.10:4444' })).iid, address.iid);
       });
 
       it('keeps the port, the IOC id from the top-level key, the split tags and the threat type as attributes', async () => {

@@ -92,7 +92,8 @@ export interface ExploreThreatRow {
   othernames: string[];
   stamp_added: string | null;
   stamp_seen: string | null;
-  retired: number | null;
+  /** As threat.php gives it: true, false, or null when never set. */
+  retired: boolean | null;
   /** How many indicators are linked to it. */
   indicators: number;
 }

@@ -255,7 +255,7 @@ async function exploreThreats(run: RunQuery, x: ExploreSql, filter: ThreatFilter
     othernames: stringList(r.othernames),
     stamp_added: r.stamp_added,
     stamp_seen: r.stamp_seen,
-    retired: r.retired === null ? null : Number(r.retired),
+    retired: r.retired === null ? null : Number(r.retired) === 1,
     indicators: totalOf(r.summary),
   }));
   return { mode: 'threats', rows: out, more: rows.length > limit };
