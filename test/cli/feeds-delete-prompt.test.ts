@@ -12,7 +12,7 @@ import { feedsCommand } from '../../src/cli/feeds-command.js';
 import { createAllowlist } from '../../src/sources/allowlist.js';
 import { createLogger } from '../../src/logger.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
-import { openPullWorld, SOURCE_MAIN, type PullWorld } from '../helpers/pull-harness.js';
+import { openPullWorld, SOURCE_LOADER, SOURCE_MAIN, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 
 /** Asks on fresh streams with `typed` already entered (then the end of input); the answer and what was shown. */
@@ -57,7 +57,7 @@ const shellQuoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  */
 function onTerminal(args: string[], typed: string): Promise<{ status: number | null; shown: string }> {
   const { DATABASE_URL: _db, THREATGATE_CONFIG: _config, ...base } = process.env;
-  const command = [process.execPath, '--import', 'tsx', SOURCE_MAIN, ...args].map(shellQuoted).join(' ');
+  const command = [process.execPath, ...SOURCE_LOADER, SOURCE_MAIN, ...args].map(shellQuoted).join(' ');
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...base, LOG_LEVEL: 'warn' } });
   let shown = '';
   let answered = false;

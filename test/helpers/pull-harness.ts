@@ -178,8 +178,15 @@ export const indicatorsByPattern = (objects: StixObject[]) =>
   new Map(objects.filter((o) => o.type === 'indicator').map((o) => [o.pattern as string, o]));
 
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
-/** The command line from the sources (tsx), not dist/: dist may be older than the code under test. */
-export const SOURCE_MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+/**
+ * The command line from the sources, not dist/: dist may be older than the code under test. From
+ * TypeScript it runs through tsx; when `npm test` runs the tests compiled (test/helpers/compile-tests.ts),
+ * main.js beside them is compiled from the same sources, and starts without tsx's loader.
+ */
+const COMPILED = import.meta.url.endsWith('.js');
+export const SOURCE_MAIN = fileURLToPath(new URL(COMPILED ? '../../src/main.js' : '../../src/main.ts', import.meta.url));
+/** Node's arguments before SOURCE_MAIN. */
+export const SOURCE_LOADER: readonly string[] = COMPILED ? [] : ['--import', 'tsx'];
 
 export interface CliRun {
   status: number | null;
@@ -194,7 +201,7 @@ export interface CliRun {
  */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const { FEED_TOKEN: _token, DATABASE_URL: _db, THREATGATE_CONFIG: _config, LOG_LEVEL: _level, ...base } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', SOURCE_MAIN, ...args], { cwd: REPOSITORY, env: { ...base, LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, [...SOURCE_LOADER, SOURCE_MAIN, ...args], { cwd: REPOSITORY, env: { ...base, LOG_LEVEL: 'warn', ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
