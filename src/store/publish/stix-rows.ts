@@ -73,18 +73,28 @@ export async function readLinksAfter(db: Kysely<Database>, after: LinkKey, limit
 
 /**
  * The staged threat links (table render_links) after `after`, in (tid, iid) order: those of
- * indicators with a live STIX object; `last` is null after the last page.
+ * indicators with a live STIX object; `last` is null after the last page. The page of staged keys
+ * is taken first, alone (materialized: its index gives it in order), then joined to the links,
+ * threats and objects a key at a time: PostgreSQL planned the whole join for every page otherwise,
+ * reading all of stix_objects for each page of a million staged links. `last` is the page's last
+ * staged key, so a page whose links all lack a live object does not end the walk.
  */
 export async function readStagedLinks(db: Kysely<Database>, after: LinkKey, limit: number): Promise<{ rows: ThreatLinkRecord[]; last: LinkKey | null }> {
-  const { rows } = await sql<ThreatLinkRecord>`
-    select ${LINK_RECORD}
-    from render_links r
-    join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
-    join threats t on t.tid = r.tid
-    where (r.tid, r.iid) > (${after.tid}, ${after.iid})
-      and exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator' and s.revoked = 0)
-    order by r.tid, r.iid limit ${limit}`.execute(db);
-  return { rows, last: lastKey(rows, limit) };
+  const { rows } = await sql<ThreatLinkRecord & { page_tid: number; page_iid: number; live: number }>`
+    with page as materialized (
+      select tid, iid from render_links where (tid, iid) > (${after.tid}, ${after.iid}) order by tid, iid limit ${limit})
+    select ${LINK_RECORD}, r.tid as page_tid, r.iid as page_iid,
+      case when exists (select 1 from stix_objects s where s.iid = r.iid and s.type = 'indicator' and s.revoked = 0) then 1 else 0 end as live
+    from page r
+    left join threat_links tl on tl.tid = r.tid and tl.iid = r.iid
+    left join threats t on t.tid = r.tid
+    order by r.tid, r.iid`.execute(db);
+  const end = rows.at(-1);
+  const last = rows.length < limit || end === undefined ? null : { tid: Number(end.page_tid), iid: Number(end.page_iid) };
+  const links = rows
+    .filter((row) => row.iid !== null && Number(row.live) === 1)
+    .map(({ page_tid: _tid, page_iid: _iid, live: _live, ...link }) => link);
+  return { rows: links, last };
 }
 
 function lastKey(rows: readonly ThreatLinkRecord[], limit: number): LinkKey | null {
