@@ -90,7 +90,7 @@ export function safetySpecs(world: () => ConsoleWorld): void {
       '/console/exports?collection=indicators&type=ip&type=cidr&format=txt&device=panos-50k&max=2',
       '/console/explore',
       `/console/explore?q=${encodeURIComponent('type=ip and risk>=low')}`,
-      `/console/explore?q=${encodeURIComponent('risk=')}`,
+      // A refused query (a 400 page) is scanned by the Explore page's own specs (explore-specs.ts).
     ];
 
     it('logs no error to the browser console and has no serious or critical axe-core finding', async () => {
