@@ -20,7 +20,7 @@ describe('the HTTP surface of the lookup API', () => {
   }
 
   it('answers an unknown path under /api with a JSON 404', async () => {
-    const res = await request(ctx.app).get('/api/search.php').expect(404);
+    const res = await request(ctx.app).get('/api/no-such-endpoint.php').expect(404);
     assert.deepEqual(res.body, { error: 'Not found.' });
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
   });
