@@ -5,13 +5,13 @@ import { formatStamp } from '../clock.js';
 import { BadRequestError } from '../errors.js';
 import { indicatorTypeOf, type IndicatorType } from '../indicator-types.js';
 import { readIndicatorValue, storedTypesOf } from '../sources/indicator-value.js';
-import { containingBlocks } from '../sources/ip-range.js';
-import { formatIpBlock, parseIpBlock, type IpBlock } from '../sources/normalize-value.js';
+import { containingBlocks, rangeOf } from '../sources/ip-range.js';
+import { formatIpBlock, parseIpBlock } from '../sources/normalize-value.js';
 import { refang } from '../sources/refang.js';
-import type { IndicatorFilter, NetworkRange, StampOp, TextMatch, ThreatFilter } from '../store/contract/explore.js';
+import type { IndicatorFilter, StampOp, TextMatch, ThreatFilter } from '../store/contract/explore.js';
 import { parseQuery, QuerySyntaxError, type QueryNode, type QueryTerm } from './query-language.js';
 
-export { containingBlocks };
+export { containingBlocks, rangeOf };
 
 export type ExploreMode = 'indicators' | 'threats';
 
@@ -56,15 +56,6 @@ export function textMatchOf(term: QueryTerm, value = term.value): TextMatch {
     termError(term, `narrow the query: a wildcard value needs at least ${WILDCARD_LITERAL_RUN} characters in a row besides * ("${value}")`);
   }
   return { like: lowered.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*+/g, '%') };
-}
-
-/** The first and last address of a block as the store keys them (NetworkRange). */
-export function rangeOf(block: IpBlock): NetworkRange {
-  const width = block.family === 4 ? 32 : 128;
-  const digits = width / 4;
-  const hostBits = (1n << BigInt(width - block.prefix)) - 1n;
-  const hex = (bits: bigint) => `${block.family}${bits.toString(16).padStart(digits, '0')}`;
-  return { lo: hex(block.bits), hi: hex(block.bits | hostBits) };
 }
 
 /** `ioc=`: a pattern, a block (what lies inside it), an address (itself and the blocks holding it), or a value. */
