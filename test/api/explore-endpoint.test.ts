@@ -5,19 +5,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { createKey } from '../../src/cli/keys-command.js';
-import type { Indicator } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { buildFixture } from '../helpers/fixture.js';
+import { buildFixture, extraIndicator } from '../helpers/fixture.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 
 /** The fixture, plus a parent domain's subdomains and URLs, an address block, and a value a spreadsheet would run. */
 function dataset() {
   const data = buildFixture();
-  const extra = (iid: number, indicator: string, type: string, more: Partial<Indicator> = {}): Indicator => ({
-    iid, indicator, type, risk: 'high', stamp_added: '2025-02-01 00:00:00', stamp_updated: '2025-02-02 00:00:00', stamp_seen: '2025-02-03 00:00:00',
-    retired: null, attributes: {}, properties: {}, ...more,
-  });
+  const extra = extraIndicator;
   data.indicators.push(
     extra(101, 'login.phish.example', 'domain', { risk: 'critical', attributes: { port: ['8443'] } }),
     extra(102, 'cdn.login.phish.example', 'domain'),

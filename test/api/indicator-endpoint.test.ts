@@ -6,17 +6,14 @@ import request from 'supertest';
 import { importDataset } from '../../src/import/import-file.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { buildFixture } from '../helpers/fixture.js';
+import { buildFixture, extraIndicator } from '../helpers/fixture.js';
 
 const FIELDS = ['iid', 'type', 'indicator', 'risk', 'retired', 'retired_reason', 'stamp_added', 'stamp_updated', 'stamp_seen', 'stamp_retired', 'threats', 'feeds', 'attributes'];
 
 /** The fixture, plus values stored as pulls store them (normalized), one of them under an import's alias type. */
 function dataset() {
   const data = buildFixture();
-  const extra = (iid: number, indicator: string, type: string, more: Record<string, unknown> = {}) => ({
-    iid, indicator, type, risk: 'high' as const, stamp_added: '2025-02-01 00:00:00', stamp_updated: '2025-02-02 00:00:00', stamp_seen: '2025-02-03 00:00:00',
-    retired: null, attributes: {}, properties: {}, ...more,
-  });
+  const extra = extraIndicator;
   data.indicators.push(
     extra(101, 'example.com', 'domain', { attributes: { port: ['443'] } }),
     extra(102, '2001:db8::1', 'ipv6'),

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAdminKey } from '../../src/cli/keys-command.js';
-import type { Indicator } from '../../src/domain.js';
 import { importDataset } from '../../src/import/import-file.js';
-import { buildFixture } from '../helpers/fixture.js';
+import { buildFixture, extraIndicator } from '../helpers/fixture.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { consoleClient, signIn, type ConsoleClient } from './console-world.js';
@@ -19,10 +18,7 @@ const PAGING = Array.from({ length: 150 }, (_, i) => ({ iid: 201 + i, indicator:
 /** The fixture, a parent domain's names, a value a spreadsheet would run, one holding markup, and a threat whose name holds markup. */
 function dataset() {
   const data = buildFixture();
-  const extra = (iid: number, indicator: string, type: string, more: Partial<Indicator> = {}): Indicator => ({
-    iid, indicator, type, risk: 'high', stamp_added: '2025-02-01 00:00:00', stamp_updated: '2025-02-02 00:00:00', stamp_seen: '2025-02-03 00:00:00',
-    retired: null, attributes: {}, properties: {}, ...more,
-  });
+  const extra = extraIndicator;
   data.indicators.push(
     extra(101, 'login.phish.example', 'domain', { risk: 'critical' }),
     extra(102, 'cdn.login.phish.example', 'domain'),

@@ -100,3 +100,11 @@ export function toNdjson(data: Dataset): string {
   ];
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
+
+/** An indicator to add to the fixture: high risk, stamped in early 2025, no attributes, unless `more` says otherwise. */
+export function extraIndicator(iid: number, indicator: string, type: string, more: Partial<Indicator> = {}): Indicator {
+  return {
+    iid, indicator, type, risk: 'high', stamp_added: '2025-02-01 00:00:00', stamp_updated: '2025-02-02 00:00:00', stamp_seen: '2025-02-03 00:00:00',
+    retired: null, attributes: {}, properties: {}, ...more,
+  };
+}
