@@ -32,7 +32,7 @@ export async function underPullLease<T>(fid: number, options: LeaseOptions, pull
   if (!taken) return { taken: false };
   // One renewal at a time. On PostgreSQL a renewal waits behind the pull's own transaction once that
   // has written the feed's row: a renewal started every minute regardless would hold one more pooled
-  // connection for each minute of a long pull (twenty for a twenty-minute pull), starving the puller
+  // connection for each minute of a long pull, starving the puller
   // and whatever else shares its pool. The row lock the pull holds keeps the feed its own meanwhile.
   let renewing: Promise<void> | undefined;
   const renew = setInterval(() => {

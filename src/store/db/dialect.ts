@@ -127,8 +127,8 @@ export const ANALYZE_FROM_ROWS = 20_000;
  * PostgreSQL plans each statement from the table statistics autovacuum last gathered, and neither
  * sees a write's own rows before it commits nor ever analyzes a temporary table. A write that adds
  * a million links and then pages through them by key was planned as if the tables were as small as
- * before: a hash join that read the whole of stix_objects for each page of 1,000 (a 1M-key pull
- * spent over 40 minutes rendering). ANALYZE in the write's transaction samples its own new rows too,
+ * before: a hash join that read the whole of stix_objects for each page (bench/README.md, "Serving
+ * while the puller pulls"). ANALYZE in the write's transaction samples its own new rows too,
  * takes no lock that readers or writers wait for, and costs a fraction of a second per table. Its
  * row counts are written in place, so they outlive a write that rolls back, until autovacuum's next
  * analyze of the table corrects them.

@@ -61,7 +61,7 @@ export function trigramPattern(like: string): string {
  * retirement. Like `type` and the stamps, a condition on the row itself: with a narrower term the
  * row is tested where that term's index led, and alone or with other such terms the planner reads
  * one of their indexes and tests the rest. As a set of its own (`iid in (select ...)`), `risk>=high
- * and added>DATE` built two sets of hundreds of thousands of iids to intersect, 0.5 s at 1M rows
+ * and added>DATE` built two large sets of iids to intersect
  * for a page the newest rows fill at once (bench/README.md, "Explore").
  */
 function indicatorRiskSql(x: ExploreSql, risks: readonly string[]): RawBuilder<unknown> {
