@@ -5,12 +5,14 @@ import type { AdminDeps } from '../admin/admin-router.js';
 /** The operator API's: the console is its pages, with the same key check (createApp's `forAdmin`) and the same means of a pull. */
 export type ConsoleDeps = AdminDeps;
 
-/** What a page of a signed-in request needs: the session's CSRF token for its forms, the admin key's id, the path asked for. */
+/** What a page of a signed-in request needs: the session's CSRF token for its forms, the admin key's id and label, the path asked for. */
 export interface PageContext {
   /** The value of the hidden `_csrf` field every form posts (CsrfField in layout.tsx). */
   csrf: string;
   /** The public id of the admin key the session was opened with (never the key). */
   keyId: string;
+  /** That key's label, or null when it has none: with the id, who the console reports a sighting as. */
+  keyLabel: string | null;
   /** The path of the request (`/console/feeds/3`), for the navigation's current page. */
   path: string;
 }
@@ -22,6 +24,7 @@ export const CONSOLE_PATHS = {
   feed: (fid: number) => `/console/feeds/${fid}`,
   pull: (fid: number) => `/console/feeds/${fid}/pull`,
   value: '/console/value',
+  threat: (tid: number) => `/console/threats/${tid}`,
   explore: '/console/explore',
   exploreCsv: '/console/explore.csv',
   allowlist: '/console/allowlist',

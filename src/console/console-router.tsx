@@ -11,6 +11,7 @@ import { createFeedsPages } from './feeds-pages.js';
 import { createLoginRoutes } from './login-routes.js';
 import { setPageHeaders } from './render.js';
 import { createConsoleSessions } from './session.js';
+import { createThreatPages } from './threat-routes.js';
 
 /**
  * The stylesheet and script, served from threatgate's own package (nothing from a CDN): the folder
@@ -43,6 +44,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router {
   router.route('/logout').post(logout).all(methodNotAllowed(['POST']));
   router.use(createFeedsPages(deps));
   router.use(createDataPages(deps));
+  router.use(createThreatPages(deps));
   router.use(createExplorePage(deps));
   router.use(createExportsPage(deps));
 

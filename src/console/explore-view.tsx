@@ -167,12 +167,12 @@ function IndicatorTable({ rows }: { rows: ExploreIndicatorRow[] }) {
   );
 }
 
-/** A threat's name is plain text: the console has no threat page to link it to. */
+/** Each threat's name links to its page. */
 function ThreatTable({ rows }: { rows: ExploreThreatRow[] }) {
   return (
     <div class="table-wrap">
       <table id="explore-threats">
-        <caption>Threats the query matches, newest first</caption>
+        <caption>Threats the query matches, newest first; each name links to its page</caption>
         <thead>
           <tr>
             <th scope="col" class="number">tid</th>
@@ -186,7 +186,9 @@ function ThreatTable({ rows }: { rows: ExploreThreatRow[] }) {
           {rows.map((row) => (
             <tr key={row.tid}>
               <td class="number">{row.tid}</td>
-              <th scope="row">{row.threat}</th>
+              <th scope="row">
+                <a href={CONSOLE_PATHS.threat(row.tid)}>{row.threat}</a>
+              </th>
               <td>{row.category}</td>
               <td>{row.risk}</td>
               <td class="number">{count(row.indicators)}</td>

@@ -221,7 +221,9 @@ function ThreatsSection({ p }: { p: Provenance }) {
           <tbody>
             {p.threats.map((t) => (
               <tr key={t.tid}>
-                <th scope="row">{t.name}</th>
+                <th scope="row">
+                  <a href={CONSOLE_PATHS.threat(t.tid)}>{t.name}</a>
+                </th>
                 <td class="number">{t.tid}</td>
                 <td>{t.retired ? 'Yes' : 'No'}</td>
                 <td>

@@ -5,10 +5,11 @@ import type { Store } from '../store/contract/store.js';
 import { CONSOLE_PATHS, CONSOLE_ROOT, type PageContext } from './console-deps.js';
 import { CSRF_FIELD, csrfToken, csrfTokenMatches, sessionIdFromCookies, sessionIdHash } from './session-cookie.js';
 
-/** A signed-in request's session: its id (for the CSRF token and logout) and its admin key's id. */
+/** A signed-in request's session: its id (for the CSRF token and logout) and its admin key's id and label. */
 export interface SignedIn {
   sid: string;
   keyId: string;
+  label: string | null;
 }
 
 export function signedInOf(res: Response): SignedIn | undefined {
@@ -41,7 +42,7 @@ export function createConsoleSessions(store: Store, now: () => number): ConsoleS
   const read: RequestHandler = async (req, res, next) => {
     const sid = sessionIdFromCookies(req.headers.cookie, await readSecret());
     const session = sid === undefined ? undefined : await store.findConsoleSession(sessionIdHash(sid), now());
-    if (sid !== undefined && session !== undefined) res.locals.session = { sid, keyId: session.keyId } satisfies SignedIn;
+    if (sid !== undefined && session !== undefined) res.locals.session = { sid, keyId: session.keyId, label: session.label } satisfies SignedIn;
     next();
   };
 
@@ -53,7 +54,7 @@ export function createConsoleSessions(store: Store, now: () => number): ConsoleS
       res.redirect(303, back === undefined || back === CONSOLE_PATHS.feeds ? CONSOLE_PATHS.login : `${CONSOLE_PATHS.login}?next=${encodeURIComponent(back)}`);
       return;
     }
-    res.locals.page = { csrf: csrfToken(session.sid, await readSecret()), keyId: session.keyId, path: pathOf(req.originalUrl) } satisfies PageContext;
+    res.locals.page = { csrf: csrfToken(session.sid, await readSecret()), keyId: session.keyId, keyLabel: session.label, path: pathOf(req.originalUrl) } satisfies PageContext;
     next();
   };
 
