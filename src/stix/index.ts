@@ -22,6 +22,7 @@ export {
   stixIdForIdentity,
   stixIdForIndicator,
   stixIdForIndicatorLink,
+  stixIdForSighting,
   stixIdForTechniqueUse,
   stixIdForThreatRecord,
   stixIdType,
@@ -47,6 +48,7 @@ export { THREATGATE_IDENTITY, toStixIdentity, type StixIdentityContext } from '.
 export { toStixIndicator, type ExportedIndicator, type StixIndicatorContext } from './to-stix-indicator.js';
 export { relationshipTypeFor, toStixRelationship, type StixRelationshipContext } from './to-stix-relationship.js';
 export { toStixThreat, type StixThreatContext } from './to-stix-threat.js';
+export { STIX_MAX_COUNT, toStixSighting, type SightingSummary, type StixSightingContext } from './to-stix-sighting.js';
 export {
   techniqueRelationshipType,
   toStixAttackPattern,

@@ -117,6 +117,11 @@ export function stixIdForIndicator(iid: number): StixIdentifier {
 // NaN equals no iid, so the first call (and any bad iid) is checked and made.
 let lastIndicator = { iid: Number.NaN, id: '' };
 
+/** The sighting of the indicator with this `iid`: one object for all of its sightings, a version per change (docs/stix-mapping.md). */
+export function stixIdForSighting(iid: number): StixIdentifier {
+  return stixId('sighting', `sighting:${recordNumber('iid', iid)}`);
+}
+
 /** The organization identity, by exact name (feeds of one organization share one identity). */
 export function stixIdForIdentity(organization: string): StixIdentifier {
   return stixId('identity', `organization:${organization}`);

@@ -1,4 +1,4 @@
-// The STIX 2.1 objects threatgate exports (STIX 2.1 §3.2 common properties, §4 SDOs, §5.1 Relationship).
+// The STIX 2.1 objects threatgate exports (STIX 2.1 §3.2 common properties, §4 SDOs, §5.1 Relationship, §5.2 Sighting).
 
 import type { Risk } from '../domain.js';
 
@@ -141,5 +141,16 @@ export interface StixRelationship extends StixCommonProperties {
   target_ref: StixIdentifier;
 }
 
+/** §5.2: that an indicator was seen, how often and over what period, and by whom. */
+export interface StixSighting extends StixCommonProperties {
+  type: 'sighting';
+  first_seen?: StixTimestamp;
+  last_seen?: StixTimestamp;
+  /** 0 to 999,999,999 (§5.2). */
+  count?: number;
+  sighting_of_ref: StixIdentifier;
+  where_sighted_refs?: StixIdentifier[];
+}
+
 /** Any object the threatgate export produces. */
-export type StixObject = StixIndicator | StixThreatObject | StixAttackTechnique | StixIdentity | StixRelationship;
+export type StixObject = StixIndicator | StixThreatObject | StixAttackTechnique | StixIdentity | StixRelationship | StixSighting;
