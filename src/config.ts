@@ -135,6 +135,8 @@ const configSchema = z.strictObject({
   fastPath: z.boolean().default(true),
   /** Explore and search (docs/explore.md): a query still running after `maxMillis` stops with 400 "narrow the query". */
   explore: z.strictObject({ maxMillis: z.number().int().min(100).max(600_000).default(3000) }).default({ maxMillis: 3000 }),
+  /** The STIX export (docs/stix-mapping.md): `sightings`, a sighting object for each sighted indicator in the collections that hold it. */
+  stix: z.strictObject({ sightings: z.boolean().default(true) }).default({ sightings: true }),
   /** GET /metrics in the Prometheus text format (docs/deployment.md, "Metrics"); false: no route, nothing counted. */
   metrics: z.strictObject({ enabled: z.boolean() }).default({ enabled: true }),
   collections: z

@@ -1,6 +1,7 @@
 // The one way data changes: a write (a file's records, a feed pull, a lifecycle run, staff retiring
-// a threat, a feed deleted) runs in one transaction, under the write lock, through the same stages in a fixed
-// order: ingest, derive, publish, and a new data version. A failure anywhere rolls it all back.
+// a threat, a feed deleted, a sighting or a submission) runs in one transaction, under the write
+// lock, through the same stages in a fixed order: ingest, derive, publish, and a new data version.
+// A failure anywhere rolls it all back.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
@@ -107,6 +108,8 @@ const STAGES: { [K in WriteKind]: WriteStages<K> } = {
   allowlist: { outcome: given },
   // A feed delete keeps the STIX versions clients hold of what it withdraws while its feed still renders them.
   'feed-delete': { before: (trx, { plan }) => keepWithdrawnVersions(trx, plan.fid), refreshWhole: true, outcome: given },
+  sighting: { outcome: given },
+  submission: { outcome: given },
 };
 
 export async function applyWrite<K extends WriteKind>(
@@ -135,7 +138,7 @@ export async function applyWrite<K extends WriteKind>(
       signal?.throwIfAborted();
       options.onPhase?.('project');
       await setup.publish(trx, changes, clock, dialect);
-      if (anyChange(changes) || changes.pulled) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
+      if (anyChange(changes) || changes.pulled || changes.observed) await writeMeta(trx, DATA_VERSION_KEY, `${clock.now()}-${randomBytes(4).toString('hex')}`);
       const own = await stages.outcome(trx, command, ingested.result, clock);
       signal?.throwIfAborted();
       options.onPhase?.('commit');

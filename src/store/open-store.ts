@@ -144,7 +144,7 @@ export interface OpenDatabase {
  */
 export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
   const { db, dialect, schema } = await openDatabase(location, options);
-  return createStore(db, dialect, { collections: options.collections, schema });
+  return createStore(db, dialect, { collections: options.collections, schema, sightings: options.sightings });
 }
 
 /** The database of `location`, opened and migrated (openStore's first half). */

@@ -19,6 +19,7 @@ import { listAllowlistEntries, previewAllowlistEntry, removeAllowlistEntry } fro
 import { CONSOLE_SECRET_KEY, createConsoleSession, deleteConsoleSession, deleteExpiredConsoleSessions, findConsoleSession } from './queries/session-queries.js';
 import { createStixSync, syncCollectionsWithConfig } from './publish/stix-sync.js';
 import { createExplorer } from './queries/explore-runner.js';
+import { findSubmission, listSightings, listSubmissions, observationCounts } from './queries/observation-queries.js';
 import type { CollectionConfig } from '../config.js';
 
 export interface StoreOptions {
@@ -26,6 +27,8 @@ export interface StoreOptions {
   collections: readonly CollectionConfig[];
   /** PostgreSQL schema the store lives in (checked by readiness). */
   schema?: string | undefined;
+  /** Sighted indicators get a STIX sighting in their collections (config `stix.sightings`, default true). */
+  sightings?: boolean | undefined;
 }
 
 /**
@@ -46,7 +49,7 @@ export interface WritePaths {
  */
 export function createStore(db: Kysely<Database>, dialect: Dialect, options: StoreOptions, writePaths: WritePaths = {}): Store {
   const { schema } = options;
-  const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom });
+  const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom, sightings: options.sightings ?? true });
   const explorer = createExplorer(db, dialect);
   return {
     findThreat: (tid) => findThreat(db, tid),
@@ -73,6 +76,10 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     listFeedRuns: (fid, limit) => listFeedRuns(db, fid, limit),
     feedHealthFacts: (fid) => feedHealthFacts(db, fid),
     findValueFacts: (lookup) => findValueFacts(db, options.collections, lookup),
+    listSightings: (target, limit, beforeId) => listSightings(db, target, limit, beforeId),
+    observationCounts: (target) => observationCounts(db, target),
+    findSubmission: (qid, keyId) => findSubmission(db, qid, keyId),
+    listSubmissions: (iid, limit) => listSubmissions(db, iid, limit),
     listAllowlistEntries: () => listAllowlistEntries(db),
     removeAllowlistEntry: (entry) => removeAllowlistEntry(db, entry),
     previewAllowlistEntry: (cover, sampleSize) => previewAllowlistEntry(db, cover, sampleSize),

@@ -13,7 +13,7 @@ const opened = new WeakMap<Store, OpenDatabase>();
 /** openStore, keeping the database for dbOf; `writePaths` forces a write path (test/store/bulk-import.test.ts). */
 export async function openTestStore(location: string, options: OpenStoreOptions & { writePaths?: WritePaths | undefined }): Promise<Store> {
   const database = await openDatabase(location, options);
-  const store = createStore(database.db, database.dialect, { collections: options.collections, schema: database.schema }, options.writePaths);
+  const store = createStore(database.db, database.dialect, { collections: options.collections, schema: database.schema, sightings: options.sightings }, options.writePaths);
   opened.set(store, database);
   return store;
 }
@@ -45,12 +45,13 @@ export async function rewindFeedHealth(store: Store): Promise<void> {
 }
 
 /**
- * Takes migration 0019 (explore's indexes: search-migration.ts) away from a current store: its tables,
- * indexes, and on SQLite the trigram table and its triggers (an index on a column keeps SQLite from
- * dropping the column, as the rewinds of earlier migrations do).
+ * Takes migration 0019 (explore's indexes: search-migration.ts), and 0020 after it, away from a current
+ * store: its tables, indexes, and on SQLite the trigram table and its triggers (an index on a column
+ * keeps SQLite from dropping the column, as the rewinds of earlier migrations do).
  */
 export async function rewindSearchIndexes(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindObservations(store);
   for (const table of ['indicator_networks', 'indicator_attribute_values']) await db.schema.dropTable(table).execute();
   for (const index of ['indicators_type', 'indicators_risk', 'indicators_added', 'indicators_updated', 'indicators_retired', 'indicators_retired_flag']) {
     await db.schema.dropIndex(index).execute();
@@ -61,4 +62,15 @@ export async function rewindSearchIndexes(store: Store): Promise<void> {
     await sql`drop table indicator_values_fts`.execute(db);
   }
   await sql`delete from threatgate_migrations where name = '0019-search-indexes'`.execute(db);
+}
+
+/** Takes migration 0020 (observations: observation-migration.ts) away from a current store: its tables and its counter columns. */
+export async function rewindObservations(store: Store): Promise<void> {
+  const db = dbOf(store);
+  for (const table of ['sightings', 'submissions']) await db.schema.dropTable(table).execute();
+  // SQLite drops no indexed column.
+  for (const index of ['indicators_sightings', 'indicators_submissions', 'indicators_sighted']) await db.schema.dropIndex(index).execute();
+  for (const column of ['sightings', 'stamp_sighted', 'stamp_first_sighted', 'submissions']) await db.schema.alterTable('indicators').dropColumn(column).execute();
+  for (const column of ['sightings', 'stamp_sighted']) await db.schema.alterTable('threats').dropColumn(column).execute();
+  await sql`delete from threatgate_migrations where name = '0020-observations'`.execute(db);
 }

@@ -23,16 +23,34 @@ export interface ImportChanges {
   fresh: boolean;
   /** A feed pull: it changes the feed's pull stamps and sightings even when no record changed. */
   pulled: boolean;
+  /**
+   * An observation of a stored record (a sighting, a submission of a known value: docs/observations.md):
+   * it changes counters and stamps the lookups show even when no record changed.
+   */
+  observed?: boolean;
+  /**
+   * Records the observation touched without changing them as records (ObservedRecords); absent,
+   * none. They change no aggregate, so derive leaves them.
+   */
+  seenThreats?: number;
+  sightedIndicators?: number;
 }
 
 /** The records whose keys a write notes when it inserts or changes them. */
 export type ChangedRecords = 'threats' | 'feeds' | 'indicators';
 
+/**
+ * Records an observation touched without changing them as records: threats whose stamp_seen moved,
+ * whose own STIX object gets a new version (its `last_seen`) and nothing else (not their links, nor
+ * their aggregates); indicators whose sightings changed, whose STIX sighting gets one
+ * (docs/stix-mapping.md, "Sightings").
+ */
+export type ObservedRecords = 'seen-threats' | 'sighted-indicators';
+
 /** The table of the change set that holds the keys of each kind of record. */
-const CHANGED_TABLE = { threats: 'changed_threats', feeds: 'changed_feeds', indicators: 'changed_indicators' } as const satisfies Record<
-  ChangedRecords,
-  keyof ChangeTables
->;
+const CHANGED_TABLE = {
+  threats: 'changed_threats', feeds: 'changed_feeds', indicators: 'changed_indicators', 'seen-threats': 'observed_threats', 'sighted-indicators': 'sighted_indicators',
+} as const satisfies Record<ChangedRecords | ObservedRecords, keyof ChangeTables>;
 
 /**
  * What ingest hands derive and publish: how much changed, and queries over what changed, which they
@@ -44,8 +62,8 @@ export interface ChangeSet extends ImportChanges {
    * new or restamped (`changed`).
    */
   links(which: 'added' | 'changed', kind?: 0 | 1): RawBuilder<{ kind: number; owner: number; iid: number }>;
-  /** The keys of the records of one table that the write inserted or changed. */
-  changedIds(records: ChangedRecords): RawBuilder<{ id: number }>;
+  /** The keys of the records of one table that the write inserted or changed, or observed (ObservedRecords). */
+  changedIds(records: ChangedRecords | ObservedRecords): RawBuilder<{ id: number }>;
   /** The rows indicators had before the write changed them; `repatterned` 1 when their type or value changed. */
   replacedIndicators(): RawBuilder<ReplacedIndicatorRow>;
 }
@@ -71,8 +89,13 @@ export function anyChange(changes: ImportChanges): boolean {
   return changes.threats + changes.feeds + changes.indicators + changes.feedLinks + changes.threatLinks > 0;
 }
 
-/** Notes the keys of records that a writer inserted or changed; a key noted before stays noted once. */
-export async function noteChanged(trx: Kysely<Database>, records: ChangedRecords, keys: readonly number[]): Promise<void> {
+/** True when an observation touched a record (ObservedRecords): publish has versions to make, and the data changed. */
+export function anyObserved(changes: ImportChanges): boolean {
+  return (changes.seenThreats ?? 0) + (changes.sightedIndicators ?? 0) > 0;
+}
+
+/** Notes the keys of records that a writer inserted or changed, or observed; a key noted before stays noted once. */
+export async function noteChanged(trx: Kysely<Database>, records: ChangedRecords | ObservedRecords, keys: readonly number[]): Promise<void> {
   if (keys.length === 0) return;
   await changeTables(trx)
     .insertInto(CHANGED_TABLE[records])
@@ -89,8 +112,8 @@ export async function noteChangedFrom(trx: Kysely<Database>, records: ChangedRec
   await sql`insert into ${sql.table(CHANGED_TABLE[records])} (id) select * from (${keys}) as k where true on conflict (id) do nothing`.execute(trx);
 }
 
-/** How many records of one kind the write inserted or changed so far. */
-export async function countChanged(trx: Kysely<Database>, records: ChangedRecords): Promise<number> {
+/** How many records of one kind the write inserted or changed (or observed) so far. */
+export async function countChanged(trx: Kysely<Database>, records: ChangedRecords | ObservedRecords): Promise<number> {
   const row = await changeTables(trx)
     .selectFrom(CHANGED_TABLE[records])
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -23,6 +23,9 @@ export type ChangeTables = {
   changed_threats: { id: number };
   changed_feeds: { id: number };
   changed_indicators: { id: number };
+  /** Threats whose stamp_seen an observation moved, and indicators whose sightings changed (change-set.ts, ObservedRecords). */
+  observed_threats: { id: number };
+  sighted_indicators: { id: number };
   /**
    * The rows indicators had before the write changed them (replaced-indicators.ts): `repatterned` 1
    * when the type or value changed.
@@ -35,7 +38,8 @@ export type ChangeTables = {
 
 /** Each table once: a table added to ChangeTables must be added here, or this does not compile. */
 const TABLES: Record<keyof ChangeTables, true> = {
-  import_links: true, import_keys: true, changed_threats: true, changed_feeds: true, changed_indicators: true, replaced_indicators: true,
+  import_links: true, import_keys: true, changed_threats: true, changed_feeds: true, changed_indicators: true, observed_threats: true, sighted_indicators: true,
+  replaced_indicators: true,
 };
 
 /**
@@ -69,6 +73,8 @@ export async function createChangeTables(trx: Kysely<Database>, dialect: Dialect
   await sql`create temporary table changed_threats (id bigint primary key) ${onCommit}`.execute(trx);
   await sql`create temporary table changed_feeds (id bigint primary key) ${onCommit}`.execute(trx);
   await sql`create temporary table changed_indicators (id bigint primary key) ${onCommit}`.execute(trx);
+  await sql`create temporary table observed_threats (id bigint primary key) ${onCommit}`.execute(trx);
+  await sql`create temporary table sighted_indicators (id bigint primary key) ${onCommit}`.execute(trx);
   await sql`create temporary table replaced_indicators (
     iid bigint primary key, value text not null, type text not null, risk text not null,
     stamp_added text, stamp_updated text, retired integer, attributes text not null, properties text not null,

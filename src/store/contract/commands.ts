@@ -3,6 +3,7 @@
 // nothing else of the store: the application reads it, the store's writers implement it.
 import { ThreatgateError } from '../../errors.js';
 import type { RunReport } from './runs.js';
+import type { SightingPlan, SightingRecord, SubmissionPlan, SubmissionRecord } from './observations.js';
 
 /** Risks a source may give, lowest first: an indicator listed by several takes the highest. */
 export const RISK_RANKS = ['unknown', 'none', 'low', 'medium', 'high', 'critical'] as const;
@@ -215,6 +216,8 @@ export interface WritePlans {
   'threat-state': { plan: ThreatStatePlan };
   allowlist: { plan: AllowlistPlan };
   'feed-delete': { plan: FeedDeletePlan };
+  sighting: { plan: SightingPlan };
+  submission: { plan: SubmissionPlan };
 }
 
 export type WriteKind = keyof WritePlans;
@@ -239,6 +242,10 @@ export interface WriteOutcomes {
   'threat-state': { threatStateChanged: boolean };
   allowlist: { allowlisted: AllowlistCounts };
   'feed-delete': { feedDeleted: FeedDeleteCounts };
+  /** The sighting as stored; throws SightingRefused (nothing written) when its iid or tid is not stored. */
+  sighting: { sighted: SightingRecord };
+  /** The submission as stored, its qid the key's to read back. */
+  submission: { submitted: SubmissionRecord };
 }
 
 export type WriteResult<K extends WriteKind> = WriteSummary & WriteOutcomes[K];

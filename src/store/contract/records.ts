@@ -278,6 +278,10 @@ export interface IndicatorRecord {
   /** Ascending fid. */
   feeds: IndicatorFeed[];
   attributes: IndicatorAttributes;
+  /** Its sightings (the sum of their counts), the latest seen, and the distinct keys that submitted it (docs/observations.md). */
+  sightings: number;
+  stamp_sighted: Stamp | null;
+  submissions: number;
 }
 
 export interface NewKeyRow {

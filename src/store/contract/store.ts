@@ -13,6 +13,7 @@ import type {
 import type { FeedHealthFacts, FeedRun, PullFailure, ValueFacts } from './runs.js';
 import type { WriteBatch } from './write-batch.js';
 import type { ExploreQuery, ExploreResult } from './explore.js';
+import type { ObservationCounts, SightingRecord, SightingTarget, SubmissionRecord } from './observations.js';
 
 /** An indicator named by another's lookup: a block holding an address, a related indicator of `get=links`. */
 export interface IndicatorRef {
@@ -85,6 +86,18 @@ export interface Store {
    * collections it is in. `types` empty: only the rejection.
    */
   findValueFacts(lookup: { value: string; types: readonly string[]; asGiven: string }): Promise<ValueFacts>;
+
+  /**
+   * The latest sightings of an indicator or a threat (docs/observations.md), newest (highest id)
+   * first, at most `limit`; with `beforeId`, those older than that sighting (the next page).
+   */
+  listSightings(target: SightingTarget, limit: number, beforeId?: number): Promise<SightingRecord[]>;
+  /** What an indicator's or a threat's observations add up to; undefined when it is not stored. */
+  observationCounts(target: SightingTarget): Promise<ObservationCounts | undefined>;
+  /** The submission `qid` if the key `keyId` made it; undefined for another key's or none. */
+  findSubmission(qid: number, keyId: string): Promise<SubmissionRecord | undefined>;
+  /** The latest submissions of an indicator, newest first, at most `limit` (`why`, the console). */
+  listSubmissions(iid: number, limit: number): Promise<SubmissionRecord[]>;
 
   /** The allowlist entries added at run time (docs/interface.md section 13), oldest first; adding one is a write (`allowlist` command). */
   listAllowlistEntries(): Promise<AllowlistEntry[]>;

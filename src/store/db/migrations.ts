@@ -11,6 +11,7 @@ import { consoleSessions } from './console-migration.js';
 import { runChurn } from './churn-migration.js';
 import { pullRequests } from './pull-request-migration.js';
 import { searchIndexes } from './search-migration.js';
+import { observations } from './observation-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -283,6 +284,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0017-run-churn': runChurn(dialect),
     '0018-pull-requests': pullRequests,
     '0019-search-indexes': searchIndexes(dialect),
+    '0020-observations': observations(dialect),
   };
 }
 

@@ -32,6 +32,9 @@ export interface ThreatTable {
   updated_last_domain: string | null;
   /** Reactivations after a published retirement: the STIX ids count it (lifecycle-migration.ts). */
   stix_generation: Generated<number>;
+  /** Its direct sightings: the sum of their counts and the latest seen (observation-migration.ts). */
+  sightings: Generated<number>;
+  stamp_sighted: Generated<string | null>;
 }
 
 export interface ThreatNameTable {
@@ -80,6 +83,11 @@ export interface IndicatorTable {
   /** What retired it, `aged-out` or `upstream`, and when; null while it is listed (retirement-migration.ts). */
   retired_reason: Generated<string | null>;
   stamp_retired: Generated<string | null>;
+  /** Its sightings: the sum of their counts, the earliest and latest seen; and the distinct keys that submitted it (observation-migration.ts). */
+  sightings: Generated<number>;
+  stamp_first_sighted: Generated<string | null>;
+  stamp_sighted: Generated<string | null>;
+  submissions: Generated<number>;
 }
 
 export interface FeedLinkTable {
@@ -294,6 +302,29 @@ export interface IndicatorAttributeValueTable {
   iid: number;
 }
 
+/** A sighting of an indicator or of a threat (observation-migration.ts); `reported_by` null: the command line. */
+export interface SightingTable {
+  id: Generated<number>;
+  iid: number | null;
+  tid: number | null;
+  reported_by: string | null;
+  reported_by_label: string | null;
+  reported_at: string;
+  seen_at: string;
+  count: number;
+  note: string | null;
+}
+
+/** A value submitted for analysis (observation-migration.ts); `iid` null: a value the store does not know. */
+export interface SubmissionTable {
+  qid: Generated<number>;
+  key_id: string;
+  value: string;
+  type: string | null;
+  iid: number | null;
+  submitted_at: string;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -322,6 +353,8 @@ export interface Database {
   console_sessions: ConsoleSessionTable;
   indicator_networks: IndicatorNetworkTable;
   indicator_attribute_values: IndicatorAttributeValueTable;
+  sightings: SightingTable;
+  submissions: SubmissionTable;
   meta: MetaTable;
 }
 

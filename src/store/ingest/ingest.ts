@@ -8,6 +8,7 @@ import { applyLifecycle, applyThreatState } from './lifecycle-writer.js';
 import type { PullCounts, WriteCommand, WriteKind, WriteOutcomes } from '../contract/commands.js';
 import { applyAllowlist } from './allowlist-writer.js';
 import { applyFeedDelete } from './feed-delete.js';
+import { applySighting, applySubmission } from './observation-writer.js';
 import type { Dialect } from '../db/dialect.js';
 import { withoutIndexes } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -150,8 +151,16 @@ export async function ingest<K extends WriteKind>(
     threatLinks: await moveLinks(trx, LINK_KIND.threat, fresh),
     fresh,
     pulled: command.kind === 'pull',
+    observed: observesRecord(command as WriteCommand),
+    seenThreats: await countChanged(trx, 'seen-threats'),
+    sightedIndicators: await countChanged(trx, 'sighted-indicators'),
   });
   return { changes, end, result };
+}
+
+/** A sighting, or a submission of a stored indicator: each changes what the lookups show of it. */
+function observesRecord(command: WriteCommand): boolean {
+  return command.kind === 'sighting' || (command.kind === 'submission' && command.plan.iid !== null);
 }
 
 /** Each command's own changes, once its batches are staged. */
@@ -162,6 +171,8 @@ const APPLY: { [K in WriteKind]: (trx: Transaction<Database>, command: WriteComm
   'threat-state': async (trx, { plan }) => ({ threatStateChanged: await applyThreatState(trx, plan) }),
   allowlist: async (trx, { plan }) => ({ allowlisted: await applyAllowlist(trx, plan) }),
   'feed-delete': async (trx, { plan }) => ({ feedDeleted: await applyFeedDelete(trx, plan) }),
+  sighting: async (trx, { plan }) => ({ sighted: await applySighting(trx, plan) }),
+  submission: async (trx, { plan }) => ({ submitted: await applySubmission(trx, plan) }),
 };
 
 /** Drops the change set's tables (and a pull's) once publish has read them. */

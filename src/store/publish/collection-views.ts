@@ -50,16 +50,16 @@ function viewAttackPatterns(filter: CollectionFilter, set: RawBuilder<unknown>):
 }
 
 /**
- * A filtered view holds its indicators, their relationships, the threats those point at with the
- * threats' own relationships (to their techniques, from their earlier objects), the attack-patterns
- * of those techniques, and every identity (organizations and threatgate itself: few, and referenced
- * as created_by_ref).
+ * A filtered view holds its indicators with their relationships and sightings, the threats those
+ * point at with the threats' own relationships (to their techniques, from their earlier objects),
+ * the attack-patterns of those techniques, and every identity (organizations and threatgate itself:
+ * few, and referenced as created_by_ref).
  */
 function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
   const set = indicatorSet(filter);
   const onlyThreat = filter.tid !== undefined ? sql` and s.tid = ${filter.tid}` : sql``;
   return sql`(s.type = 'identity'
-    or (s.type = 'indicator' and s.iid in (${set}))
+    or (s.type in ('indicator', 'sighting') and s.iid in (${set}))
     or (s.type = 'relationship' and s.iid in (${set})${onlyThreat})
     or (s.iid is null and s.tid is not null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat})
     or (s.type = 'attack-pattern' and s.iid is null and s.tid is null and s.id in (${viewAttackPatterns(filter, set)})))`;
@@ -77,7 +77,7 @@ function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
     select s.id, s.type, s.modified, s.date_added from stix_objects s where s.iid is null and s.tid is null and s.type = 'identity'
     union all
     select s.id, s.type, s.modified, s.date_added from (${set}) v join stix_objects s on s.iid = v.iid
-      where (s.type = 'indicator' or (s.type = 'relationship'${onlyThreat}))
+      where (s.type = 'indicator' or s.type = 'sighting' or (s.type = 'relationship'${onlyThreat}))
     union all
     select s.id, s.type, s.modified, s.date_added from stix_objects s
       where s.iid is null and s.tid in (select tl.tid from threat_links tl where tl.iid in (${set}))${onlyThreat}

@@ -6,7 +6,7 @@ import { isRetired, laterStixTime, stixIdForIndicatorLink, stixIdForThreat, stix
 import type { Threat } from '../../domain.js';
 import { collectionsFingerprint, collectionsNowUnfiltered, dropStaleMemberships, refreshCollections, restampObjects } from './collection-views.js';
 import { DateAddedClock } from './date-added-clock.js';
-import { anyChange } from '../changes/change-set.js';
+import { anyChange, anyObserved } from '../changes/change-set.js';
 import type { ChangeSet } from '../changes/change-set.js';
 import { readMeta, writeMeta } from '../db/meta.js';
 import type { Database } from '../db/schema.js';
@@ -29,6 +29,7 @@ import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation
 import { analyzeGrown, takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
 import { createRenderTable, dropRenderTables } from './render-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
+import { syncObservations } from './observation-sync.js';
 
 const FINGERPRINT_KEY = 'collections_fingerprint';
 
@@ -167,10 +168,10 @@ async function syncIndicators(db: Kysely<Database>, writer: VersionWriter): Prom
     after = iids.at(-1)!;
     const kept = new Set((await writer.write(indicatorSources(await readIndicators(db, iids)))).map((s) => s.iid));
     // An indicator that lost its STIX form (a value that is no address of its new type) leaves
-    // the export: its object is revoked, and its relationships with it.
+    // the export: its object is revoked, and its relationships and its sighting with it.
     const withdrawn = iids.filter((iid) => !kept.has(iid));
     if (withdrawn.length > 0) {
-      await writer.revoke(await liveObjects(db, sql`s.iid in (${sql.join(withdrawn)}) and s.type in ('indicator', 'relationship')`));
+      await writer.revoke(await liveObjects(db, sql`s.iid in (${sql.join(withdrawn)}) and s.type in ('indicator', 'relationship', 'sighting')`));
     }
   }
 }
@@ -360,6 +361,8 @@ const RENDER_THREAD_FROM = 20_000;
 export interface StixSyncOptions {
   /** The fewest indicators of a fresh import that are rendered on a worker thread (WritePaths). */
   renderThreadFrom?: number;
+  /** Sighted indicators get a STIX sighting (config `stix.sightings`, docs/stix-mapping.md); default true. */
+  sightings?: boolean;
 }
 
 /** The STIX step of every import: new object versions, then collection membership, in the import's transaction. */
@@ -367,10 +370,15 @@ export type StixSync = (trx: Kysely<Database>, changes: ChangeSet, clock: Clock,
 
 export function createStixSync(collections: readonly CollectionConfig[], options: StixSyncOptions = {}): StixSync {
   return async (db, changes, clock, dialect) => {
-    if (!anyChange(changes)) return;
+    const changed = anyChange(changes);
+    const observed = anyObserved(changes);
+    if (!changed && !observed) return;
     const dates = await DateAddedClock.open(db, clock.now());
     const writer = new VersionWriter(db, dialect, dates, clock.now(), changes.fresh, changes);
-    const sync = () => syncObjects(db, dialect, changes, writer, options);
+    const sync = async () => {
+      if (changed) await syncObjects(db, dialect, changes, writer, options);
+      if (observed) await syncObservations(db, changes, writer, options.sightings ?? true);
+    };
     // STIX ids are UUIDs: into an empty store, each object written with the indexes of stix_objects
     // in place would update them at random pages, so they are built after, each in one sort.
     await (changes.fresh ? withoutIndexes(db, dialect, { table: 'stix_objects' }, sync) : sync());

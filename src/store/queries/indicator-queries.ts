@@ -68,6 +68,10 @@ async function withLinks(db: Kysely<Database>, row: Selectable<IndicatorTable>):
     threats: threats.map((t) => ({ tid: Number(t.tid), name: t.name, category: t.category, risk: t.risk as Risk, stamp_linked: t.stamp_linked })),
     feeds: feeds.map((f) => ({ fid: Number(f.fid), name: f.name, category: f.category, organization: f.organization, pricing: f.pricing, stamp_linked: f.stamp_linked })),
     attributes: JSON.parse(row.attributes),
+    // Kept on the row as observations arrive (ingest/observation-writer.ts): no count over their rows.
+    sightings: Number(row.sightings),
+    stamp_sighted: row.stamp_sighted,
+    submissions: Number(row.submissions),
   };
 }
 
