@@ -21,6 +21,9 @@ const INDICATOR_FIELD_HELP: Record<(typeof INDICATOR_FIELDS)[number], string> = 
   retired: 'true or false; or a date, a time or an age',
   attribute: 'a value of any attribute',
   'attribute.NAME': 'a value of the attribute NAME (attribute.port=443)',
+  sighted: 'when it was last reported seen: a date, a time or an age',
+  sightings: 'how often it was reported seen: a whole number (sightings>0)',
+  submissions: 'how many keys submitted it for analysis: a whole number',
 };
 
 const THREAT_FIELD_HELP: Record<(typeof THREAT_FIELDS)[number], string> = {
@@ -32,6 +35,8 @@ const THREAT_FIELD_HELP: Record<(typeof THREAT_FIELDS)[number], string> = {
   retired: 'true or false',
   ttp: 'an ATT&CK technique id; T1059 also matches T1059.001',
   feed: "a feed listing any of the threat's indicators",
+  sighted: 'when it was last reported seen itself: a date, a time or an age',
+  sightings: 'how often it was reported seen itself: a whole number',
 };
 
 /** Queries that show what the language can say, one per idea: a parent's names, a feed's recent high risks, a block, a threat, an attribute. */

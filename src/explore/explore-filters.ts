@@ -22,8 +22,11 @@ export class ExploreQueryError extends BadRequestError {}
 const ORDERED_RISKS = ['none', 'unknown', 'low', 'medium', 'high', 'critical'] as const;
 const ALL_RISKS: readonly string[] = [...ORDERED_RISKS, 'retired'];
 
-export const INDICATOR_FIELDS = ['ioc', 'indicator', 'value', 'type', 'risk', 'threat', 'feed', 'added', 'seen', 'updated', 'retired', 'attribute', 'attribute.NAME'] as const;
-export const THREAT_FIELDS = ['threat', 'category', 'risk', 'added', 'seen', 'retired', 'ttp', 'feed'] as const;
+export const INDICATOR_FIELDS = [
+  'ioc', 'indicator', 'value', 'type', 'risk', 'threat', 'feed', 'added', 'seen', 'updated', 'retired', 'attribute', 'attribute.NAME',
+  'sighted', 'sightings', 'submissions',
+] as const;
+export const THREAT_FIELDS = ['threat', 'category', 'risk', 'added', 'seen', 'retired', 'ttp', 'feed', 'sighted', 'sightings'] as const;
 
 /** The fewest characters in a row, besides `*`, a wildcard value must hold: the trigram indexes need three. */
 export const WILDCARD_LITERAL_RUN = 3;
@@ -123,19 +126,41 @@ function stampOf(term: QueryTerm, now: number): { at: string; day: boolean; age:
   return termError(term, `"${fieldName(term)}" takes a date (YYYY-MM-DD), a time ("YYYY-MM-DD HH:MM:SS") or an age (7d, 12h, 30m), not "${term.value}"`);
 }
 
-type StampColumn = Extract<IndicatorFilter, { kind: 'stamp' }>['column'];
+type StampColumn = Extract<IndicatorFilter, { kind: 'stamp' }>['column'] | Extract<ThreatFilter, { kind: 'stamp' }>['column'];
+
+/** The filter of one stamp comparison: a column of the row, or (`sighted` of indicators) a filter of its own. */
+type StampCompare<F> = (op: StampOp, at: string) => F;
+
+const onColumn = <F extends IndicatorFilter | ThreatFilter>(column: StampColumn): StampCompare<F> => (op, at) => ({ kind: 'stamp', column, op, at }) as F;
 
 /**
  * A stamp comparison. An age is the moment that long before now, compared the same way: `seen>7d`
  * is seen after seven days ago. A date compared with `=` is the whole day.
  */
-function stampFilter<F extends IndicatorFilter | ThreatFilter>(term: QueryTerm, column: StampColumn, now: number, not: (f: F) => F, and: (fs: F[]) => F): F {
+function stampFilter<F extends IndicatorFilter | ThreatFilter>(term: QueryTerm, compare: StampCompare<F>, now: number, not: (f: F) => F, and: (fs: F[]) => F): F {
   const { at, day, age } = stampOf(term, now);
-  const compare = (op: StampOp, stamp: string) => ({ kind: 'stamp', column, op, at: stamp }) as F;
   if (term.op !== '=' && term.op !== '!=') return compare(term.op, at);
   if (age) termError(term, `an age compares with > or <: "${fieldName(term)}>${term.value}" is the last ${term.value}`);
   const equal = day ? and([compare('>=', at), compare('<', formatStamp(Date.parse(`${at.replace(' ', 'T')}Z`) + 86_400_000))]) : compare('=', at);
   return negatedIf(term, equal, not);
+}
+
+/** The most a counter is compared with: a sighting counts at most a billion (docs/observations.md). */
+const MAX_COUNT = 1_000_000_000;
+
+/** A counter comparison (`sightings>=3`); `!=` is the negation of `=`. */
+function countOf(term: QueryTerm): number {
+  const text = term.value.trim();
+  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_COUNT) {
+    termError(term, `"${fieldName(term)}" takes a whole number from 0 to ${MAX_COUNT.toLocaleString('en-US')}, not "${term.value}"`);
+  }
+  return Number(text);
+}
+
+function countFilter<F extends IndicatorFilter | ThreatFilter>(term: QueryTerm, column: 'sightings' | 'submissions', not: (f: F) => F): F {
+  const value = countOf(term);
+  const op = term.op === '!=' ? '=' : term.op;
+  return negatedIf(term, { kind: 'count', column, op, value } as F, not);
 }
 
 const TRUE_WORDS = new Set(['true', '1', 'yes']);
@@ -185,14 +210,20 @@ function indicatorTerm(term: QueryTerm, now: number): IndicatorFilter {
       equalityOnly(term);
       return negatedIf(term, { kind: 'feed', name: textMatchOf(term) }, notIndicator);
     case 'added':
-      return stampFilter(term, 'stamp_added', now, notIndicator, andIndicator);
+      return stampFilter(term, onColumn('stamp_added'), now, notIndicator, andIndicator);
     case 'seen':
-      return stampFilter(term, 'stamp_seen', now, notIndicator, andIndicator);
+      return stampFilter(term, onColumn('stamp_seen'), now, notIndicator, andIndicator);
     case 'updated':
-      return stampFilter(term, 'stamp_updated', now, notIndicator, andIndicator);
+      return stampFilter(term, onColumn('stamp_updated'), now, notIndicator, andIndicator);
+    case 'sighted':
+      return stampFilter<IndicatorFilter>(term, (op, at) => ({ kind: 'sighted', op, at }), now, notIndicator, andIndicator);
+    case 'sightings':
+      return countFilter(term, 'sightings', notIndicator);
+    case 'submissions':
+      return countFilter(term, 'submissions', notIndicator);
     case 'retired': {
       const retired = booleanOf(term);
-      if (retired === undefined) return stampFilter(term, 'stamp_retired', now, notIndicator, andIndicator);
+      if (retired === undefined) return stampFilter(term, onColumn('stamp_retired'), now, notIndicator, andIndicator);
       equalityOnly(term);
       const filter: IndicatorFilter = { kind: 'risk', risks: ['retired'] };
       return retired === (term.op === '=') ? filter : notIndicator(filter);
@@ -222,9 +253,13 @@ function threatTerm(term: QueryTerm, now: number): ThreatFilter {
     case 'risk':
       return negatedIf(term, { kind: 'risk', risks: risksOf(term) }, notThreat);
     case 'added':
-      return stampFilter(term, 'stamp_added', now, notThreat, andThreat);
+      return stampFilter(term, onColumn('stamp_added'), now, notThreat, andThreat);
     case 'seen':
-      return stampFilter(term, 'stamp_seen', now, notThreat, andThreat);
+      return stampFilter(term, onColumn('stamp_seen'), now, notThreat, andThreat);
+    case 'sighted':
+      return stampFilter(term, onColumn('stamp_sighted'), now, notThreat, andThreat);
+    case 'sightings':
+      return countFilter(term, 'sightings', notThreat);
     case 'retired': {
       equalityOnly(term);
       const retired = booleanOf(term);

@@ -113,6 +113,20 @@ describe('explore filters: indicator fields', () => {
   });
 });
 
+describe('explore filters: observations (docs/observations.md)', () => {
+  it('sighted is a stamp of its own; sightings and submissions are counters, != the negation of =', () => {
+    assert.deepEqual(indicators('sighted>7d'), { kind: 'sighted', op: '>', at: '2026-11-21 12:00:00' });
+    assert.deepEqual(indicators('sighted=2026-11-01'), {
+      kind: 'and',
+      filters: [{ kind: 'sighted', op: '>=', at: '2026-11-01 00:00:00' }, { kind: 'sighted', op: '<', at: '2026-11-02 00:00:00' }],
+    });
+    assert.deepEqual(indicators('sightings>=3'), { kind: 'count', column: 'sightings', op: '>=', value: 3 });
+    assert.deepEqual(indicators('submissions!=0'), { kind: 'not', filter: { kind: 'count', column: 'submissions', op: '=', value: 0 } });
+    assert.deepEqual(threats('sighted<2026-01-01'), { kind: 'stamp', column: 'stamp_sighted', op: '<', at: '2026-01-01 00:00:00' });
+    assert.deepEqual(threats('sightings>0'), { kind: 'count', column: 'sightings', op: '>', value: 0 });
+  });
+});
+
 describe('explore filters: threat fields', () => {
   it('each field', () => {
     assert.deepEqual(threats('zeus'), { kind: 'threat', name: { like: '%zeus%' } });
@@ -130,8 +144,13 @@ describe('explore filters: threat fields', () => {
 
 describe('explore filters: every refusal says where and what', () => {
   const cases: Array<['indicators' | 'threats', string, RegExp]> = [
-    ['indicators', 'colour=red', /^q: at 1: unknown field "colour" for indicators \(fields: ioc, indicator, value, type, risk, threat, feed, added, seen, updated, retired, attribute, attribute\.NAME\)$/],
-    ['threats', 'type=url', /^q: at 1: unknown field "type" for threats \(fields: threat, category, risk, added, seen, retired, ttp, feed\)$/],
+    ['indicators', 'colour=red', /^q: at 1: unknown field "colour" for indicators \(fields: ioc, indicator, value, type, risk, threat, feed, added, seen, updated, retired, attribute, attribute\.NAME, sighted, sightings, submissions\)$/],
+    ['threats', 'type=url', /^q: at 1: unknown field "type" for threats \(fields: threat, category, risk, added, seen, retired, ttp, feed, sighted, sightings\)$/],
+    ['indicators', 'sightings>many', /^q: at 1: "sightings" takes a whole number from 0 to 1,000,000,000, not "many"$/],
+    ['indicators', 'submissions>=1.5', /^q: at 1: "submissions" takes a whole number from 0 to 1,000,000,000, not "1\.5"$/],
+    ['threats', 'sightings=-1', /^q: at 1: "sightings" takes a whole number/],
+    ['threats', 'submissions>0', /^q: at 1: unknown field "submissions" for threats/],
+    ['indicators', 'sighted>soon', /^q: at 1: "sighted" takes a date/],
     ['indicators', 'risk=hgih', /^q: at 1: risk "hgih" is not one of none, unknown, low, medium, high, critical, retired$/],
     ['indicators', 'risk>retired', /^q: at 1: "risk=retired" takes = and != only$/],
     ['indicators', 'type>url', /^q: at 1: "type" takes = and != only$/],

@@ -9,6 +9,7 @@ import { parseIpBlock } from '../../src/sources/normalize-value.js';
 import { networkRangeOf } from '../../src/store/db/search-keys.js';
 import type { ExploreResult, FeedFilter } from '../../src/store/contract/explore.js';
 import type { Store } from '../../src/store/contract/store.js';
+import { noBatches } from '../../src/store/contract/write-batch.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { addFiller, exploreData, EXPLORE_NOW as NOW } from '../helpers/explore-data.js';
@@ -173,6 +174,35 @@ for (const backend of storeBackends()) {
       assert.deepEqual(await iids(store, 'attribute=nginx'), []);
       assert.deepEqual(await iids(store, 'ioc=198.51.100.0/24'), [7, 6]);
       assert.deepEqual(await iids(store, 'ioc=198.51.100.128/25'), []);
+    });
+
+    it('selects by sightings, submissions and when last sighted (docs/observations.md)', async () => {
+      const sight = (target: { iid: number } | { tid: number }, seenAt: string, count: number) =>
+        store.applyWrite({ kind: 'sighting', plan: { target, by: { keyId: null, label: 'command line' }, reportedAt: '2026-03-09 12:00:00', seenAt, count, note: null } }, noBatches(), fixedClock);
+      const submit = (iid: number, keyId: string) =>
+        store.applyWrite({ kind: 'submission', plan: { keyId, value: `v${iid}`, type: 'domain', iid, at: '2026-03-09 12:00:00' } }, noBatches(), fixedClock);
+      await sight({ iid: 1 }, '2026-03-08 00:00:00', 2);
+      await sight({ iid: 1 }, '2026-03-09 00:00:00', 3);
+      await sight({ iid: 2 }, '2026-01-15 00:00:00', 1);
+      await sight({ tid: 2 }, '2026-03-09 06:00:00', 4);
+      await submit(3, 'k_a');
+      await submit(3, 'k_b');
+      await submit(2, 'k_a');
+      assert.deepEqual(await iids(store, 'sightings>0'), [2, 1]);
+      assert.deepEqual(await iids(store, 'sightings>=5'), [1]);
+      assert.deepEqual(await iids(store, 'sightings=1'), [2]);
+      assert.deepEqual(await iids(store, 'sightings!=0 and sightings<5'), [2]);
+      // A comparison 0 passes takes every indicator but the sighted ones that fail it.
+      const unsighted = await iids(store, 'sightings=0', { limit: 1000 });
+      assert.ok(!unsighted.includes(1) && !unsighted.includes(2) && unsighted.includes(3));
+      assert.deepEqual(await iids(store, 'sighted>7d'), [1]);
+      assert.deepEqual(await iids(store, 'sighted=2026-01-15'), [2]);
+      assert.deepEqual(await iids(store, 'sighted<2026-01-01'), []);
+      assert.deepEqual(await iids(store, 'submissions>=2'), [3]);
+      assert.deepEqual(await iids(store, 'submissions>0 and sightings>0'), [2]);
+      assert.deepEqual(await tids(store, 'sightings>0'), [2]);
+      assert.deepEqual(await tids(store, 'sighted>2d'), [2]);
+      assert.deepEqual(await tids(store, 'sightings>=5'), []);
     });
 
     it('stops a query past its deadline with timedOut', async () => {

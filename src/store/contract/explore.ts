@@ -5,6 +5,9 @@
 /** A stamp compared as the store keeps stamps: `YYYY-MM-DD HH:MM:SS`, UTC, as text. */
 export type StampOp = '=' | '>' | '>=' | '<' | '<=';
 
+/** A whole number compared: an observation counter (docs/observations.md); `!=` is a `not` of `=`. */
+export type CountOp = StampOp;
+
 /**
  * A text match: `exact` values (already lowercased where the store's column is, compared as they
  * are), or a `like` pattern: `%` for each `*` the user wrote, the user's own `%`, `_` and `\`
@@ -35,6 +38,10 @@ export type IndicatorFilter =
   | { kind: 'type'; types: readonly string[] }
   | { kind: 'risk'; risks: readonly string[] }
   | { kind: 'stamp'; column: 'stamp_added' | 'stamp_seen' | 'stamp_updated' | 'stamp_retired'; op: StampOp; at: string }
+  /** The latest sighting's time: indicators never sighted have none and match no comparison. */
+  | { kind: 'sighted'; op: StampOp; at: string }
+  /** The sum of its sightings' counts, or the distinct keys that submitted it. */
+  | { kind: 'count'; column: 'sightings' | 'submissions'; op: CountOp; value: number }
   /** Linked to a threat whose name or other name (lowercased) matches. */
   | { kind: 'threat'; name: TextMatch }
   /** Listed by (linked to) a feed whose name (lowercased) matches. */
@@ -50,7 +57,9 @@ export type ThreatFilter =
   /** The category, lowercased, is one of these. */
   | { kind: 'category'; categories: readonly string[] }
   | { kind: 'risk'; risks: readonly string[] }
-  | { kind: 'stamp'; column: 'stamp_added' | 'stamp_seen'; op: StampOp; at: string }
+  | { kind: 'stamp'; column: 'stamp_added' | 'stamp_seen' | 'stamp_sighted'; op: StampOp; at: string }
+  /** The sum of its direct sightings' counts. */
+  | { kind: 'count'; column: 'sightings'; op: CountOp; value: number }
   | { kind: 'retired'; retired: boolean }
   /** Cites an ATT&CK technique: `T1059` exactly, and with `subtechniques` also `T1059.001` and the like. */
   | { kind: 'ttp'; technique: string; subtechniques: boolean }

@@ -3,6 +3,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import {
   EXPLORE_NAMES_PER_ROW,
+  type CountOp,
   type ExploreIndicatorRow,
   type ExploreQuery,
   type ExploreResult,
@@ -76,6 +77,26 @@ function indicatorRiskSql(x: ExploreSql, risks: readonly string[]): RawBuilder<u
   return parts.length === 0 ? NEVER : sql`(${sql.join(parts, sql` or `)})`;
 }
 
+const COUNT_HOLDS: Record<CountOp, (count: number, value: number) => boolean> = {
+  '=': (count, value) => count === value,
+  '>': (count, value) => count > value,
+  '>=': (count, value) => count >= value,
+  '<': (count, value) => count < value,
+  '<=': (count, value) => count <= value,
+};
+
+/**
+ * An observation counter compared. Only the indicators with a count above 0 are in the counter's
+ * index (observation-migration.ts), and few are: a comparison 0 fails (`sightings>=2`) is the set
+ * that index gives; one 0 passes (`sightings<3`, `submissions=0`) is every indicator but the
+ * indexed ones that fail it.
+ */
+function countSql(x: ExploreSql, column: 'sightings' | 'submissions', op: CountOp, value: number): RawBuilder<unknown> {
+  const ref = sql.ref(column);
+  if (!COUNT_HOLDS[op](0, value)) return sql`i.iid in (select iid from indicators where ${ref} > 0 and ${ref} ${sql.raw(op)} ${value} and ${x.guard})`;
+  return sql`i.iid not in (select iid from indicators where ${ref} > 0 and not (${ref} ${sql.raw(op)} ${value}) and ${x.guard})`;
+}
+
 /** An indicator filter as a condition on the row `i`; each leaf an `iid in (...)` over its own index. */
 export function indicatorCondition(x: ExploreSql, filter: IndicatorFilter): RawBuilder<unknown> {
   const g = x.guard;
@@ -106,6 +127,11 @@ export function indicatorCondition(x: ExploreSql, filter: IndicatorFilter): RawB
       // A condition on the row (indicatorRiskSql says why); stamp_seen has no index (docs/explore.md,
       // "The seen index"), so it is tested on the rows other terms select, or on the newest first.
       return sql`${sql.ref(`i.${filter.column}`)} ${sql.raw(filter.op)} ${filter.at}`;
+    case 'sighted':
+      // Through the index of the sighted indicators alone (observation-migration.ts): few are.
+      return sql`i.iid in (select iid from indicators where stamp_sighted is not null and stamp_sighted ${sql.raw(filter.op)} ${filter.at} and ${g})`;
+    case 'count':
+      return countSql(x, filter.column, filter.op, filter.value);
     case 'threat':
       return sql`i.iid in (select iid from threat_links where tid in (select tid from threat_names where ${matchSql(x, sql.ref('name_key'), filter.name)}) and ${g})`;
     case 'feed':
@@ -140,6 +166,8 @@ export function threatCondition(x: ExploreSql, filter: ThreatFilter): RawBuilder
     }
     case 'stamp':
       return sql`${sql.ref(`t.${filter.column}`)} ${sql.raw(filter.op)} ${filter.at}`;
+    case 'count':
+      return sql`t.sightings ${sql.raw(filter.op)} ${filter.value}`;
     case 'retired':
       return filter.retired ? sql`t.retired = 1` : sql`coalesce(t.retired, 0) <> 1`;
     case 'ttp': {
