@@ -15,6 +15,7 @@ import { underSignals } from './cli/command-signals.js';
 import { confirmOnTerminal } from './cli/feed-delete-command.js';
 import { whyCommand } from './cli/health-commands.js';
 import { allowlistCommand } from './cli/allowlist-command.js';
+import { seenCommand } from './cli/seen-command.js';
 import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
 import { keysCommand } from './cli/keys-command.js';
 import { exportCommand } from './cli/export-command.js';
@@ -64,6 +65,12 @@ Commands:
                                      keep a value, block or domain out of every later pull and retire
                                      the stored indicators it covers; --dry-run counts them, changes nothing
   allowlist remove ENTRY             drop a run-time entry: the next pulls may list what it kept out
+  seen VALUE [--note TEXT] [--at TIMESTAMP] [--count N]
+  seen --threat TID [--note TEXT] [--at TIMESTAMP] [--count N]
+                                     record a sighting of a stored indicator (the value as pasted) or a
+                                     threat: an observation of it, as a pull's is; --at when it was seen
+                                     (RFC 3339, YYYY-MM-DD HH:MM:SS UTC or a date; default now), --count
+                                     how many times (default 1); prints what it recorded
   threats retire TID                 retire a threat by hand
   threats reactivate TID             make a retired threat active again
   lifecycle                          retire the threats no source has observed for lifecycle.threatRetireDays
@@ -132,6 +139,10 @@ function parseCommandLine(argv: string[]) {
       description: { type: 'string' },
       website: { type: 'string' },
       pricing: { type: 'string' },
+      threat: { type: 'string' },
+      note: { type: 'string' },
+      at: { type: 'string' },
+      count: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -159,7 +170,7 @@ function progressPrinter(): ((count: number) => void) | undefined {
 }
 
 /** Checked before the store is opened: a mistyped command is named as such, not as a missing store. */
-const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export', 'why', 'allowlist'];
+const COMMANDS = ['serve', 'import', 'keys', 'feeds', 'threats', 'lifecycle', 'demo', 'export', 'why', 'allowlist', 'seen'];
 
 /**
  * Whether the command may create its SQLite store (docs/interface.md section 10, "Every command"): the ones that fill or serve one. Any
@@ -212,6 +223,9 @@ async function runCommand(command: string, positionals: string[], values: Return
       }
       case 'allowlist':
         await allowlistCommand(positionals, values, { store, config, clock: systemClock, out });
+        return;
+      case 'seen':
+        await seenCommand(positionals, values, { store, clock: systemClock, out });
         return;
       case 'lifecycle':
         await lifecycleCommand(positionals, { store, config, clock: systemClock, out });

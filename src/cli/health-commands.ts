@@ -5,6 +5,7 @@ import type { CollectionConfig } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Allowlist } from '../sources/allowlist.js';
 import { DEFAULT_QUIET_DAYS, feedStatuses, type FeedHealthSettings } from '../sources/feed-health.js';
+import { valueObservations, type ValueObservations } from '../observations/value-observations.js';
 import { churnPercent } from '../sources/sanity-gate.js';
 import { provenanceOf, type Provenance } from '../sources/value-provenance.js';
 import type { FeedRun } from '../store/contract/runs.js';
@@ -99,22 +100,30 @@ export interface WhyDeps {
 const isKnown = (p: Provenance): boolean => p.indicator !== null || p.feeds.length > 0 || p.blocks.length > 0 || p.rejection !== null || p.allowlist !== null;
 
 /**
- * `why VALUE`: its provenance. Exit code 0 when anything knows the value (the store or the
- * allowlist), 1 when nothing does, so a script can ask `threatgate why X && ...`.
+ * `why VALUE`: its provenance, and the latest sightings and submissions of its indicator
+ * (docs/observations.md). Exit code 0 when anything knows the value (the store or the allowlist),
+ * 1 when nothing does, so a script can ask `threatgate why X && ...`.
  */
 export async function whyCommand(args: readonly string[], flags: HealthFlags, deps: WhyDeps): Promise<number> {
   const [value, extra] = args;
   if (value === undefined || value.trim() === '' || extra !== undefined) throw new UsageError('why: give one VALUE (quote it if it holds blanks)');
   const provenance = await provenanceOf(value, deps);
-  if (flags.json) printJson(deps, provenance);
-  else for (const line of whyLines(provenance)) deps.out(line);
+  const observations = await valueObservations(deps.store, provenance.indicator?.iid ?? null);
+  if (flags.json) printJson(deps, { ...provenance, ...observations });
+  else for (const line of whyLines(provenance, observations)) deps.out(line);
   return isKnown(provenance) ? 0 : 1;
+}
+
+/** A sighting's line: when it was seen, how many times, who reported it (the key's label, else its id, or `command line`) and the note. */
+function sightingText(s: ValueObservations['sightings'][number]): string {
+  const by = s.reported_by_label ?? s.reported_by ?? 'command line';
+  return `seen ${s.seen_at}, count ${s.count}, by ${by}${s.reported_by !== null && s.reported_by_label !== null ? ` (${s.reported_by})` : ''}${s.note === null ? '' : `: ${s.note}`}`;
 }
 
 const feedName = (fid: number, feed: string) => `fid ${fid} ${feed}`;
 
-/** The readable block of `why`: a label and a line per fact. */
-export function whyLines(p: Provenance): string[] {
+/** The readable block of `why`: a label and a line per fact, the latest observations (none when left out) after the threats. */
+export function whyLines(p: Provenance, observations: ValueObservations = { sightings: [], submissions: [] }): string[] {
   const lines: [string, string][] = [['value', p.value]];
   if (p.normalized === null) lines.push(['unparseable', `no indicator of any type: ${p.unparseable ?? '-'}`]);
   else if (p.normalized.value !== p.value) lines.push(['normalized', `${p.normalized.value} (${p.normalized.type})`]);
@@ -134,6 +143,8 @@ export function whyLines(p: Provenance): string[] {
     const by = t.linked_by === null ? 'an import' : feedName(t.linked_by.fid, t.linked_by.feed);
     lines.push(['threat', `tid ${t.tid} ${t.name}${t.retired ? ' (retired)' : ''}: linked ${t.stamp_linked} by ${by}`]);
   }
+  for (const s of observations.sightings) lines.push(['sighting', sightingText(s)]);
+  for (const s of observations.submissions) lines.push(['submission', `for analysis by key ${s.key_id} at ${s.submitted_at} (qid ${s.qid})`]);
   for (const b of p.blocks) lines.push(['block', `iid ${b.iid}, ${b.value} holds it, risk ${b.risk}, ${b.retired ? 'retired' : 'active'}`]);
   if (p.allowlist !== null) lines.push(['allowlist', `kept out of every pull by the entry "${p.allowlist.entry}"`]);
   if (p.rejection !== null) lines.push(['rejected', `by ${feedName(p.rejection.fid, p.rejection.feed)} at ${p.rejection.at} (${p.rejection.reason})`]);

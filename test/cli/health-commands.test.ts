@@ -176,7 +176,7 @@ for (const backend of storeBackends()) {
         const { code, provenance: p } = await why(' 203.0.113.10 ');
         assert.equal(code, 0);
         assert.deepEqual(Object.keys(p!).sort(), [
-          'allowlist', 'blocks', 'collections', 'exports', 'feeds', 'indicator', 'normalized', 'rejection', 'risk_from', 'threats', 'unparseable', 'value',
+          'allowlist', 'blocks', 'collections', 'exports', 'feeds', 'indicator', 'normalized', 'rejection', 'risk_from', 'sightings', 'submissions', 'threats', 'unparseable', 'value',
         ]);
         // No stored block holds it.
         assert.deepEqual(p?.blocks, []);
