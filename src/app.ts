@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import { adminOpenApi } from './admin/admin-operations.js';
 import { createAdminSurface } from './admin/admin-router.js';
 import { findAdminKey } from './admin/admin-auth.js';
+import { analyzeOpenApi } from './api/analyze-operations.js';
 import { createApiSurface } from './api/api-router.js';
 import { exploreOpenApi } from './api/explore-operations.js';
 import { lookupOpenApi } from './api/lookup-operations.js';
@@ -101,7 +102,7 @@ export function createServedApp(config: Config, deps: AppDeps): ServedApp {
 
   app.use(createHealthRoutes(store, deps.pullerStatus));
   if (metrics) addMetricsRoute(app, metrics, logger);
-  app.use(createOpenApiRoute(config, [lookupOpenApi(config), exploreOpenApi(), taxiiOpenApi(config), exportOpenApi(config), adminOpenApi()]));
+  app.use(createOpenApiRoute(config, [lookupOpenApi(config), exploreOpenApi(), analyzeOpenApi(), taxiiOpenApi(config), exportOpenApi(config), adminOpenApi()]));
   for (const surface of surfaces) app.use(surface.mount, createSurfaceRouter(surface));
   // The operator console's HTML pages (docs/interface.md section 14), under /console only: no other route parses its forms or reads its sessions.
   if (config.console.enabled) app.use('/console', createConsoleRouter({ store, config, clock, logger, authenticate: authenticators.forAdmin, wakePuller: deps.wakePuller }));

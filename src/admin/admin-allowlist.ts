@@ -1,32 +1,17 @@
 // The operator API's allowlist routes (docs/interface.md section 13): GET lists both origins, POST adds an entry or dry-runs it, DELETE
 // removes a run-time entry; the JSON body of POST is read here, for these routes only.
-import express, { type Request, type RequestHandler } from 'express';
-import { AppError, BadRequestError } from '../errors.js';
+import type { Request, RequestHandler } from 'express';
+import { BadRequestError } from '../errors.js';
 import { sendJson } from '../http/send-json.js';
 import { getAdminKey } from './admin-auth.js';
+import { createJsonBody, jsonFields } from './json-body.js';
 import { checkedReason, type OperatorAllowlist } from './operator-allowlist.js';
 
-/** The largest body POST allowlist reads: an entry (2048 characters at most) and a reason, with room to spare. */
-export const MAX_BODY_BYTES = 16 * 1024;
 const FIELDS = ['entry', 'reason', 'dryRun'];
 const SHAPE = '{"entry": "...", "reason": "...", "dryRun": false}';
 
-const parseJson = express.json({ limit: MAX_BODY_BYTES });
-
-/**
- * Reads a JSON body, each way it can be wrong a 4xx that says so: body-parser's own errors carry a
- * status, but their messages describe the parser, not the request.
- */
-export const jsonBody: RequestHandler = (req, res, next) => {
-  parseJson(req, res, (error?: unknown) => {
-    if (error === undefined) return next();
-    const { status, type } = error as { status?: number; type?: string };
-    if (status === 413) return next(new AppError(413, 'bad_request', `The body is larger than ${MAX_BODY_BYTES} bytes.`));
-    if (status === 415) return next(new AppError(415, 'bad_request', 'The body must be JSON in UTF-8.'));
-    if (type === 'entity.parse.failed') return next(new BadRequestError(`The body is not valid JSON; send ${SHAPE}.`));
-    next(error);
-  });
-};
+/** Reads POST allowlist's JSON body, for that route alone. */
+export const jsonBody = createJsonBody(SHAPE);
 
 interface AllowlistBody {
   entry: string;
@@ -36,17 +21,7 @@ interface AllowlistBody {
 
 /** The fields of POST allowlist, each wrong one named. */
 function allowlistBody(req: Request): AllowlistBody {
-  // A body declared as something else is a 415; one declared as nothing, or none at all, the 400 below.
-  if (req.headers['content-type'] !== undefined && !req.is('application/json')) {
-    throw new AppError(415, 'bad_request', `The body must be JSON (Content-Type: application/json): ${SHAPE}.`);
-  }
-  const body: unknown = req.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new BadRequestError(`The body must be a JSON object, sent with Content-Type: application/json: ${SHAPE}.`);
-  }
-  const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((name) => !FIELDS.includes(name));
-  if (unknown !== undefined) throw new BadRequestError(`Field "${unknown}" is not known; the fields are entry, reason and dryRun.`);
+  const fields = jsonFields(req, SHAPE, FIELDS);
   const { entry, reason = '', dryRun = false } = fields;
   if (typeof entry !== 'string') throw new BadRequestError('Field "entry" is required: a string (an address, a CIDR block, a domain, or an exact value).');
   if (typeof reason !== 'string') throw new BadRequestError('Field "reason" must be a string.');

@@ -7,6 +7,8 @@ import { DEFAULT_RUNS, MAX_RUNS } from './admin-params.js';
 import { FeedRun, FeedRuns, FeedStatus, FeedStatuses, PullRequest } from './admin-schemas.js';
 import { Allowlist, AllowlistAdded, AllowlistAddition, AllowlistPreview } from './allowlist-schemas.js';
 import { Provenance } from './provenance-schemas.js';
+import { DEFAULT_SIGHTINGS, MAX_SIGHTINGS } from './admin-sightings.js';
+import { ObservationCounts, Sighting, SightingAddition, SightingPage } from './sighting-schemas.js';
 
 const TAG = 'Operator API';
 const SECURITY: Security = [{ adminBasic: [] }, { adminBearer: [] }];
@@ -18,7 +20,7 @@ const MEANINGS: Record<number, string> = {
   400: 'A parameter or path segment is malformed, or the admin key was sent as `?key=` (refused, never read: a URL ends up in logs and browser history); the message names it.',
   401: 'No credentials, another Basic username than `admin`, or a malformed, unknown or revoked key. A wrong key counts as a failed authentication of the client address (see 429).',
   403: 'A key with a plan: the operator API opens only with an admin key. Or a change requested by a browser from another site (`Sec-Fetch-Site`).',
-  404: 'No such feed, no such run-time allowlist entry, or no such path.',
+  404: 'No such feed, no such run-time allowlist entry, no such stored indicator or threat (sightings), or no such path.',
   409: 'The allowlist entry is there already (at run time or in the config), or is the config\u2019s, which only the config changes.',
   413: 'The request body is larger than 16384 bytes.',
   415: 'The request body is not JSON (`Content-Type: application/json`, UTF-8).',
@@ -53,6 +55,16 @@ const PARAMETERS: Record<string, ParameterDeclaration> = {
     schema: z.string().min(1),
     example: '198.51.100.0/24',
   },
+  'sightings-value': { name: 'value', in: 'query', description: 'An indicator\u2019s value as pasted (refanged and normalized as indicator.php reads it). Exactly one of `value`, `iid` and `tid`.', schema: z.string().min(1), example: 'example.com' },
+  'sightings-iid': { name: 'iid', in: 'query', description: 'An indicator\u2019s id. Exactly one of `value`, `iid` and `tid`.', schema: z.int().min(1) },
+  'sightings-tid': { name: 'tid', in: 'query', description: 'A threat\u2019s id. Exactly one of `value`, `iid` and `tid`.', schema: z.int().min(1) },
+  'sightings-limit': {
+    name: 'limit',
+    in: 'query',
+    description: `Sightings a page: 1 to ${MAX_SIGHTINGS}, ${DEFAULT_SIGHTINGS} when left out.`,
+    schema: z.int().min(1).max(MAX_SIGHTINGS).default(DEFAULT_SIGHTINGS),
+  },
+  'sightings-before': { name: 'before', in: 'query', description: 'Only sightings older than this sighting id: the next page, as `next` gives it.', schema: z.int().min(1) },
   'why-value': { name: 'value', in: 'query', required: true, description: 'The value, in any spelling: it is normalized as pulls normalize it.', schema: z.string().min(1), example: 'example.com' },
 };
 
@@ -154,13 +166,35 @@ const OPERATIONS: AdminOperation[] = [
     success: { '204': { description: 'Removed.', headers: NO_STORE } },
     statuses: [...GATE, 404, 409],
   },
+  {
+    path: '/admin/api/sightings',
+    method: 'get',
+    operationId: 'getAdminSightings',
+    summary: 'An indicator\u2019s or a threat\u2019s sightings, newest first',
+    description:
+      'Of the indicator named by `value` or `iid`, or of the threat `tid` (exactly one of them): what its observations add up to, and a page of its sightings, newest first, with the path of the next page while older ones remain. A value that is no indicator is a 400; one the store does not hold, or an unknown iid or tid, a 404.',
+    parameters: ['sightings-value', 'sightings-iid', 'sightings-tid', 'sightings-limit', 'sightings-before'],
+    success: SightingPage,
+    statuses: [...GATE, 404],
+  },
+  {
+    path: '/admin/api/sightings',
+    method: 'post',
+    operationId: 'recordAdminSighting',
+    summary: 'Record a sighting of an indicator or a threat',
+    description:
+      'Records that the value (a stored indicator) or the threat was seen, reported by the admin key: an observation of it, as a pull\u2019s listing is (its `stamp_seen`, and that of each threat the indicator is linked to, become the time it was seen when that is later; a retired threat stays retired). Each field is checked: a bad one is a 400 naming it, a value or tid the store does not hold a 404; either way nothing is written.',
+    success: { '201': { description: 'The sighting as stored.', headers: NO_STORE, content: { [JSON_TYPE]: Sighting } } },
+    statuses: [...GATE, 404, 413, 415],
+    requestBody: { required: true, content: { [JSON_TYPE]: SightingAddition } },
+  },
 ];
 
 export function adminOpenApi(): OpenApiSurface {
   return {
-    tags: [{ name: TAG, description: 'Feed health, runs, pulls, provenance and the allowlist (docs/interface.md, Operator API): admin keys only, sent as HTTP Basic `admin:KEY` or `Authorization: Bearer KEY`, never in the query; no plan\u2019s rate limits, failed authentications counted as everywhere.' }],
-    schemas: { FeedRun, FeedStatus, FeedStatuses, FeedRuns, Provenance, Allowlist, AllowlistPreview, PullRequest, AllowlistAdded },
-    requestSchemas: { AllowlistAddition },
+    tags: [{ name: TAG, description: 'Feed health, runs, pulls, provenance, the allowlist and sightings (docs/interface.md, Operator API; docs/observations.md): admin keys only, sent as HTTP Basic `admin:KEY` or `Authorization: Bearer KEY`, never in the query; no plan\u2019s rate limits, failed authentications counted as everywhere.' }],
+    schemas: { FeedRun, FeedStatus, FeedStatuses, FeedRuns, Provenance, Allowlist, AllowlistPreview, PullRequest, AllowlistAdded, Sighting, ObservationCounts, SightingPage },
+    requestSchemas: { AllowlistAddition, SightingAddition },
     parameters: PARAMETERS,
     headers: {
       'WWW-Authenticate-Admin': { description: 'Always `Basic realm="threatgate admin"`.', required: true, schema: z.literal('Basic realm="threatgate admin"') },

@@ -33,3 +33,10 @@ export function valueParam(req: Request): string {
   if (text === undefined || text.trim() === '') throw new BadRequestError('Parameter "value" is required: the value to explain (an address, domain, URL, hash, ...).');
   return text.trim();
 }
+
+/** A record's id in the query (`iid`, `tid`, a sighting's `before`): a positive whole number. */
+export function idParam(req: Request, name: string): number {
+  const text = singleParam(req, name)?.trim();
+  if (text === undefined || !ID.test(text) || !Number.isSafeInteger(Number(text))) throw new BadRequestError(`Parameter "${name}" must be a positive whole number.`);
+  return Number(text);
+}

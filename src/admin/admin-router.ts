@@ -1,4 +1,5 @@
-// The operator API's route table (docs/interface.md section 13; /admin/api/): feeds' health and runs, a pull now, a value's provenance and the allowlist, for admin keys only.
+// The operator API's route table (docs/interface.md section 13; /admin/api/): feeds' health and runs, a pull now, a value's provenance, the
+// allowlist and sightings, for admin keys only.
 import type { Request, RequestHandler, Response } from 'express';
 import { createApiErrorRenderer, notFoundRoute } from '../api/api-errors.js';
 import type { AdminAuthenticator } from '../auth/authenticate-key.js';
@@ -12,8 +13,10 @@ import type { Logger } from '../logger.js';
 import { createAllowlist } from '../sources/allowlist.js';
 import { feedStatuses } from '../sources/feed-health.js';
 import { provenanceOf } from '../sources/value-provenance.js';
+import { valueObservations } from '../observations/value-observations.js';
 import type { Store } from '../store/contract/store.js';
 import { createAllowlistHandlers, jsonBody } from './admin-allowlist.js';
+import { createSightingHandlers, sightingBody } from './admin-sightings.js';
 import { createAdminKeyAuthenticator, getAdminKey } from './admin-auth.js';
 import { fidParam, runsLimitParam, valueParam } from './admin-params.js';
 import { requestPullNow } from './pull-now.js';
@@ -69,6 +72,8 @@ export function createAdminSurface(deps: AdminDeps): SurfaceTable {
   const send = (res: Response, body: unknown) => sendJson(res, body, false);
   const authenticate = middlewareStep(createAdminKeyAuthenticator(deps.authenticate));
   const parseBody = middlewareStep(jsonBody);
+  const sightings = createSightingHandlers(store, clock);
+  const parseSighting = middlewareStep(sightingBody);
 
   return {
     mount: '/admin',
@@ -99,8 +104,11 @@ export function createAdminSurface(deps: AdminDeps): SurfaceTable {
         },
       },
       {
-        path: '/api/why', // ?value=, its provenance
-        get: async (req, res) => send(res, await provenanceOf(valueParam(req), { store, allowlist, collections: config.collections })),
+        path: '/api/why', // ?value=, its provenance and its latest observations
+        get: async (req, res) => {
+          const provenance = await provenanceOf(valueParam(req), { store, allowlist, collections: config.collections });
+          send(res, { ...provenance, ...(await valueObservations(store, provenance.indicator?.iid ?? null)) });
+        },
       },
       {
         path: '/api/allowlist', // POST: {entry, reason, dryRun}
@@ -108,6 +116,11 @@ export function createAdminSurface(deps: AdminDeps): SurfaceTable {
         post: (req, res, params) => andThen(parseBody(req, res, params), () => answers(allowlistEntries.add)(req, res, params)),
       },
       { path: '/api/allowlist/*entry', delete: answers(allowlistEntries.remove) }, // a run-time entry, URL-encoded
+      {
+        path: '/api/sightings', // GET ?value=|iid=|tid=[&limit=N][&before=ID]; POST {value | tid, note, at, count} (docs/observations.md)
+        get: sightings.list,
+        post: (req, res, params) => andThen(parseSighting(req, res, params), () => sightings.record(req, res)),
+      },
     ],
     notFound: notFoundRoute,
     renderError: createApiErrorRenderer(logger),

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { IndicatorType, RETIRED_REASONS } from '../api/indicator-schemas.js';
 import { recordId, Risk, Timestamp } from '../api/lookup-schemas.js';
+import { LATEST_OBSERVATIONS } from '../observations/value-observations.js';
+import { Sighting } from './sighting-schemas.js';
 
 const text = (description: string) => z.string().describe(description);
 const feedRef = z.strictObject({ fid: recordId, feed: z.string() });
@@ -55,5 +57,10 @@ export const Provenance = z
     blocks: z
       .array(z.strictObject({ iid: recordId, value: z.string(), risk: Risk, retired: z.boolean() }))
       .describe('For an address or block: every stored block holding it, narrowest first, retired ones too; empty for any other value (docs/lookup-api.md, "An address inside a listed block").'),
+    sightings: z.array(Sighting).max(LATEST_OBSERVATIONS).describe(`The indicator\u2019s latest sightings, newest first, at most ${LATEST_OBSERVATIONS} (docs/observations.md); empty when it has none or there is no indicator.`),
+    submissions: z
+      .array(z.strictObject({ qid: recordId, key_id: z.string().describe('The key that submitted it.'), submitted_at: Timestamp }))
+      .max(LATEST_OBSERVATIONS)
+      .describe(`The indicator\u2019s latest submissions for analysis (analyze.php), newest first, at most ${LATEST_OBSERVATIONS}.`),
   })
   .describe('Why a value is (or is not) on the lists (docs/interface.md section 12.4), as `threatgate why --json` prints it.');

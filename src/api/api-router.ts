@@ -11,6 +11,9 @@ import { createClientAdmission } from '../plans/admit-client.js';
 import type { RateLimiter } from '../plans/rate-limiters.js';
 import { RequestSlot } from '../request-slot.js';
 import type { Store } from '../store/contract/store.js';
+import { andThen } from '../maybe-promise.js';
+import { createAnalysisClientResolver, isAnalyzePath, readAnalysisForm } from './analyze-form.js';
+import { createAnalysisHandlers } from './analyze-handlers.js';
 import { createApiErrorRenderer, notFoundRoute } from './api-errors.js';
 import { infoRequest } from './info-request.js';
 import { createExploreHandlers } from './explore-handlers.js';
@@ -45,6 +48,9 @@ export function createApiSurface(deps: {
   const lookups = createLookupHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('lookup'));
   const explore = createExploreHandlers(deps.store, deps.config, deps.clock, deps.metrics?.cache('explore'));
   const admit = createClientAdmission(createLookupClientResolver(deps.authenticate, deps.config), deps.rateLimit);
+  const analysis = createAnalysisHandlers(deps.store, deps.clock);
+  // analyze.php needs a key, which its POST may send in the form: the form is read first, for this path alone (analyze-form.ts).
+  const admitAnalysis = createClientAdmission(createAnalysisClientResolver(deps.authenticate), deps.rateLimit);
 
   /** A lookup's route: how its request is read (lookup-requests.ts); known to the fast path when its body is cached. */
   const lookup = (path: string, read: (req: Request) => LookupRequest): Route => ({
@@ -58,7 +64,7 @@ export function createApiSurface(deps: {
   return {
     mount: '/api',
     // Every request: the client from `key` (401; 429 for too many failures), then the plan's rate limits (429).
-    admit: (req, res, _path, headers) => admit(req, res, headers),
+    admit: (req, res, path, headers) => (isAnalyzePath(path) ? andThen(readAnalysisForm(req, res), () => admitAnalysis(req, res, headers)) : admit(req, res, headers)),
     routes: [
       lookup('/threat.php', (req) => threatRequest(req)), // ?tid=N | ?threat=NAME | ?tid=N&get=links[&page=P]
       lookup('/feed.php', feedRequest), // ?feed=NAME&organization=ORG | ?fid=N | ?fid=N&get=links[&page=P]
@@ -67,6 +73,8 @@ export function createApiSurface(deps: {
       // Questions across the store (docs/explore.md): Express only, as each query is read and run afresh.
       { path: '/explore.php', get: (req, res) => explore.serve(res, exploreRequest(req, deps.clock.now())) }, // ?q=QUERY[&type=threats][&limit=N][&page=P][&export=csv]
       { path: '/search.php', get: (req, res) => explore.serve(res, searchRequest(req, deps.clock.now())) }, // the pulsedive client's search, search.threat, search.feed
+      // Submissions for analysis (docs/observations.md): the pulsedive client's analyze and analyze.results; a key required, the form read above.
+      { path: '/analyze.php', post: analysis.submit, get: analysis.result }, // POST ioc=BASE64[&enrich&probe&key] | GET ?qid=N
     ],
     notFound: notFoundRoute,
     renderError: createApiErrorRenderer(deps.logger),

@@ -1,7 +1,7 @@
 // The lookup API's indicators as zod schemas: an indicator (docs/interface.md section 2.5) and the pages of linked indicators (section 5).
 import { z } from 'zod';
 import { INDICATOR_TYPES } from '../indicator-types.js';
-import { freeForm, recordId, Risk, stamp, Timestamp } from './lookup-schemas.js';
+import { count, freeForm, recordId, Risk, stamp, Timestamp } from './lookup-schemas.js';
 
 export const IndicatorType = z.enum(INDICATOR_TYPES);
 export const RETIRED_REASONS = ['aged-out', 'allowlisted', 'upstream', 'feed-deleted'] as const;
@@ -39,6 +39,9 @@ export const Indicator = z
       .array(z.strictObject({ fid: recordId, name: z.string(), category: z.string(), organization: z.string(), pricing: z.string(), stamp_linked: Timestamp }))
       .describe('The feeds that list or listed it, by ascending `fid`.'),
     attributes: z.record(z.string(), z.array(z.string())).describe('Attribute name -> values, `{}` when none.'),
+    sightings: count.describe('How many times it was seen, as reported by sightings (docs/observations.md): the sum of their counts; 0 when none.'),
+    stamp_sighted: stamp.describe('When it was last seen by a sighting (the latest `seen_at`); null when it has none.'),
+    submissions: count.describe('How many distinct keys submitted it for analysis (analyze.php).'),
     matched: z
       .strictObject({
         query: z.string().describe('The address asked for, normalized.'),

@@ -70,7 +70,9 @@ export function toLinksBody(page: number, links: LinksPage) {
 
 /**
  * The indicator of docs/interface.md section 2.5, Pulsedive's model with the fields threatgate has. `retired` is 1/0,
- * as Pulsedive writes it; `retired_reason` and `stamp_retired` are null unless it retired.
+ * as Pulsedive writes it; `retired_reason` and `stamp_retired` are null unless it retired. Its observations
+ * (docs/observations.md) follow the attributes: the sum of its sightings' counts, the latest seen, and the
+ * distinct keys that submitted it for analysis.
  */
 export function toIndicatorBody(i: IndicatorRecord) {
   return {
@@ -87,6 +89,9 @@ export function toIndicatorBody(i: IndicatorRecord) {
     threats: i.threats.map((t) => ({ tid: t.tid, name: t.name, category: t.category, risk: t.risk, stamp_linked: t.stamp_linked })),
     feeds: i.feeds.map((f) => ({ fid: f.fid, name: f.name, category: f.category, organization: f.organization, pricing: f.pricing, stamp_linked: f.stamp_linked })),
     attributes: i.attributes,
+    sightings: i.sightings,
+    stamp_sighted: i.stamp_sighted,
+    submissions: i.submissions,
   };
 }
 

@@ -8,7 +8,7 @@ import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { buildFixture, extraIndicator } from '../helpers/fixture.js';
 
-const FIELDS = ['iid', 'type', 'indicator', 'risk', 'retired', 'retired_reason', 'stamp_added', 'stamp_updated', 'stamp_seen', 'stamp_retired', 'threats', 'feeds', 'attributes'];
+const FIELDS = ['iid', 'type', 'indicator', 'risk', 'retired', 'retired_reason', 'stamp_added', 'stamp_updated', 'stamp_seen', 'stamp_retired', 'threats', 'feeds', 'attributes', 'sightings', 'stamp_sighted', 'submissions'];
 
 /** The fixture, plus values stored as pulls store them (normalized), one of them under an import's alias type. */
 function dataset() {
@@ -70,6 +70,9 @@ for (const backend of storeBackends()) {
             { fid: 2, name: "O'Brien Sinkhole", category: 'malware', organization: 'Sinkhole Org', pricing: 'free', stamp_linked: '2025-06-03 00:00:00' },
           ],
           attributes: { port: ['443'] },
+          sightings: 0,
+          stamp_sighted: null,
+          submissions: 0,
         });
       });
 

@@ -11,6 +11,7 @@ import { addAdminCases } from './openapi-admin-cases.js';
 import type { Json } from './openapi-checker.js';
 import { addExploreCases } from './openapi-explore-cases.js';
 import { addLookupCases } from './openapi-lookup-cases.js';
+import { addObservationCases } from './openapi-observation-cases.js';
 import { addTaxiiCases } from './openapi-taxii-cases.js';
 import { OpenApiWorld } from './openapi-world.js';
 
@@ -96,6 +97,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
   addExploreCases(w);
   addTaxiiCases(w);
   addAdminCases(w);
+  addObservationCases(w);
 
   for (const c of w.cases) {
     it(`${(c.method).toUpperCase()} ${c.template} \u203a ${c.status} \u203a ${c.what}`, async () => {
@@ -128,7 +130,7 @@ describe('every endpoint\u2019s real responses match the OpenAPI document', () =
 
   it('leaves no route of the app undocumented: a path the document lacks is a 404', async () => {
     const templates = Object.keys(w.checker.doc.paths);
-    for (const path of ['/api/', '/api/analyze.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
+    for (const path of ['/api/', '/api/nothing.php', '/openapi.yaml', '/taxii2/api/collections/x/y/', '/metrics/x', '/export/', `/export/${INDICATORS_COLLECTION}.json`]) {
       assert.ok(!templates.includes(path));
       const res = await request(w.ctx.app).get(path).set('Authorization', basicAuth(w.pro())).set('Accept', TAXII_TYPE);
       assert.equal(res.status, 404, path);

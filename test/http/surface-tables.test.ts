@@ -21,6 +21,8 @@ function examples(keys: Keys, learned: Awaited<ReturnType<typeof learn>>): Recor
     '/api/info.php': { path: `/api/info.php?tid=2${key}` },
     '/api/explore.php': { path: `/api/explore.php?q=${encodeURIComponent('type=domain and risk>=low')}&limit=5${key}` },
     '/api/search.php': { path: `/api/search.php?value=example&type%5B%5D=domain&limit=hundred${key}` },
+    // A POST without `ioc` is refused before it records anything: both servers then read the same store.
+    '/api/analyze.php': { path: `/api/analyze.php?qid=1${key}` },
     '/taxii2/': { path: '/taxii2/', headers: taxii },
     '/taxii2/api': { path: '/taxii2/api/', headers: taxii },
     '/taxii2/api/status/:statusId': { path: '/taxii2/api/status/1/', headers: taxii },
@@ -39,6 +41,7 @@ function examples(keys: Keys, learned: Awaited<ReturnType<typeof learn>>): Recor
     '/admin/api/why': { path: '/admin/api/why?value=198.51.100.7', headers: admin },
     '/admin/api/allowlist': { path: '/admin/api/allowlist', headers: { ...admin, 'Sec-Fetch-Site': 'cross-site' } },
     '/admin/api/allowlist/*entry': { path: '/admin/api/allowlist/example.com', headers: { ...admin, 'Sec-Fetch-Site': 'cross-site' } },
+    '/admin/api/sightings': { path: '/admin/api/sightings?tid=1', headers: { ...admin, 'Sec-Fetch-Site': 'cross-site' } },
   };
 }
 
