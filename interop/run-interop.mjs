@@ -4,7 +4,9 @@
 // Python interop suite (interop/suite) against it. The suite runs the
 // change import itself, while the server keeps serving. The last line is `N passed, N failed`.
 //
-// Options: --no-build (dist/ is already current), --keep (keep the temporary folder: store, logs).
+// Options: --no-build (dist/ is already current), --keep (keep the temporary folder: store, logs),
+// --only NAME[,NAME] (only those phases of the suite that stand alone: accept_values,
+// pulsedive_client, pulsedive_analyze; suite/run_suite.py).
 // Environment: INTEROP_PYTHON (interpreter for the virtual environment, default python3),
 // TG_WORKERS (validator processes, default: one per core).
 import { spawn, spawnSync } from 'node:child_process';
@@ -140,7 +142,7 @@ function printLogTail(logFile, lines = 30) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { 'no-build': { type: 'boolean' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { 'no-build': { type: 'boolean' }, keep: { type: 'boolean' }, only: { type: 'string' } } });
   const work = mkdtempSync(join(tmpdir(), 'threatgate-interop-'));
   const db = join(work, 'interop.sqlite');
   const config = join(work, 'config.json');
@@ -186,6 +188,7 @@ async function main() {
         TG_FREE_KEY: keys.free,
         TG_CHANGE_COMMAND: JSON.stringify([process.execPath, CLI, 'import', changeFile, '--db', db, '--config', config]),
         TG_CHANGE_EXPECTED: expectedFile,
+        TG_ONLY: values.only ?? '',
         PYTHONDONTWRITEBYTECODE: '1',
       }),
     );

@@ -30,7 +30,7 @@ from harness import Checks, Settings
 PULSEDIVE_URL = pulsedive.client.PULSEDIVE_URL
 INDICATOR_FIELDS = [
     'iid', 'type', 'indicator', 'risk', 'retired', 'retired_reason', 'stamp_added', 'stamp_updated',
-    'stamp_seen', 'stamp_retired', 'threats', 'feeds', 'attributes',
+    'stamp_seen', 'stamp_retired', 'threats', 'feeds', 'attributes', 'sightings', 'stamp_sighted', 'submissions',
 ]
 #: A value no demo feed lists (RFC 6761 reserves .test).
 UNLISTED_DOMAIN = 'never-listed.threatgate-interop.test'
