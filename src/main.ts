@@ -186,7 +186,7 @@ async function runCommand(command: string, positionals: string[], values: Return
   const mustExist = !createsStore(command, positionals);
   // A command waits out the puller's long writes; serve's own connections give up sooner (open-store.ts).
   const busyTimeoutMs = command === 'serve' ? SERVING_BUSY_MS : BACKGROUND_BUSY_MS;
-  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections, mustExist, busyTimeoutMs });
+  const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections, sightings: config.stix.sightings, mustExist, busyTimeoutMs });
   let keepOpen = false;
   try {
     switch (command) {
