@@ -1,19 +1,19 @@
-// The console's data pages (docs/interface.md section 14): a value's provenance, and the allowlist with its dry run before each addition.
+// The console's data pages (docs/interface.md section 14): a value's provenance with its sightings and "Seen", and the allowlist with its
+// dry run before each addition.
 // Mounted by the console router under /console past the session, so every POST here has passed its Origin and CSRF checks.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { createOperatorAllowlist, checkedEntry, checkedReason, type OperatorAllowlist } from '../admin/operator-allowlist.js';
 import { AppError, BadRequestError } from '../errors.js';
 import { methodNotAllowed } from '../http/method-guard.js';
-import { createAllowlist } from '../sources/allowlist.js';
-import { provenanceOf } from '../sources/value-provenance.js';
 import { ALLOWLIST_FIELDS, AllowlistPage, PreviewPage, type AddForm } from './allowlist-page.js';
 import { CONSOLE_PATHS, pageContext, type ConsoleDeps } from './console-deps.js';
 import { sendPage } from './render.js';
-import { VALUE_FIELD, ValuePage } from './value-page.js';
+import { seenParam } from './seen-form.js';
+import { MAX_VALUE, VALUE_FIELD, ValuePage } from './value-page.js';
+import { createValueReader, createValueSeen } from './value-seen.js';
 
 /** The query the allowlist page is redirected to after a change, naming it (the page checks it against the list before saying so). */
 const OUTCOME = { added: 'added', retired: 'retired', removed: 'removed' } as const;
-const MAX_VALUE = 4096;
 
 /** A form field given at most once (the body parser gives a repeated field as an array); absent is ''. */
 function formField(req: Request, name: string): string {
@@ -35,16 +35,16 @@ function askedValue(req: Request): { asked: string; error?: string } | undefined
 
 export function createDataPages(deps: ConsoleDeps): Router {
   const { store, config } = deps;
-  const baseAllowlist = createAllowlist(config.allowlist);
+  const readValue = createValueReader(deps);
   const allowlist: OperatorAllowlist = createOperatorAllowlist({ store, clock: deps.clock, configured: config.allowlist });
 
   const showValue: RequestHandler = async (req, res) => {
     const ctx = pageContext(res);
     const asked = askedValue(req);
+    const seenId = seenParam(req);
     if (asked === undefined) return sendPage(res, <ValuePage ctx={ctx} />);
     if (asked.error !== undefined) return sendPage(res, <ValuePage ctx={ctx} asked={asked.asked} error={asked.error} />, 400);
-    const provenance = await provenanceOf(asked.asked, { store, allowlist: baseAllowlist, collections: config.collections });
-    sendPage(res, <ValuePage ctx={ctx} asked={asked.asked} provenance={provenance} />);
+    sendPage(res, <ValuePage ctx={ctx} asked={asked.asked} {...await readValue(asked.asked)} seenId={seenId} />);
   };
 
   /** The allowlist page, with a message or the Add form as it was sent. */
@@ -124,7 +124,8 @@ export function createDataPages(deps: ConsoleDeps): Router {
   const onlyGet = methodNotAllowed(['GET', 'HEAD']);
   const onlyPost = methodNotAllowed(['POST']);
   const router = Router();
-  router.route('/value').get(showValue).all(onlyGet); // ?value=, its provenance
+  router.route('/value').get(showValue).all(onlyGet); // ?value=, its provenance and observations; &seen=ID after a sighting
+  router.route('/value/seen').post(createValueSeen(deps, readValue)).all(onlyPost); // value, count, note, at: a sighting, 303 to the value
   router.route('/allowlist').get(showAllowlist).all(onlyGet); // both lists; ?added=&retired= or ?removed= after a change
   router.route('/allowlist/preview').post(preview).all(onlyPost); // entry, reason: the dry run and the Apply form
   router.route('/allowlist/apply').post(apply).all(onlyPost); // entry, reason: added, 303 to the list

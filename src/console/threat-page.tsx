@@ -1,8 +1,10 @@
-// A threat's page in the console (docs/console-and-operations.md, "The threat page"): its record, Retire or Reactivate, its risk counts,
-// feeds and ATT&CK techniques, and its linked indicators a page at a time.
+// A threat's page in the console (docs/console-and-operations.md, "The threat page"): its record, Retire or Reactivate, its sightings
+// and the "Seen" form, its risk counts, feeds and ATT&CK techniques, and its linked indicators a page at a time.
+import type { ObservationCounts, SightingRecord } from '../store/contract/observations.js';
 import type { ThreatRecord } from '../store/contract/records.js';
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { CsrfField, Notice, Page } from './layout.js';
+import { SightingsSection, type SeenFormState } from './sightings-view.js';
 import { StampTime } from './stamp-time.js';
 import type { ThreatLinksWindow } from './threat-links.js';
 import { FeedsSection, LinksSection, RiskSection, TechniquesSection } from './threat-sections.js';
@@ -11,17 +13,22 @@ import { FeedsSection, LinksSection, RiskSection, TechniquesSection } from './th
 export const THREAT_PATHS = {
   retire: (tid: number) => `${CONSOLE_PATHS.threat(tid)}/retire`,
   reactivate: (tid: number) => `${CONSOLE_PATHS.threat(tid)}/reactivate`,
+  seen: (tid: number) => `${CONSOLE_PATHS.threat(tid)}/seen`,
 } as const;
 
 export interface ThreatPageProps {
   ctx: PageContext;
   threat: ThreatRecord;
   links: ThreatLinksWindow;
-  /** The outcome of what was just done (retired, reactivated), said only while the record agrees. */
+  /** Its sightings: what they add up to, and the latest. */
+  observed: { counts: ObservationCounts; latest: readonly SightingRecord[] };
+  /** The Seen form as sent, with what was wrong with it; empty otherwise. */
+  seen: SeenFormState;
+  /** The outcome of what was just done (retired, reactivated, a sighting recorded), said only while the record agrees. */
   message?: { kind: 'ok' | 'info' | 'error'; text: string } | undefined;
 }
 
-export function ThreatPage({ ctx, threat, links, message }: ThreatPageProps) {
+export function ThreatPage({ ctx, threat, links, observed, seen, message }: ThreatPageProps) {
   return (
     <Page title={`Threat ${threat.threat}`} ctx={ctx}>
       {message !== undefined && (
@@ -32,6 +39,7 @@ export function ThreatPage({ ctx, threat, links, message }: ThreatPageProps) {
       <p class="muted">{`threat ${threat.tid} · ${threat.category}`}</p>
       <ThreatRecordSection threat={threat} />
       <StateForm ctx={ctx} threat={threat} />
+      <SightingsSection ctx={ctx} prefix="threat" action={THREAT_PATHS.seen(threat.tid)} counts={observed.counts} latest={observed.latest} form={seen} level={2} />
       <RiskSection threat={threat} />
       <FeedsSection threat={threat} />
       <TechniquesSection threat={threat} />

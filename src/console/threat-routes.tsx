@@ -1,14 +1,19 @@
-// The console's threat routes (docs/console-and-operations.md, "The threat page"): a threat's page, and Retire / Reactivate,
-// which change it as `threatgate threats retire|reactivate TID` does (the lifecycle's setThreatRetired, docs/interface.md section 3).
+// The console's threat routes (docs/console-and-operations.md, "The threat page"): a threat's page; Retire / Reactivate, which change it
+// as `threatgate threats retire|reactivate TID` does (the lifecycle's setThreatRetired, docs/interface.md section 3); and "Seen", a
+// sighting of the threat recorded as the session's admin key (recordSighting, docs/observations.md).
 // Mounted by the console router past the session, so every POST here has passed its Origin and CSRF checks.
 import { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { methodNotAllowed } from '../http/method-guard.js';
 import { singleParam } from '../http/query-params.js';
 import { setThreatRetired } from '../lifecycle/run-lifecycle.js';
+import { recordSighting } from '../observations/record-sighting.js';
+import { LATEST_OBSERVATIONS } from '../observations/value-observations.js';
 import type { ThreatRecord } from '../store/contract/records.js';
 import { CONSOLE_PATHS, pageContext, type ConsoleDeps } from './console-deps.js';
 import { sendPage } from './render.js';
+import { readSeenForm, seenInput, seenParam, seenRefusal, SEEN_OUTCOME, sessionReporter } from './seen-form.js';
+import { EMPTY_SEEN_FORM, seenMessage, type SeenFormState } from './sightings-view.js';
 import { readThreatLinks } from './threat-links.js';
 import { ThreatPage, type ThreatPageProps } from './threat-page.js';
 
@@ -70,14 +75,46 @@ export function createThreatPages(deps: ConsoleDeps): Router {
     return threat;
   };
 
+  /** The page: the threat, a page of its links, its sightings, and the Seen form (as sent, when it was refused). */
+  const threatPage = async (tid: number, page: number, extra: { seenId?: number | undefined; seen?: SeenFormState } = {}) => {
+    const threat = await findOrNotFound(tid);
+    const [links, counts, latest] = await Promise.all([
+      readThreatLinks(store, tid, threat.summary.risk.total, page),
+      store.observationCounts({ tid }),
+      store.listSightings({ tid }, LATEST_OBSERVATIONS),
+    ]);
+    const observed = { counts: counts ?? { sightings: 0, stamp_sighted: null, submissions: 0 }, latest };
+    return { threat, links, observed, message: seenMessage(extra.seenId, latest), seen: extra.seen ?? EMPTY_SEEN_FORM };
+  };
+
   const showThreat: RequestHandler = async (req, res) => {
     const tid = tidParam(req);
     const page = pageParam(req);
     const outcome = stateParam(req);
-    const threat = await findOrNotFound(tid);
-    const links = await readThreatLinks(store, tid, threat.summary.risk.total, page);
-    const message = stateMessage(outcome, threat);
-    sendPage(res, <ThreatPage ctx={pageContext(res)} threat={threat} links={links} message={message} />);
+    const seenId = seenParam(req);
+    const shown = await threatPage(tid, page, { seenId });
+    sendPage(res, <ThreatPage ctx={pageContext(res)} {...shown} message={stateMessage(outcome, shown.threat) ?? shown.message} />);
+  };
+
+  /**
+   * "Seen": a sighting of the threat, reported as the session's key, then its page (303: a reload does
+   * not report it twice), which says what was recorded. A refused field comes back beside the form,
+   * with the form as it was sent (400); nothing was recorded.
+   */
+  const seen: RequestHandler = async (req, res) => {
+    const tid = tidParam(req);
+    const ctx = pageContext(res);
+    const form = readSeenForm(req);
+    await findOrNotFound(tid);
+    try {
+      const sighting = await recordSighting(store, { tid, ...seenInput(form) }, sessionReporter(ctx), clock);
+      logger.info('console sighting', { client: ctx.keyId, tid, sighting: sighting.id });
+      res.redirect(303, `${CONSOLE_PATHS.threat(tid)}?${new URLSearchParams({ [SEEN_OUTCOME]: String(sighting.id) })}`);
+    } catch (error) {
+      const refused = seenRefusal(error);
+      if (refused === undefined) throw error;
+      sendPage(res, <ThreatPage ctx={ctx} {...await threatPage(tid, 0, { seen: { ...form, error: refused.error } })} />, refused.status);
+    }
   };
 
   /** Retires or reactivates the threat, then sends the browser to its page (303: a reload does not ask again), which says what was done. */
@@ -97,5 +134,6 @@ export function createThreatPages(deps: ConsoleDeps): Router {
   router.route('/threats/:tid').get(showThreat).all(methodNotAllowed(['GET', 'HEAD'])); // ?page=N: its record and a page of its links, newest first
   router.route('/threats/:tid/retire').post(setRetired(true)).all(onlyPost); // retired by hand, 303 to its page
   router.route('/threats/:tid/reactivate').post(setRetired(false)).all(onlyPost); // active again, 303 to its page
+  router.route('/threats/:tid/seen').post(seen).all(onlyPost); // count, note, at: a sighting, 303 to its page
   return router;
 }

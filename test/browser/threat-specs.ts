@@ -1,6 +1,6 @@
 // The console's threat page in chromium: a threat found in Explore and opened by its name, its record, risk counts and ATT&CK
-// techniques, its linked indicators paged newest first and a value followed to its provenance, Retire and Reactivate, each state
-// free of serious axe-core findings.
+// techniques, its linked indicators paged newest first and a value followed to its provenance, "Seen" pressed and refused, Retire
+// and Reactivate, each state free of serious axe-core findings.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +83,40 @@ export function threatSpecs(world: () => ConsoleWorld): void {
       await page.locator('#value-threats').getByRole('link', { name: NAME }).click();
       await page.waitForURL(`**/console/threats/${TID}`);
       assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    it('Seen records a sighting as the session\u2019s key: the count goes up and the sighting is listed; a refused time is shown beside its field', async () => {
+      const { page, context, errors } = await signedIn(world());
+      await page.goto(`/console/threats/${TID}`);
+      assert.equal(await page.locator('#threat-sightings-summary').innerText(), 'No one has reported seeing it.');
+      await page.getByLabel('Count', { exact: true }).fill('3');
+      await page.getByLabel('Note (optional)', { exact: true }).fill('seen in case 7');
+      await page.getByRole('button', { name: 'Seen' }).click();
+      await page.waitForURL((url) => url.searchParams.get('seen') !== null);
+      assert.match(await page.locator('#threat-message').innerText(), /Recorded a sighting: seen 3 times at .* UTC, reported by browser tests \(key k_/);
+      assert.match(await page.locator('#threat-sightings-summary').innerText(), /^Seen 3 times in all reported sightings/);
+      assert.match(await page.locator('#threat-sightings-table tbody tr').first().innerText(), /3\s+browser tests \(key k_\S+\)\s+seen in case 7/);
+      assert.deepEqual(await seriousAxeFindings(page), [], 'the page after Seen');
+
+      const first = new URL(page.url()).searchParams.get('seen');
+      await page.getByLabel('Count', { exact: true }).fill('2');
+      await page.getByRole('button', { name: 'Seen' }).click();
+      await page.waitForURL((url) => url.searchParams.get('seen') !== null && url.searchParams.get('seen') !== first);
+      assert.match(await page.locator('#threat-sightings-summary').innerText(), /^Seen 5 times in all reported sightings/);
+      assert.equal(await page.locator('#threat-sightings-table tbody tr').count(), 2);
+
+      // The browser keeps a count below 1 from being sent (min 1); a time in no known form is the server's to refuse.
+      await page.getByLabel('When (optional)', { exact: true }).fill('last tuesday');
+      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Seen' }).click()]);
+      await page.waitForLoadState();
+      assert.equal(response.status(), 400);
+      assert.match(await page.locator('#threat-seen-at-error').innerText(), /When must be a timestamp/);
+      assert.equal(await page.getByLabel('When (optional)', { exact: true }).inputValue(), 'last tuesday');
+      assert.equal(await page.getByLabel('When (optional)', { exact: true }).getAttribute('aria-invalid'), 'true');
+      assert.match(await page.locator('#threat-sightings-summary').innerText(), /^Seen 5 times/, 'nothing was recorded');
+      assert.deepEqual(await seriousAxeFindings(page), [], 'the refused form');
+      assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
       await context.close();
     });
 
