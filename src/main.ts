@@ -6,19 +6,7 @@ import { systemClock } from './clock.js';
 import { loadConfig, resolveRuntimeSettings, type Config, type RuntimeSettings } from './config.js';
 import { ConfigError, ImportError, UsageError } from './errors.js';
 import { batchedWriter, createLogger } from './logger.js';
-import { importFile } from './import/import-file.js';
-import { createAllowlist } from './sources/allowlist.js';
 import { exitQuietlyOnClosedPipe } from './cli/closed-pipe.js';
-import { loadDemo, printDemoKeys } from './cli/demo-command.js';
-import { feedsCommand } from './cli/feeds-command.js';
-import { underSignals } from './cli/command-signals.js';
-import { confirmOnTerminal } from './cli/feed-delete-command.js';
-import { whyCommand } from './cli/health-commands.js';
-import { allowlistCommand } from './cli/allowlist-command.js';
-import { seenCommand } from './cli/seen-command.js';
-import { lifecycleCommand, threatsCommand } from './cli/lifecycle-command.js';
-import { keysCommand } from './cli/keys-command.js';
-import { exportCommand } from './cli/export-command.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { PullerLink } from './cli/serve-command.js';
 import type { RateLimitStoreFactory } from './plans/rate-limiters.js';
@@ -189,11 +177,15 @@ async function runCommand(command: string, positionals: string[], values: Return
   const store: Store = await openStore(settings.db, { setting: settings.dbSetting, collections: config.collections, sightings: config.stix.sightings, mustExist, busyTimeoutMs });
   let keepOpen = false;
   try {
+    // Each command loads its own modules when it runs: a command starts with the store and itself,
+    // not every other command's sources, parsers and HTTP side, which a refused or quick command
+    // would otherwise spend most of its start-up loading (docs/architecture.md, "An import, in one straight line").
     switch (command) {
       case 'import': {
         const [file, extra] = positionals;
         if (!file || extra !== undefined) throw new UsageError('import: give exactly one FILE');
         const progress = progressPrinter();
+        const { importFile } = await import('./import/import-file.js');
         const summary = await importFile(store, file, systemClock, progress);
         if (progress) process.stderr.write('\n');
         const { read, changed } = summary;
@@ -202,10 +194,15 @@ async function runCommand(command: string, positionals: string[], values: Return
           (summary.skippedTtps ? `; skipped ${summary.skippedTtps} ttps items without an ATT&CK technique id (not in STIX)` : ''));
         return;
       }
-      case 'keys':
+      case 'keys': {
+        const { keysCommand } = await import('./cli/keys-command.js');
         await keysCommand(positionals, values, { store, config, clock: systemClock, out });
         return;
+      }
       case 'feeds': {
+        const [{ createAllowlist }, { feedsCommand }, { confirmOnTerminal }, { underSignals }] = await Promise.all([
+          import('./sources/allowlist.js'), import('./cli/feeds-command.js'), import('./cli/feed-delete-command.js'), import('./cli/command-signals.js'),
+        ]);
         const allowlist = createAllowlist(config.allowlist);
         const deps = {
           store, clock: systemClock, env: process.env, allowlist, allowPrivateNetworks: config.sources.allowPrivateNetworks, logger, out, err, health: config.health, keepRuns: config.health.keepRuns,
@@ -217,26 +214,38 @@ async function runCommand(command: string, positionals: string[], values: Return
         return;
       }
       case 'why': {
+        const [{ whyCommand }, { createAllowlist }] = await Promise.all([import('./cli/health-commands.js'), import('./sources/allowlist.js')]);
         const code = await whyCommand(positionals, values, { store, allowlist: createAllowlist(config.allowlist), collections: config.collections, out });
         if (code !== 0) process.exitCode = code;
         return;
       }
-      case 'allowlist':
+      case 'allowlist': {
+        const { allowlistCommand } = await import('./cli/allowlist-command.js');
         await allowlistCommand(positionals, values, { store, config, clock: systemClock, out });
         return;
-      case 'seen':
+      }
+      case 'seen': {
+        const { seenCommand } = await import('./cli/seen-command.js');
         await seenCommand(positionals, values, { store, clock: systemClock, out });
         return;
-      case 'lifecycle':
+      }
+      case 'lifecycle': {
+        const { lifecycleCommand } = await import('./cli/lifecycle-command.js');
         await lifecycleCommand(positionals, { store, config, clock: systemClock, out });
         return;
-      case 'threats':
+      }
+      case 'threats': {
+        const { threatsCommand } = await import('./cli/lifecycle-command.js');
         await threatsCommand(positionals, { store, config, clock: systemClock, out });
         return;
-      case 'export':
+      }
+      case 'export': {
+        const { exportCommand } = await import('./cli/export-command.js');
         await exportCommand(positionals, values, { store, config, stdout: process.stdout, err });
         return;
+      }
       case 'demo': {
+        const { loadDemo, printDemoKeys } = await import('./cli/demo-command.js');
         const result = await loadDemo(store, config, systemClock);
         err(`demo: loaded ${result.counts.threats} threats, ${result.counts.feeds} feeds, ${result.counts.indicators} indicators, ${result.counts.links} links`);
         printDemoKeys(result, out);
@@ -244,8 +253,7 @@ async function runCommand(command: string, positionals: string[], values: Return
       }
       case 'serve': {
         if (positionals.length > 0) throw new UsageError(`serve: unexpected argument "${positionals[0]}"`);
-        // The HTTP side (Express, the surfaces, the console, the metrics) is loaded by serve alone:
-        // every other command starts without it.
+        // The HTTP side (Express, the surfaces, the console, the metrics) is loaded by serve alone.
         const [{ createServedApp }, { serve }] = await Promise.all([import('./app.js'), import('./cli/serve-command.js')]);
         const workers = workerCount(values.workers, settings.db);
         keepOpen = true;
