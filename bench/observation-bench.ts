@@ -1,0 +1,538 @@
+// Observations at scale (docs/observations.md): a store of N generated indicators, its lookups and a
+// lifecycle run timed with no sightings, then again after M sightings spread Zipf-like over its
+// indicators and some threats, to show that sightings are rows each lookup reads a bounded part of,
+// counted as they arrive, never counted over per lookup. The first sightings go through the store's
+// write path; the rest are inserted in bulk with the counters set as that path sets them, checked on
+// a sample against counts over the rows.
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { sql, type Kysely } from 'kysely';
+import { formatStamp, type Clock } from '../src/clock.js';
+import { loadConfig } from '../src/config.js';
+import { importFile } from '../src/import/import-file.js';
+import { runLifecycle } from '../src/lifecycle/run-lifecycle.js';
+import type { SightingPlan, SightingTarget } from '../src/store/contract/observations.js';
+import type { Store } from '../src/store/contract/store.js';
+import { noBatches } from '../src/store/contract/write-batch.js';
+import type { Dialect } from '../src/store/db/dialect.js';
+import type { Database } from '../src/store/db/schema.js';
+import { BACKGROUND_BUSY_MS, openDatabase } from '../src/store/open-store.js';
+import { createStore } from '../src/store/store.js';
+import { generateData, parseSize, Prng } from './generate-data.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const USAGE = `Usage: npm run bench:observations -- [--indicators 200000] [--sightings 1000000] [--db URL] [--runs 5]
+  --indicators  generated indicators, imported into a new store (default 200,000; 20k, 1m accepted)
+  --sightings   sightings added between the two measurements (default 1,000,000)
+  --real        how many of them go through Store.applyWrite, one write each (default 10,000); the rest in bulk
+  --lookups     lookups of each kind per measurement (default 4,000)
+  --runs        timed lifecycle runs per measurement, the median reported (default 5)
+  --db          a PostgreSQL URL (postgres://...?schema=NAME, the schema empty or absent) or an SQLite file
+                (default OUT_DIR/observations-N.sqlite, made anew each run)
+  --drop        drop the PostgreSQL schema (or remove the SQLite file) at the end`;
+
+interface Options {
+  indicators: number;
+  sightings: number;
+  real: number;
+  lookups: number;
+  runs: number;
+  db: string | undefined;
+  drop: boolean;
+  outDir: string;
+}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      indicators: { type: 'string', default: '200k' },
+      sightings: { type: 'string', default: '1m' },
+      real: { type: 'string', default: '10k' },
+      lookups: { type: 'string', default: '4000' },
+      runs: { type: 'string', default: '5' },
+      db: { type: 'string' },
+      drop: { type: 'boolean', default: false },
+      'out-dir': { type: 'string', default: join(ROOT, 'bench', 'out') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return null;
+  const sightings = parseSize(values.sightings!);
+  for (const name of ['indicators', 'lookups', 'runs'] as const) {
+    if (parseSize(values[name]!) < 1) throw new Error(`--${name} must be 1 or more, not ${values[name]}`);
+  }
+  return {
+    indicators: parseSize(values.indicators!),
+    sightings,
+    real: Math.min(sightings, parseSize(values.real!)),
+    lookups: parseSize(values.lookups!),
+    runs: parseSize(values.runs!),
+    db: values.db,
+    drop: values.drop!,
+    outDir: resolve(values['out-dir']!),
+  };
+}
+
+const DAY_MS = 86_400_000;
+/**
+ * The store's "now": a month after the generated data's last stamps, so the first lifecycle run
+ * retires the threats that data left unobserved for the configured days, as a live store's would.
+ */
+const NOW = Date.UTC(2025, 6, 31);
+/** Sightings arrive over the half year before NOW. */
+const SPAN_MS = 180 * DAY_MS;
+/** One sighting in this many is of a threat itself, the rest of indicators. */
+const THREAT_SHARE = 0.05;
+const PAGE = 20;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const round = (ms: number, places = 3) => Math.round(ms * 10 ** places) / 10 ** places;
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+
+interface Timing {
+  n: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+function timingOf(times: number[]): Timing {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { n: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1) ?? Number.NaN) };
+}
+
+/** Ranks drawn with probability 1/(rank+1): a few ranks drawn very often, most rarely or never. */
+class Zipf {
+  private readonly cumulative: Float64Array;
+
+  constructor(size: number) {
+    this.cumulative = new Float64Array(size);
+    let sum = 0;
+    for (let r = 0; r < size; r++) this.cumulative[r] = sum += 1 / (r + 1);
+    for (let r = 0; r < size; r++) this.cumulative[r]! /= sum;
+  }
+
+  draw(rng: Prng): number {
+    const u = rng.next();
+    let lo = 0;
+    let hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cumulative[mid]! < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** Keys in a random order: the Zipf ranks map onto them, so the most-sighted are spread over the store. */
+function shuffled(keys: number[], rng: Prng): number[] {
+  const out = [...keys];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+const REPORTERS = [
+  { keyId: 'k_soc00001', label: 'soc desk' },
+  { keyId: 'k_edr00002', label: 'edr bridge' },
+  { keyId: 'k_ir000003', label: 'incident response' },
+  { keyId: 'k_hunt0004', label: 'threat hunting' },
+  { keyId: null, label: 'command line' },
+];
+
+/** The M sightings, deterministic: seen times rise with their order (give or take two days), as reports arrive. */
+function* sightingsOf(count: number, iids: number[], tids: number[], seed: number): Generator<SightingPlan> {
+  const rng = new Prng(seed);
+  const byIndicator = new Zipf(iids.length);
+  const byThreat = new Zipf(tids.length);
+  const start = NOW - SPAN_MS;
+  for (let s = 0; s < count; s++) {
+    const target = tids.length > 0 && rng.chance(THREAT_SHARE) ? { tid: tids[byThreat.draw(rng)]! } : { iid: iids[byIndicator.draw(rng)]! };
+    const seen = Math.max(start, start + Math.floor((s / count) * SPAN_MS) - rng.int(0, 2 * DAY_MS));
+    const reported = Math.min(NOW, seen + rng.int(0, 6 * 3600_000));
+    yield {
+      target,
+      by: rng.pick(REPORTERS),
+      reportedAt: formatStamp(reported),
+      seenAt: formatStamp(seen),
+      count: rng.chance(0.85) ? 1 : rng.int(2, 50),
+      note: rng.chance(0.3) ? `case ${rng.int(1000, 99_999)}` : null,
+    };
+  }
+}
+
+/** A clock at `start` that moves on a second each time it is read: every write gets a later time. */
+function tickingClock(start: number): Clock {
+  let now = start;
+  return { now: () => (now += 1000) };
+}
+const lifecycleClock: Clock = { now: () => NOW };
+
+/** A new store of N generated indicators: an SQLite file copied from one imported before, or an empty PostgreSQL schema imported into. */
+async function openBenchStore(options: Options): Promise<{ db: Kysely<Database>; dialect: Dialect; store: Store; location: string; importSeconds: number | null }> {
+  mkdirSync(options.outDir, { recursive: true });
+  const config = loadConfig({});
+  const open = async (location: string) => {
+    const { db, dialect } = await openDatabase(location, { busyTimeoutMs: BACKGROUND_BUSY_MS });
+    return { db, dialect, store: createStore(db, dialect, { collections: config.collections, sightings: config.stix.sightings }) };
+  };
+  const importInto = async (store: Store) => {
+    // The explore bench's data set: the same generator and seed give the same file.
+    const data = join(options.outDir, `explore-data-${options.indicators}.ndjson`);
+    if (!existsSync(data)) {
+      log(`generating ${options.indicators} indicators into ${data}`);
+      await generateData(data, { indicators: options.indicators, seed: 1 });
+    }
+    log(`importing ${data}`);
+    const started = performance.now();
+    await importFile(store, data, { now: () => NOW - DAY_MS });
+    return round((performance.now() - started) / 1000, 1);
+  };
+  let importSeconds: number | null = null;
+  const isPostgres = options.db !== undefined && /^postgres(ql)?:\/\//.test(options.db);
+  const location = options.db ?? join(options.outDir, `observations-${options.indicators}.sqlite`);
+  if (!isPostgres) {
+    // The bench changes its store: each run starts from a copy of the imported one.
+    const base = join(options.outDir, `observations-base-${options.indicators}.sqlite`);
+    if (!existsSync(base)) {
+      const opened = await open(base);
+      importSeconds = await importInto(opened.store);
+      await opened.store.close();
+    }
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${location}${suffix}`, { force: true });
+    copyFileSync(base, location);
+  }
+  const opened = await open(location);
+  if (isPostgres) {
+    if (!(await opened.store.isEmpty())) {
+      await opened.store.close();
+      throw new Error(`${options.db?.replace(/\/\/[^@]*@/, '//…@')} already holds a store: the bench changes its data, so give it an empty or new schema`);
+    }
+    importSeconds = await importInto(opened.store);
+  }
+  return { ...opened, location, importSeconds };
+}
+
+interface LookupSample {
+  indicators: { iid: number; value: string; type: string }[];
+  tids: number[];
+}
+
+/** Half uniform over the store, half drawn as the sightings will be (most of those sighted after). */
+async function lookupSample(db: Kysely<Database>, ranked: number[], rankedTids: number[], size: number): Promise<LookupSample> {
+  const rng = new Prng(7);
+  const zipf = new Zipf(ranked.length);
+  const zipfTids = new Zipf(rankedTids.length);
+  const iids: number[] = [];
+  const tids: number[] = [];
+  for (let i = 0; i < size; i++) {
+    iids.push(i % 2 === 0 ? ranked[Math.floor(rng.next() * ranked.length)]! : ranked[zipf.draw(rng)]!);
+    if (rankedTids.length > 0) tids.push(i % 2 === 0 ? rankedTids[Math.floor(rng.next() * rankedTids.length)]! : rankedTids[zipfTids.draw(rng)]!);
+  }
+  const rows = new Map<number, { iid: number; value: string; type: string }>();
+  const distinct = [...new Set(iids)];
+  for (let i = 0; i < distinct.length; i += 500) {
+    const page = await db.selectFrom('indicators').select(['iid', 'value', 'type']).where('iid', 'in', distinct.slice(i, i + 500)).execute();
+    for (const r of page) rows.set(Number(r.iid), { iid: Number(r.iid), value: r.value, type: r.type });
+  }
+  return { indicators: iids.map((iid) => rows.get(iid)!), tids };
+}
+
+type LookupName = 'indicator by value' | 'indicator by iid' | 'threat by tid' | 'sightings page of an indicator';
+
+/** Each lookup kind over the whole sample, after an untimed pass over it: both measurements read from a warm cache. */
+async function timeLookups(store: Store, sample: LookupSample): Promise<Record<LookupName, Timing>> {
+  const kinds: [LookupName, number, (i: number) => Promise<unknown>][] = [
+    ['indicator by value', sample.indicators.length, (i) => store.findIndicatorByValue(sample.indicators[i]!.value, [sample.indicators[i]!.type])],
+    ['indicator by iid', sample.indicators.length, (i) => store.findIndicator(sample.indicators[i]!.iid)],
+    ['threat by tid', sample.tids.length, (i) => store.findThreat(sample.tids[i]!)],
+    ['sightings page of an indicator', sample.indicators.length, (i) => store.listSightings({ iid: sample.indicators[i]!.iid }, PAGE)],
+  ];
+  const out = {} as Record<LookupName, Timing>;
+  for (const [name, n, lookup] of kinds) {
+    for (let i = 0; i < n; i++) await lookup(i);
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      const found = await lookup(i);
+      times.push(performance.now() - started);
+      if (found === undefined) throw new Error(`${name}: nothing found for sample ${i}`);
+    }
+    out[name] = timingOf(times);
+  }
+  return out;
+}
+
+interface LifecycleTiming {
+  runs: number[];
+  median: number;
+  retired: number;
+}
+
+/** Lifecycle runs at the same time as the first: each retires nothing more, so the runs compare. One untimed first. */
+async function timeLifecycle(store: Store, runs: number): Promise<LifecycleTiming> {
+  const settings = loadConfig({}).lifecycle;
+  await runLifecycle(store, settings, lifecycleClock);
+  const times: number[] = [];
+  let retired = 0;
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    const counts = await runLifecycle(store, settings, lifecycleClock);
+    times.push(performance.now() - started);
+    retired += counts.retiredThreats.length + counts.agedIndicators;
+  }
+  return { runs: times.map((t) => round(t, 1)), median: round(median(times), 1), retired };
+}
+
+/** Rows and the counters, as applySighting (src/store/ingest/observation-writer.ts) would leave them for the same sightings. */
+async function insertInBulk(db: Kysely<Database>, dialect: Dialect, plans: Iterable<SightingPlan>, after: number): Promise<number> {
+  let rows = 0;
+  await db.transaction().execute(async (trx) => {
+    let chunk: SightingPlan[] = [];
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      const col = <T>(pick: (p: SightingPlan) => T) => chunk.map(pick);
+      const iid = col((p) => ('iid' in p.target ? p.target.iid : null));
+      const tid = col((p) => ('tid' in p.target ? p.target.tid : null));
+      if (dialect === 'postgres') {
+        await sql`insert into sightings (iid, tid, reported_by, reported_by_label, reported_at, seen_at, "count", note)
+          select * from unnest(${iid}::bigint[], ${tid}::bigint[], ${col((p) => p.by.keyId)}::text[], ${col((p) => p.by.label)}::text[],
+            ${col((p) => p.reportedAt)}::text[], ${col((p) => p.seenAt)}::text[], ${col((p) => p.count)}::bigint[], ${col((p) => p.note)}::text[])`.execute(trx);
+      } else {
+        await trx
+          .insertInto('sightings')
+          .values(chunk.map((p, n) => ({ iid: iid[n]!, tid: tid[n]!, reported_by: p.by.keyId, reported_by_label: p.by.label, reported_at: p.reportedAt, seen_at: p.seenAt, count: p.count, note: p.note })))
+          .execute();
+      }
+      rows += chunk.length;
+      if (rows % 100_000 < chunk.length) log(`  ${rows} rows`);
+      chunk = [];
+    };
+    for (const plan of plans) {
+      chunk.push(plan);
+      if (chunk.length === (dialect === 'postgres' ? 10_000 : 1000)) await flush();
+    }
+    await flush();
+    const later = (column: string, value: string) => sql.raw(`case when ${column} is null or ${column} < ${value} then ${value} else ${column} end`);
+    const earlier = (column: string, value: string) => sql.raw(`case when ${column} is null or ${column} > ${value} then ${value} else ${column} end`);
+    await sql`update indicators set sightings = indicators.sightings + n.total,
+        stamp_sighted = ${later('indicators.stamp_sighted', 'n.last_seen')}, stamp_first_sighted = ${earlier('indicators.stamp_first_sighted', 'n.first_seen')},
+        stamp_seen = ${later('indicators.stamp_seen', 'n.last_seen')}
+      from (select iid, sum("count") as total, max(seen_at) as last_seen, min(seen_at) as first_seen from sightings
+        where id > ${after} and iid is not null group by iid) as n
+      where indicators.iid = n.iid`.execute(trx);
+    await sql`update threats set sightings = threats.sightings + n.total,
+        stamp_sighted = ${later('threats.stamp_sighted', 'n.last_seen')}, stamp_seen = ${later('threats.stamp_seen', 'n.last_seen')}
+      from (select tid, sum("count") as total, max(seen_at) as last_seen from sightings where id > ${after} and tid is not null group by tid) as n
+      where threats.tid = n.tid`.execute(trx);
+    // An indicator's sighting observes the threats it is linked to, retired ones too.
+    await sql`update threats set stamp_seen = n.last_seen
+      from (select tl.tid, max(s.seen_at) as last_seen from sightings s join threat_links tl on tl.iid = s.iid where s.id > ${after} group by tl.tid) as n
+      where threats.tid = n.tid and (threats.stamp_seen is null or threats.stamp_seen < n.last_seen)`.execute(trx);
+  });
+  // What autovacuum does on PostgreSQL after a million new rows; SQLite plans from its indexes.
+  if (dialect === 'postgres') await sql`vacuum (analyze) sightings, indicators, threats`.execute(db);
+  return rows;
+}
+
+interface Before {
+  indicators: Map<number, string | null>;
+  threats: Map<number, string | null>;
+}
+
+const laterStamp = (...stamps: (string | null | undefined)[]) => stamps.reduce<string | null>((a, b) => (b == null ? a : a === null || b > a ? b : a), null);
+
+/** Each sampled record's counters against counts over its rows, and its stamp_seen against its stamp before and its sightings'. */
+async function checkCounters(db: Kysely<Database>, before: Before): Promise<{ checked: number; sighted: number; mismatches: string[] }> {
+  const mismatches: string[] = [];
+  let sighted = 0;
+  for (const [iid, seenBefore] of before.indicators) {
+    const row = await db.selectFrom('indicators').select(['sightings', 'stamp_sighted', 'stamp_first_sighted', 'stamp_seen']).where('iid', '=', iid).executeTakeFirstOrThrow();
+    const { rows } = await sql<{ total: string | number | null; last_seen: string | null; first_seen: string | null }>`
+      select sum("count") as total, max(seen_at) as last_seen, min(seen_at) as first_seen from sightings where iid = ${iid}`.execute(db);
+    const agg = rows[0]!;
+    if (Number(agg.total ?? 0) > 0) sighted += 1;
+    const expected = { sightings: Number(agg.total ?? 0), stamp_sighted: agg.last_seen, stamp_first_sighted: agg.first_seen, stamp_seen: laterStamp(seenBefore, agg.last_seen) };
+    const got = { sightings: Number(row.sightings), stamp_sighted: row.stamp_sighted, stamp_first_sighted: row.stamp_first_sighted, stamp_seen: row.stamp_seen };
+    if (JSON.stringify(expected) !== JSON.stringify(got)) mismatches.push(`indicator ${iid}: stored ${JSON.stringify(got)}, over its rows ${JSON.stringify(expected)}`);
+  }
+  for (const [tid, seenBefore] of before.threats) {
+    const row = await db.selectFrom('threats').select(['sightings', 'stamp_sighted', 'stamp_seen']).where('tid', '=', tid).executeTakeFirstOrThrow();
+    const { rows } = await sql<{ total: string | number | null; last_seen: string | null }>`
+      select sum("count") as total, max(seen_at) as last_seen from sightings where tid = ${tid}`.execute(db);
+    const { rows: linked } = await sql<{ last_seen: string | null }>`
+      select max(s.seen_at) as last_seen from threat_links tl join sightings s on s.iid = tl.iid where tl.tid = ${tid}`.execute(db);
+    const expected = { sightings: Number(rows[0]!.total ?? 0), stamp_sighted: rows[0]!.last_seen, stamp_seen: laterStamp(seenBefore, rows[0]!.last_seen, linked[0]!.last_seen) };
+    const got = { sightings: Number(row.sightings), stamp_sighted: row.stamp_sighted, stamp_seen: row.stamp_seen };
+    if (JSON.stringify(expected) !== JSON.stringify(got)) mismatches.push(`threat ${tid}: stored ${JSON.stringify(got)}, over its rows ${JSON.stringify(expected)}`);
+  }
+  return { checked: before.indicators.size + before.threats.size, sighted, mismatches };
+}
+
+/** Pages of the most-sighted indicator and threat: the newest, one from the middle and the oldest (beforeId). */
+async function timeDeepPages(db: Kysely<Database>, store: Store): Promise<Record<string, Timing & { sightings: number }>> {
+  const out: Record<string, Timing & { sightings: number }> = {};
+  const top = await db.selectFrom('indicators').select('iid').orderBy('sightings', 'desc').limit(1).executeTakeFirstOrThrow();
+  const topThreat = await db.selectFrom('threats').select('tid').orderBy('sightings', 'desc').limit(1).executeTakeFirst();
+  const targets: { name: string; target: SightingTarget }[] = [{ name: 'most-sighted indicator', target: { iid: Number(top.iid) } }];
+  if (topThreat !== undefined) targets.push({ name: 'most-sighted threat', target: { tid: Number(topThreat.tid) } });
+  for (const { name, target } of targets) {
+    const where = 'iid' in target ? sql`iid = ${target.iid}` : sql`tid = ${target.tid}`;
+    const { rows } = await sql<{ n: string | number }>`select count(*) as n from sightings where ${where}`.execute(db);
+    const n = Number(rows[0]!.n);
+    const idAt = async (offset: number) =>
+      Number((await sql<{ id: number }>`select id from sightings where ${where} order by id desc limit 1 offset ${offset}`.execute(db)).rows[0]?.id);
+    const pages: [string, number | undefined][] = [['page 1', undefined]];
+    if (n > 2 * PAGE) pages.push(['a middle page', await idAt(Math.floor(n / 2))], ['the last page', await idAt(n - PAGE - 1)]);
+    for (const [page, beforeId] of pages) {
+      const times: number[] = [];
+      for (let run = 0; run <= 200; run++) {
+        const started = performance.now();
+        const got = await store.listSightings(target, PAGE, beforeId);
+        if (run > 0) times.push(performance.now() - started);
+        if (got.length === 0) throw new Error(`${name}, ${page}: no sightings`);
+      }
+      out[`${name} (${n} sightings), ${page}`] = { ...timingOf(times), sightings: n };
+    }
+  }
+  return out;
+}
+
+/** The records the counters are checked on, with their stamp_seen before: a sighting raises it, never lowers it. */
+async function checkSample(db: Kysely<Database>, ranked: number[], rankedTids: number[]): Promise<Before> {
+  const rng = new Prng(17);
+  const zipf = new Zipf(ranked.length);
+  const iids = new Set<number>();
+  while (iids.size < Math.min(100, ranked.length)) iids.add(iids.size % 2 === 0 ? ranked[zipf.draw(rng)]! : ranked[Math.floor(rng.next() * ranked.length)]!);
+  const tids = new Set(rankedTids.slice(0, 10).concat(shuffled(rankedTids, rng).slice(0, 10)));
+  const stampsOf = async (table: 'indicators' | 'threats', keys: number[]) => {
+    if (keys.length === 0) return new Map<number, string | null>();
+    const key = table === 'indicators' ? 'iid' : 'tid';
+    const { rows } = await sql<{ k: number; stamp_seen: string | null }>`select ${sql.ref(key)} as k, stamp_seen from ${sql.table(table)} where ${sql.ref(key)} in (${sql.join(keys)})`.execute(db);
+    return new Map(rows.map((r) => [Number(r.k), r.stamp_seen]));
+  };
+  return { indicators: await stampsOf('indicators', [...iids]), threats: await stampsOf('threats', [...tids]) };
+}
+
+/** The M sightings: the first `real` through Store.applyWrite, one write each, the rest in bulk. */
+async function addSightings(opened: { db: Kysely<Database>; dialect: Dialect; store: Store }, options: Options, ranked: number[], rankedTids: number[]) {
+  const { db, dialect, store } = opened;
+  const plans = sightingsOf(options.sightings, ranked, rankedTids, 23);
+  log(`adding ${options.sightings} sightings: the first ${options.real} through Store.applyWrite`);
+  const clock = tickingClock(NOW);
+  const realStarted = performance.now();
+  let lastId = 0;
+  for (let s = 0; s < options.real; s++) {
+    const written = await store.applyWrite({ kind: 'sighting', plan: plans.next().value as SightingPlan }, noBatches(), clock);
+    lastId = written.sighted.id;
+  }
+  const realSeconds = (performance.now() - realStarted) / 1000;
+  const real = { sightings: options.real, seconds: round(realSeconds, 1), perSecond: Math.round(options.real / realSeconds) };
+  log(`  ${real.sightings} sightings in ${real.seconds} s: ${real.perSecond} a second`);
+  const rest = options.sightings - options.real;
+  log(`the other ${rest} in bulk: rows inserted in SQL, the counters set over them as the write path sets them`);
+  const bulkStarted = performance.now();
+  const bulk = { sightings: rest > 0 ? await insertInBulk(db, dialect, plans, lastId) : 0, seconds: 0 };
+  bulk.seconds = round((performance.now() - bulkStarted) / 1000, 1);
+  const { rows } = await sql<{ sighted: string | number; once: string | number; most: string | number }>`
+    select count(*) as sighted, sum(case when sightings = 1 then 1 else 0 end) as once, max(sightings) as most from indicators where sightings > 0`.execute(db);
+  const spread = { indicators: ranked.length, sighted: Number(rows[0]!.sighted), sightedOnce: Number(rows[0]!.once), highestCount: Number(rows[0]!.most) };
+  log(`  ${bulk.sightings} rows in ${bulk.seconds} s; ${spread.sighted} of ${spread.indicators} indicators sighted (${spread.sightedOnce} once), the highest count ${spread.highestCount}`);
+  return { real, bulk, spread };
+}
+
+type Measurement = { lookups: Record<LookupName, Timing>; lifecycle: LifecycleTiming };
+
+function report(options: Options, none: Measurement, after: Measurement, deepPages: Awaited<ReturnType<typeof timeDeepPages>>, added: Awaited<ReturnType<typeof addSightings>>, check: Awaited<ReturnType<typeof checkCounters>>, before: Before): void {
+  const fmt = (t: Timing) => `${t.p50.toFixed(3)} / ${t.p95.toFixed(3)}`;
+  const ratio = (a: number, b: number) => (a > 0 ? (b / a).toFixed(2) : '-');
+  const row = (name: string, a: string, b: string, r: string) => `${name.padEnd(34)}${a.padStart(18)}${b.padStart(20)}${r.padStart(18)}`;
+  const lines = [
+    '',
+    row('ms, p50 / p95', 'no sightings', `${options.sightings} sightings`, 'ratio p50 / p95'),
+    ...(Object.keys(none.lookups) as LookupName[]).map((name) => {
+      const [a, b] = [none.lookups[name], after.lookups[name]];
+      return row(name, fmt(a), fmt(b), `${ratio(a.p50, b.p50)} / ${ratio(a.p95, b.p95)}`);
+    }),
+    row('lifecycle run, median ms', String(none.lifecycle.median), String(after.lifecycle.median), ratio(none.lifecycle.median, after.lifecycle.median)),
+    '',
+    ...Object.entries(deepPages).map(([name, t]) => `${name.padEnd(60)} ${fmt(t)} ms`),
+    '',
+    `sightings: ${added.real.sightings} through Store.applyWrite (${added.real.perSecond}/s), ${added.bulk.sightings} inserted in bulk in SQL with the counters set as the writer sets them`,
+    `counters checked on ${before.indicators.size} indicators (${check.sighted} sighted) and ${before.threats.size} threats against counts over their rows: ${check.mismatches.length === 0 ? 'all equal' : `${check.mismatches.length} differ`}`,
+    ...check.mismatches.slice(0, 10).map((m) => `  ${m}`),
+  ];
+  for (const line of lines) log(line);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let options: Options | null;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    log(`${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options === null) {
+    log(USAGE);
+    return;
+  }
+  const opened = await openBenchStore(options);
+  const { db, dialect, store, location, importSeconds } = opened;
+  const started = performance.now();
+  try {
+    const iids = (await db.selectFrom('indicators').select('iid').orderBy('iid').execute()).map((r) => Number(r.iid));
+    const tids = (await db.selectFrom('threats').select('tid').orderBy('tid').execute()).map((r) => Number(r.tid));
+    const ranked = shuffled(iids, new Prng(11));
+    const rankedTids = shuffled(tids, new Prng(13));
+    log(`${dialect} store ${location.replace(/\/\/[^@]*@/, '//…@')}: ${iids.length} indicators, ${tids.length} threats${importSeconds === null ? '' : `, imported in ${importSeconds} s`}`);
+
+    // The first run retires what the data left unobserved; the ones timed after it retire nothing.
+    const first = await runLifecycle(store, loadConfig({}).lifecycle, lifecycleClock);
+    log(`first lifecycle run: ${first.retiredThreats.length} threats retired, ${first.agedIndicators} indicators aged out`);
+    const sample = await lookupSample(db, ranked, rankedTids, options.lookups);
+    log('measuring with no sightings');
+    const none: Measurement = { lookups: await timeLookups(store, sample), lifecycle: await timeLifecycle(store, options.runs) };
+
+    const before = await checkSample(db, ranked, rankedTids);
+    const added = await addSightings(opened, options, ranked, rankedTids);
+
+    log(`measuring with ${options.sightings} sightings`);
+    const after: Measurement = { lookups: await timeLookups(store, sample), lifecycle: await timeLifecycle(store, options.runs) };
+    const deepPages = await timeDeepPages(db, store);
+    const check = await checkCounters(db, before);
+    report(options, none, after, deepPages, added, check, before);
+
+    const out = join(options.outDir, `observation-bench-results-${options.indicators}-${options.sightings}${dialect === 'postgres' ? '-postgres' : ''}.json`);
+    const results = {
+      date: new Date().toISOString(), store: dialect, indicators: iids.length, threats: tids.length, sightings: options.sightings, lookupsPerKind: options.lookups,
+      importSeconds, firstLifecycle: { retiredThreats: first.retiredThreats.length, agedIndicators: first.agedIndicators },
+      none, after, deepPages, ...added, check, load: loadavg(), seconds: round((performance.now() - started) / 1000, 1),
+    };
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    log(`results: ${out}`);
+    if (check.mismatches.length > 0) process.exitCode = 1;
+  } finally {
+    if (options.drop && dialect === 'postgres') {
+      const schema = new URL(options.db!).searchParams.get('schema');
+      if (schema !== null) await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
+    }
+    await store.close();
+    if (options.drop && dialect === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${location}${suffix}`, { force: true });
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});
