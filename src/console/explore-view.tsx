@@ -4,7 +4,7 @@ import type { ExploreIndicatorRow, ExploreThreatRow } from '../store/contract/ex
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { Page } from './layout.js';
 import { exploreHref, ExploreSyntax } from './explore-syntax.js';
-import { StampTime } from './stamp-time.js';
+import { IndicatorCells, StampTime } from './stamp-time.js';
 
 /** Rows a page shows, and the most pages the console reads of one query: an operator narrows a query rather than page past 10,000 rows. */
 export const EXPLORE_PAGE_SIZE = 100;
@@ -148,15 +148,7 @@ function IndicatorTable({ rows }: { rows: ExploreIndicatorRow[] }) {
         <tbody>
           {rows.map((row) => (
             <tr key={row.iid}>
-              <td class="number">{row.iid}</td>
-              <th scope="row" class="value">
-                <a href={`${CONSOLE_PATHS.value}?${new URLSearchParams({ value: row.indicator })}`}>{row.indicator}</a>
-              </th>
-              <td>{row.type}</td>
-              <td>{row.risk}</td>
-              <td>
-                <StampTime stamp={row.stamp_seen} />
-              </td>
+              <IndicatorCells row={row} stamp={row.stamp_seen} />
               <td>{names(row.threats)}</td>
               <td>{names(row.feeds)}</td>
             </tr>

@@ -4,7 +4,7 @@ import { RISK_LEVELS } from '../domain.js';
 import type { ThreatRecord } from '../store/contract/records.js';
 import { attackTechniqueUrl, threatTechniques } from '../stix/attack-techniques.js';
 import { CONSOLE_PATHS } from './console-deps.js';
-import { StampTime } from './stamp-time.js';
+import { IndicatorCells, StampTime } from './stamp-time.js';
 import { THREAT_LINKS_PAGE_SIZE, type ThreatLinksWindow } from './threat-links.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -154,15 +154,7 @@ export function LinksSection({ tid, links }: { tid: number; links: ThreatLinksWi
             <tbody>
               {links.rows.map((row) => (
                 <tr key={row.iid}>
-                  <td class="number">{row.iid}</td>
-                  <th scope="row" class="value">
-                    <a href={`${CONSOLE_PATHS.value}?${new URLSearchParams({ value: row.indicator })}`}>{row.indicator}</a>
-                  </th>
-                  <td>{row.type}</td>
-                  <td>{row.risk}</td>
-                  <td>
-                    <StampTime stamp={row.stamp_linked} />
-                  </td>
+                  <IndicatorCells row={row} stamp={row.stamp_linked} />
                 </tr>
               ))}
             </tbody>
