@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { addFeedSource } from '../../src/cli/add-feed-source.js';
 import { systemClock } from '../../src/clock.js';
+import { BACKGROUND_BUSY_MS } from '../../src/store/open-store.js';
 import { addressLines } from '../helpers/feed-server.js';
 import { startCli } from '../helpers/cli-process.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -37,7 +38,8 @@ for (const backend of storeBackends()) {
     });
 
     it('waits for the lease or exits 75 with --no-wait on the same feed, pulls another feed, and never meets "database is locked"', async () => {
-      const { store, location } = await backend.create();
+      // This test's own writes (adding a feed) wait behind the served puller's big write, as a command's do.
+      const { store, location } = await backend.create({ busyTimeoutMs: BACKGROUND_BUSY_MS });
       const base = `http://127.0.0.1:${(feeds.address() as AddressInfo).port}`;
       const bigFid = await addFeedSource(store, { feed: 'Big list', organization: 'Test', source: { url: `${base}/big.txt`, format: 'text' } }, systemClock, {});
       const server = startCli(['serve', '--port', '0', '--workers', '1', '--db', location, '--config', config]);

@@ -13,12 +13,18 @@ import { openTestStore } from './store-db.js';
 export interface StoreSetup {
   collections?: readonly CollectionConfig[];
   writePaths?: WritePaths;
+  /**
+   * How long the store's writes wait for another process's write (open-store.ts): a test that writes
+   * while a served puller holds the write lock waits as a command does (BACKGROUND_BUSY_MS), not as a
+   * serving process's requests give up.
+   */
+  busyTimeoutMs?: number;
 }
 
 export const DEFAULT_COLLECTIONS = loadConfig({}).collections;
 
 /** The options `openStore` takes for a setup. */
-export const storeOptions = (setup: StoreSetup = {}) => ({ collections: setup.collections ?? DEFAULT_COLLECTIONS, writePaths: setup.writePaths });
+export const storeOptions = (setup: StoreSetup = {}) => ({ collections: setup.collections ?? DEFAULT_COLLECTIONS, writePaths: setup.writePaths, busyTimeoutMs: setup.busyTimeoutMs });
 
 export interface Backend {
   name: string;
