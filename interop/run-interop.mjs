@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run test:interop`: builds, loads the demo into a fresh store, serves the gateway on a spare
 // loopback port (and once more with the default plans, for the README's example) and runs the
-// Python interop suite (interop/suite) against it. The suite runs the
-// change import itself, while the server keeps serving. The last line is `N passed, N failed`.
+// Python interop suite (interop/suite) against it. Before it serves, a few sightings are recorded
+// with `threatgate seen` (record-sightings.mjs), so that the collections hold STIX sightings. The
+// suite runs the change import itself, while the server keeps serving. The last line is `N passed, N failed`.
 //
 // Options: --no-build (dist/ is already current), --keep (keep the temporary folder: store, logs),
 // --only NAME[,NAME] (only those phases of the suite that stand alone: accept_values,
@@ -17,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { makeChange } from './make-change.mjs';
+import { recordSightings } from './record-sightings.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(HERE);
@@ -166,6 +168,10 @@ async function main() {
     const expectedFile = join(work, 'change-expected.json');
     const changes = await makeChange(changeFile, expectedFile, db);
     process.stdout.write(`change import prepared: ${changes.length} indicators (${changeFile})\n`);
+    const sightingsFile = join(work, 'sightings-expected.json');
+    const sighted = await recordSightings({ cli: CLI, db, config, env: childEnv(), expectedFile: sightingsFile, exclude: new Set(changes.map((c) => c.iid)) });
+    const described = sighted.indicators.map((i) => `${i.type} ${i.value} (${i.sightings.length})`).join(', ');
+    process.stdout.write(`sightings recorded with threatgate seen: ${described}; threat ${sighted.threats.map((t) => t.tid).join(', ')}\n`);
 
     step('gateway');
     const server = startServer(db, ['--config', config], logFile);
@@ -188,6 +194,7 @@ async function main() {
         TG_FREE_KEY: keys.free,
         TG_CHANGE_COMMAND: JSON.stringify([process.execPath, CLI, 'import', changeFile, '--db', db, '--config', config]),
         TG_CHANGE_EXPECTED: expectedFile,
+        TG_SIGHTINGS_EXPECTED: sightingsFile,
         TG_ONLY: values.only ?? '',
         PYTHONDONTWRITEBYTECODE: '1',
       }),

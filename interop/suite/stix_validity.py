@@ -12,6 +12,7 @@ import stix2
 from stix2validator import ValidationOptions, validate_instance
 
 import fast_validator
+import sightings
 from harness import Checks, Snapshot
 
 BUNDLE_SIZE = 2000
@@ -208,6 +209,26 @@ def check_attack_patterns(checks: Checks, objects: list[dict]) -> None:
                  len(relationships) > 0 and not wrong and cited == pattern_ids, '; '.join(wrong[:3]))
 
 
+def check_sightings(checks: Checks, snapshots: dict[str, Snapshot]) -> None:
+    """The sightings `threatgate seen` recorded (sightings.py), then each sighting object on its own: the stock
+    validator reports no error, and stix2 reads it, with no custom content allowed, as a `Sighting`."""
+    objects = sightings.check(checks, snapshots)
+    if not objects:
+        return
+    errors, kinds, _ = validate_chunk(objects)
+    checks.check(f'OASIS stix2-validator 3.2.0: the {len(objects)} sighting objects, zero errors', not errors,
+                 f'{len(errors)} errors, e.g. {errors[:3]}' if errors else f'warnings {dict(kinds)}')
+    wrong = []
+    for obj in objects:
+        try:
+            parsed = stix2.parse(json.loads(json.dumps(obj)), allow_custom=False, version='2.1')
+            if not isinstance(parsed, stix2.v21.Sighting):
+                wrong.append(f'{obj["id"]}: read as {type(parsed).__name__}')
+        except Exception as error:  # noqa: BLE001
+            wrong.append(f'{obj["id"]}: {type(error).__name__}: {str(error)[:120]}')
+    checks.check(f'stix2 3.0.1 parses each of the {len(objects)} sighting objects into a stix2.v21.Sighting', not wrong, '; '.join(wrong[:2]))
+
+
 def start(workers: int) -> Validation:
     """Starts the worker processes; the reference client feeds them each collection as soon as it has read it."""
     return Validation(workers)
@@ -226,4 +247,5 @@ def finish(checks: Checks, validation: Validation, snapshots: dict[str, Snapshot
     small = {obj['id']: obj for snapshot in snapshots.values() if len(snapshot.objects) <= 5000 for obj in snapshot.objects}
     small.update((obj['id'], obj) for obj in _sample(objects))
     check_with_stix2(checks, 'the Test collection and a sample of each type', list(small.values()))
+    check_sightings(checks, snapshots)
     return kinds
