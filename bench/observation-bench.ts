@@ -30,6 +30,7 @@ const USAGE = `Usage: npm run bench:observations -- [--indicators 200000] [--sig
   --indicators  generated indicators, imported into a new store (default 200,000; 20k, 1m accepted)
   --sightings   sightings added between the two measurements (default 1,000,000)
   --real        how many of them go through Store.applyWrite, one write each (default 10,000); the rest in bulk
+  --real-seconds  the writes stop after this many seconds even if fewer (default 300)
   --lookups     lookups of each kind per measurement (default 4,000)
   --runs        timed lifecycle runs per measurement, the median reported (default 5)
   --db          a PostgreSQL URL (postgres://...?schema=NAME, the schema empty or absent) or an SQLite file
@@ -40,6 +41,7 @@ interface Options {
   indicators: number;
   sightings: number;
   real: number;
+  realSeconds: number;
   lookups: number;
   runs: number;
   db: string | undefined;
@@ -54,6 +56,7 @@ function parseOptions(argv: string[]): Options | null {
       indicators: { type: 'string', default: '200k' },
       sightings: { type: 'string', default: '1m' },
       real: { type: 'string', default: '10k' },
+      'real-seconds': { type: 'string', default: '300' },
       lookups: { type: 'string', default: '4000' },
       runs: { type: 'string', default: '5' },
       db: { type: 'string' },
@@ -71,6 +74,7 @@ function parseOptions(argv: string[]): Options | null {
     indicators: parseSize(values.indicators!),
     sightings,
     real: Math.min(sightings, parseSize(values.real!)),
+    realSeconds: parseSize(values['real-seconds']!),
     lookups: parseSize(values.lookups!),
     runs: parseSize(values.runs!),
     db: values.db,
@@ -278,10 +282,10 @@ interface LifecycleTiming {
   retired: number;
 }
 
-/** Lifecycle runs at the same time as the first: each retires nothing more, so the runs compare. One untimed first. */
+/** Lifecycle runs at the same time as the first: each retires nothing more, so the runs compare. Two untimed first. */
 async function timeLifecycle(store: Store, runs: number): Promise<LifecycleTiming> {
   const settings = loadConfig({}).lifecycle;
-  await runLifecycle(store, settings, lifecycleClock);
+  for (let run = 0; run < 2; run++) await runLifecycle(store, settings, lifecycleClock);
   const times: number[] = [];
   let retired = 0;
   for (let run = 0; run < runs; run++) {
@@ -339,9 +343,17 @@ async function insertInBulk(db: Kysely<Database>, dialect: Dialect, plans: Itera
       from (select tl.tid, max(s.seen_at) as last_seen from sightings s join threat_links tl on tl.iid = s.iid where s.id > ${after} group by tl.tid) as n
       where threats.tid = n.tid and (threats.stamp_seen is null or threats.stamp_seen < n.last_seen)`.execute(trx);
   });
-  // What autovacuum does on PostgreSQL after a million new rows; SQLite plans from its indexes.
-  if (dialect === 'postgres') await sql`vacuum (analyze) sightings, indicators, threats`.execute(db);
   return rows;
+}
+
+/**
+ * The store as it settles when left alone, before each measurement: on PostgreSQL the tables the
+ * measurements read vacuumed and analyzed, as autovacuum leaves them after an import or a million
+ * new rows; on SQLite the write-ahead log copied back into the file, as its checkpoints do.
+ */
+async function settle(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') await sql`vacuum (analyze) indicators, threats, feeds, threat_links, feed_links, sightings`.execute(db);
+  else await sql`pragma wal_checkpoint(truncate)`.execute(db);
 }
 
 interface Before {
@@ -423,22 +435,37 @@ async function checkSample(db: Kysely<Database>, ranked: number[], rankedTids: n
   return { indicators: await stampsOf('indicators', [...iids]), threats: await stampsOf('threats', [...tids]) };
 }
 
-/** The M sightings: the first `real` through Store.applyWrite, one write each, the rest in bulk. */
+/**
+ * The M sightings: the first `real` through Store.applyWrite, one write each (for at most
+ * `realSeconds`), timed by the write's stages; the rest in bulk.
+ */
 async function addSightings(opened: { db: Kysely<Database>; dialect: Dialect; store: Store }, options: Options, ranked: number[], rankedTids: number[]) {
   const { db, dialect, store } = opened;
   const plans = sightingsOf(options.sightings, ranked, rankedTids, 23);
-  log(`adding ${options.sightings} sightings: the first ${options.real} through Store.applyWrite`);
+  log(`adding ${options.sightings} sightings: the first ${options.real} through Store.applyWrite (for at most ${options.realSeconds} s)`);
   const clock = tickingClock(NOW);
   const realStarted = performance.now();
+  const until = realStarted + options.realSeconds * 1000;
+  const stages: Record<string, number> = { ingest: 0, derive: 0, project: 0, commit: 0 };
   let lastId = 0;
-  for (let s = 0; s < options.real; s++) {
-    const written = await store.applyWrite({ kind: 'sighting', plan: plans.next().value as SightingPlan }, noBatches(), clock);
-    lastId = written.sighted.id;
+  let written = 0;
+  while (written < options.real && (written === 0 || performance.now() < until)) {
+    let stage = 'ingest';
+    let since = performance.now();
+    const onPhase = (next: string) => {
+      stages[stage] = stages[stage]! + performance.now() - since;
+      [stage, since] = [next, performance.now()];
+    };
+    const result = await store.applyWrite({ kind: 'sighting', plan: plans.next().value as SightingPlan }, noBatches(), clock, { onPhase });
+    onPhase('ingest');
+    lastId = result.sighted.id;
+    written += 1;
   }
   const realSeconds = (performance.now() - realStarted) / 1000;
-  const real = { sightings: options.real, seconds: round(realSeconds, 1), perSecond: Math.round(options.real / realSeconds) };
-  log(`  ${real.sightings} sightings in ${real.seconds} s: ${real.perSecond} a second`);
-  const rest = options.sightings - options.real;
+  const perWrite = Object.fromEntries(Object.entries(stages).map(([name, ms]) => [name, round(ms / written, 2)]));
+  const real = { sightings: written, seconds: round(realSeconds, 1), perSecond: round(written / realSeconds, 1), perWriteMs: perWrite };
+  log(`  ${real.sightings} sightings in ${real.seconds} s: ${real.perSecond} a second; ms per write by stage: ${Object.entries(perWrite).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const rest = options.sightings - written;
   log(`the other ${rest} in bulk: rows inserted in SQL, the counters set over them as the write path sets them`);
   const bulkStarted = performance.now();
   const bulk = { sightings: rest > 0 ? await insertInBulk(db, dialect, plans, lastId) : 0, seconds: 0 };
@@ -464,10 +491,11 @@ function report(options: Options, none: Measurement, after: Measurement, deepPag
       return row(name, fmt(a), fmt(b), `${ratio(a.p50, b.p50)} / ${ratio(a.p95, b.p95)}`);
     }),
     row('lifecycle run, median ms', String(none.lifecycle.median), String(after.lifecycle.median), ratio(none.lifecycle.median, after.lifecycle.median)),
+    '(with no sightings a sightings page is empty: that row compares reading nothing with reading a page)',
     '',
     ...Object.entries(deepPages).map(([name, t]) => `${name.padEnd(60)} ${fmt(t)} ms`),
     '',
-    `sightings: ${added.real.sightings} through Store.applyWrite (${added.real.perSecond}/s), ${added.bulk.sightings} inserted in bulk in SQL with the counters set as the writer sets them`,
+    `sightings: ${added.real.sightings} through Store.applyWrite (${added.real.perSecond} a second), ${added.bulk.sightings} inserted in bulk in SQL with the counters set as the writer sets them`,
     `counters checked on ${before.indicators.size} indicators (${check.sighted} sighted) and ${before.threats.size} threats against counts over their rows: ${check.mismatches.length === 0 ? 'all equal' : `${check.mismatches.length} differ`}`,
     ...check.mismatches.slice(0, 10).map((m) => `  ${m}`),
   ];
@@ -501,12 +529,16 @@ async function main(argv: string[]): Promise<void> {
     const first = await runLifecycle(store, loadConfig({}).lifecycle, lifecycleClock);
     log(`first lifecycle run: ${first.retiredThreats.length} threats retired, ${first.agedIndicators} indicators aged out`);
     const sample = await lookupSample(db, ranked, rankedTids, options.lookups);
+    // A first measurement, dropped: V8 is still compiling the lookups' code (its first passes are the slowest).
+    await timeLookups(store, sample);
+    await settle(db, dialect);
     log('measuring with no sightings');
     const none: Measurement = { lookups: await timeLookups(store, sample), lifecycle: await timeLifecycle(store, options.runs) };
 
     const before = await checkSample(db, ranked, rankedTids);
     const added = await addSightings(opened, options, ranked, rankedTids);
 
+    await settle(db, dialect);
     log(`measuring with ${options.sightings} sightings`);
     const after: Measurement = { lookups: await timeLookups(store, sample), lifecycle: await timeLifecycle(store, options.runs) };
     const deepPages = await timeDeepPages(db, store);
