@@ -1,9 +1,9 @@
-// Observations at scale (docs/observations.md): a store of N generated indicators, its lookups and a
-// lifecycle run timed with no sightings, then again after M sightings spread Zipf-like over its
-// indicators and some threats, to show that sightings are rows each lookup reads a bounded part of,
-// counted as they arrive, never counted over per lookup. The first sightings go through the store's
-// write path; the rest are inserted in bulk with the counters set as that path sets them, checked on
-// a sample against counts over the rows.
+// Observations at scale (docs/observations.md): two stores of the same N generated indicators, one
+// given M sightings spread Zipf-like over its indicators and some threats, the other none; their
+// lookups and lifecycle runs are timed side by side, to show that sightings are rows each lookup
+// reads a bounded part of, counted as they arrive, never counted over per lookup. The first
+// sightings go through the store's write path; the rest are inserted in bulk with the counters set
+// as that path sets them, checked on a sample against counts over the rows.
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,15 +27,17 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const USAGE = `Usage: npm run bench:observations -- [--indicators 200000] [--sightings 1000000] [--db URL] [--runs 5]
-  --indicators  generated indicators, imported into a new store (default 200,000; 20k, 1m accepted)
-  --sightings   sightings added between the two measurements (default 1,000,000)
+  --indicators  generated indicators, imported into two new stores (default 200,000; 20k, 1m accepted)
+  --sightings   sightings added to one of them (default 1,000,000)
   --real        how many of them go through Store.applyWrite, one write each (default 10,000); the rest in bulk
   --real-seconds  the writes stop after this many seconds even if fewer (default 300)
-  --lookups     lookups of each kind per measurement (default 4,000)
-  --runs        timed lifecycle runs per measurement, the median reported (default 5)
-  --db          a PostgreSQL URL (postgres://...?schema=NAME, the schema empty or absent) or an SQLite file
-                (default OUT_DIR/observations-N.sqlite, made anew each run)
-  --drop        drop the PostgreSQL schema (or remove the SQLite file) at the end`;
+  --lookups     lookups of each kind per pass (default 4,000)
+  --rounds      timed passes of the lookups on each store, alternating between them (default 3)
+  --runs        timed lifecycle runs on each store, alternating, the median reported (default 5)
+  --db          a PostgreSQL URL with a schema, postgres://...?schema=NAME: the stores are the schemas NAME and
+                NAME_none, both empty or absent; or an SQLite file (default OUT_DIR/observations-N.sqlite,
+                made anew each run, its twin FILE-none.sqlite beside it)
+  --drop        drop the PostgreSQL schemas (or remove the SQLite files) at the end`;
 
 interface Options {
   indicators: number;
@@ -43,6 +45,7 @@ interface Options {
   real: number;
   realSeconds: number;
   lookups: number;
+  rounds: number;
   runs: number;
   db: string | undefined;
   drop: boolean;
@@ -58,6 +61,7 @@ function parseOptions(argv: string[]): Options | null {
       real: { type: 'string', default: '10k' },
       'real-seconds': { type: 'string', default: '300' },
       lookups: { type: 'string', default: '4000' },
+      rounds: { type: 'string', default: '3' },
       runs: { type: 'string', default: '5' },
       db: { type: 'string' },
       drop: { type: 'boolean', default: false },
@@ -66,8 +70,11 @@ function parseOptions(argv: string[]): Options | null {
     },
   });
   if (values.help) return null;
+  if (values.db !== undefined && /^postgres(ql)?:\/\//.test(values.db) && new URL(values.db).searchParams.get('schema') === null) {
+    throw new Error('--db: a PostgreSQL URL must name a schema (?schema=NAME): the bench makes NAME and NAME_none');
+  }
   const sightings = parseSize(values.sightings!);
-  for (const name of ['indicators', 'lookups', 'runs'] as const) {
+  for (const name of ['indicators', 'lookups', 'rounds', 'runs'] as const) {
     if (parseSize(values[name]!) < 1) throw new Error(`--${name} must be 1 or more, not ${values[name]}`);
   }
   return {
@@ -76,6 +83,7 @@ function parseOptions(argv: string[]): Options | null {
     real: Math.min(sightings, parseSize(values.real!)),
     realSeconds: parseSize(values['real-seconds']!),
     lookups: parseSize(values.lookups!),
+    rounds: parseSize(values.rounds!),
     runs: parseSize(values.runs!),
     db: values.db,
     drop: values.drop!,
@@ -181,13 +189,31 @@ function tickingClock(start: number): Clock {
 }
 const lifecycleClock: Clock = { now: () => NOW };
 
-/** A new store of N generated indicators: an SQLite file copied from one imported before, or an empty PostgreSQL schema imported into. */
-async function openBenchStore(options: Options): Promise<{ db: Kysely<Database>; dialect: Dialect; store: Store; location: string; importSeconds: number | null }> {
+interface Opened {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  store: Store;
+  location: string;
+}
+
+/** The two stores compared: `sighted` gets the sightings, `none` keeps the same data without. */
+interface Twins {
+  sighted: Opened;
+  none: Opened;
+}
+
+const shown = (location: string) => location.replace(/\/\/[^@]*@/, '//…@');
+
+/**
+ * Two new stores of N generated indicators: SQLite files copied from one imported before, or two
+ * empty PostgreSQL schemas each imported into.
+ */
+async function openTwins(options: Options): Promise<{ twins: Twins; importSeconds: number | null }> {
   mkdirSync(options.outDir, { recursive: true });
   const config = loadConfig({});
-  const open = async (location: string) => {
+  const open = async (location: string): Promise<Opened> => {
     const { db, dialect } = await openDatabase(location, { busyTimeoutMs: BACKGROUND_BUSY_MS });
-    return { db, dialect, store: createStore(db, dialect, { collections: config.collections, sightings: config.stix.sightings }) };
+    return { db, dialect, location, store: createStore(db, dialect, { collections: config.collections, sightings: config.stix.sightings }) };
   };
   const importInto = async (store: Store) => {
     // The explore bench's data set: the same generator and seed give the same file.
@@ -202,28 +228,34 @@ async function openBenchStore(options: Options): Promise<{ db: Kysely<Database>;
     return round((performance.now() - started) / 1000, 1);
   };
   let importSeconds: number | null = null;
-  const isPostgres = options.db !== undefined && /^postgres(ql)?:\/\//.test(options.db);
-  const location = options.db ?? join(options.outDir, `observations-${options.indicators}.sqlite`);
-  if (!isPostgres) {
-    // The bench changes its store: each run starts from a copy of the imported one.
+  if (options.db === undefined || !/^postgres(ql)?:\/\//.test(options.db)) {
+    // The bench changes its stores: each run starts from copies of the imported one.
     const base = join(options.outDir, `observations-base-${options.indicators}.sqlite`);
     if (!existsSync(base)) {
       const opened = await open(base);
       importSeconds = await importInto(opened.store);
       await opened.store.close();
     }
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${location}${suffix}`, { force: true });
-    copyFileSync(base, location);
+    const sighted = options.db ?? join(options.outDir, `observations-${options.indicators}.sqlite`);
+    const none = sighted.replace(/(\.sqlite)?$/, '-none.sqlite');
+    for (const file of [sighted, none]) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+      copyFileSync(base, file);
+    }
+    return { twins: { sighted: await open(sighted), none: await open(none) }, importSeconds };
   }
-  const opened = await open(location);
-  if (isPostgres) {
+  const url = new URL(options.db);
+  const noneUrl = new URL(options.db);
+  noneUrl.searchParams.set('schema', `${url.searchParams.get('schema')}_none`);
+  const twins = { sighted: await open(options.db), none: await open(noneUrl.toString()) };
+  for (const opened of [twins.sighted, twins.none]) {
     if (!(await opened.store.isEmpty())) {
-      await opened.store.close();
-      throw new Error(`${options.db?.replace(/\/\/[^@]*@/, '//…@')} already holds a store: the bench changes its data, so give it an empty or new schema`);
+      await Promise.all([twins.sighted.store.close(), twins.none.store.close()]);
+      throw new Error(`${shown(opened.location)} already holds a store: the bench changes its data, so give it a schema that is empty or absent`);
     }
     importSeconds = await importInto(opened.store);
   }
-  return { ...opened, location, importSeconds };
+  return { twins, importSeconds };
 }
 
 interface LookupSample {
@@ -252,26 +284,43 @@ async function lookupSample(db: Kysely<Database>, ranked: number[], rankedTids: 
 }
 
 type LookupName = 'indicator by value' | 'indicator by iid' | 'threat by tid' | 'sightings page of an indicator';
+const LOOKUPS: LookupName[] = ['indicator by value', 'indicator by iid', 'threat by tid', 'sightings page of an indicator'];
 
-/** Each lookup kind over the whole sample, after an untimed pass over it: both measurements read from a warm cache. */
-async function timeLookups(store: Store, sample: LookupSample): Promise<Record<LookupName, Timing>> {
-  const kinds: [LookupName, number, (i: number) => Promise<unknown>][] = [
-    ['indicator by value', sample.indicators.length, (i) => store.findIndicatorByValue(sample.indicators[i]!.value, [sample.indicators[i]!.type])],
-    ['indicator by iid', sample.indicators.length, (i) => store.findIndicator(sample.indicators[i]!.iid)],
-    ['threat by tid', sample.tids.length, (i) => store.findThreat(sample.tids[i]!)],
-    ['sightings page of an indicator', sample.indicators.length, (i) => store.listSightings({ iid: sample.indicators[i]!.iid }, PAGE)],
-  ];
-  const out = {} as Record<LookupName, Timing>;
-  for (const [name, n, lookup] of kinds) {
-    for (let i = 0; i < n; i++) await lookup(i);
-    const times: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const started = performance.now();
-      const found = await lookup(i);
-      times.push(performance.now() - started);
-      if (found === undefined) throw new Error(`${name}: nothing found for sample ${i}`);
+/** One pass of a lookup kind over the sample: each lookup's time in ms. */
+async function lookupPass(store: Store, sample: LookupSample, name: LookupName): Promise<number[]> {
+  const lookup: (i: number) => Promise<unknown> = {
+    'indicator by value': (i: number) => store.findIndicatorByValue(sample.indicators[i]!.value, [sample.indicators[i]!.type]),
+    'indicator by iid': (i: number) => store.findIndicator(sample.indicators[i]!.iid),
+    'threat by tid': (i: number) => store.findThreat(sample.tids[i]!),
+    'sightings page of an indicator': (i: number) => store.listSightings({ iid: sample.indicators[i]!.iid }, PAGE),
+  }[name];
+  const n = name === 'threat by tid' ? sample.tids.length : sample.indicators.length;
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    const found = await lookup(i);
+    times.push(performance.now() - started);
+    if (found === undefined) throw new Error(`${name}: nothing found for sample ${i}`);
+  }
+  return times;
+}
+
+/**
+ * Each lookup kind on both stores, pass by pass, alternating which goes first, after two untimed
+ * passes on each (V8 compiles the lookups' code over the first ones, and each store's cache fills).
+ * Side by side, a drift of the machine's speed (a shared VM's moves by tens of percent within
+ * minutes) falls on both alike.
+ */
+async function compareLookups(twins: Twins, sample: LookupSample, rounds: number): Promise<{ none: Record<LookupName, Timing>; sighted: Record<LookupName, Timing> }> {
+  const out = { none: {} as Record<LookupName, Timing>, sighted: {} as Record<LookupName, Timing> };
+  for (const name of LOOKUPS) {
+    const times: { none: number[]; sighted: number[] } = { none: [], sighted: [] };
+    for (let pass = 0; pass < 2; pass++) for (const side of ['none', 'sighted'] as const) await lookupPass(twins[side].store, sample, name);
+    for (let round = 0; round < rounds; round++) {
+      for (const side of round % 2 === 0 ? (['none', 'sighted'] as const) : (['sighted', 'none'] as const)) times[side].push(...(await lookupPass(twins[side].store, sample, name)));
     }
-    out[name] = timingOf(times);
+    out.none[name] = timingOf(times.none);
+    out.sighted[name] = timingOf(times.sighted);
   }
   return out;
 }
@@ -282,19 +331,25 @@ interface LifecycleTiming {
   retired: number;
 }
 
-/** Lifecycle runs at the same time as the first: each retires nothing more, so the runs compare. Two untimed first. */
-async function timeLifecycle(store: Store, runs: number): Promise<LifecycleTiming> {
+/**
+ * Lifecycle runs at the time of the first, so that each retires nothing more and the runs compare,
+ * alternating between the stores after two untimed on each.
+ */
+async function compareLifecycle(twins: Twins, runs: number): Promise<{ none: LifecycleTiming; sighted: LifecycleTiming }> {
   const settings = loadConfig({}).lifecycle;
-  for (let run = 0; run < 2; run++) await runLifecycle(store, settings, lifecycleClock);
-  const times: number[] = [];
-  let retired = 0;
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    const counts = await runLifecycle(store, settings, lifecycleClock);
-    times.push(performance.now() - started);
-    retired += counts.retiredThreats.length + counts.agedIndicators;
+  const times = { none: [] as number[], sighted: [] as number[] };
+  const retired = { none: 0, sighted: 0 };
+  for (let run = -2; run < runs; run++) {
+    for (const side of run % 2 === 0 ? (['none', 'sighted'] as const) : (['sighted', 'none'] as const)) {
+      const started = performance.now();
+      const counts = await runLifecycle(twins[side].store, settings, lifecycleClock);
+      if (run < 0) continue;
+      times[side].push(performance.now() - started);
+      retired[side] += counts.retiredThreats.length + counts.agedIndicators;
+    }
   }
-  return { runs: times.map((t) => round(t, 1)), median: round(median(times), 1), retired };
+  const timing = (side: 'none' | 'sighted'): LifecycleTiming => ({ runs: times[side].map((t) => round(t, 1)), median: round(median(times[side]), 1), retired: retired[side] });
+  return { none: timing('none'), sighted: timing('sighted') };
 }
 
 /** Rows and the counters, as applySighting (src/store/ingest/observation-writer.ts) would leave them for the same sightings. */
@@ -477,20 +532,24 @@ async function addSightings(opened: { db: Kysely<Database>; dialect: Dialect; st
   return { real, bulk, spread };
 }
 
-type Measurement = { lookups: Record<LookupName, Timing>; lifecycle: LifecycleTiming };
+interface Compared {
+  lookups: Awaited<ReturnType<typeof compareLookups>>;
+  lifecycle: Awaited<ReturnType<typeof compareLifecycle>>;
+}
 
-function report(options: Options, none: Measurement, after: Measurement, deepPages: Awaited<ReturnType<typeof timeDeepPages>>, added: Awaited<ReturnType<typeof addSightings>>, check: Awaited<ReturnType<typeof checkCounters>>, before: Before): void {
+function report(options: Options, compared: Compared, deepPages: Awaited<ReturnType<typeof timeDeepPages>>, added: Awaited<ReturnType<typeof addSightings>>, check: Awaited<ReturnType<typeof checkCounters>>, before: Before): void {
   const fmt = (t: Timing) => `${t.p50.toFixed(3)} / ${t.p95.toFixed(3)}`;
   const ratio = (a: number, b: number) => (a > 0 ? (b / a).toFixed(2) : '-');
   const row = (name: string, a: string, b: string, r: string) => `${name.padEnd(34)}${a.padStart(18)}${b.padStart(20)}${r.padStart(18)}`;
+  const { lookups, lifecycle } = compared;
   const lines = [
     '',
     row('ms, p50 / p95', 'no sightings', `${options.sightings} sightings`, 'ratio p50 / p95'),
-    ...(Object.keys(none.lookups) as LookupName[]).map((name) => {
-      const [a, b] = [none.lookups[name], after.lookups[name]];
+    ...LOOKUPS.map((name) => {
+      const [a, b] = [lookups.none[name], lookups.sighted[name]];
       return row(name, fmt(a), fmt(b), `${ratio(a.p50, b.p50)} / ${ratio(a.p95, b.p95)}`);
     }),
-    row('lifecycle run, median ms', String(none.lifecycle.median), String(after.lifecycle.median), ratio(none.lifecycle.median, after.lifecycle.median)),
+    row('lifecycle run, median ms', String(lifecycle.none.median), String(lifecycle.sighted.median), ratio(lifecycle.none.median, lifecycle.sighted.median)),
     '(with no sightings a sightings page is empty: that row compares reading nothing with reading a page)',
     '',
     ...Object.entries(deepPages).map(([name, t]) => `${name.padEnd(60)} ${fmt(t)} ms`),
@@ -515,52 +574,52 @@ async function main(argv: string[]): Promise<void> {
     log(USAGE);
     return;
   }
-  const opened = await openBenchStore(options);
-  const { db, dialect, store, location, importSeconds } = opened;
+  const { twins, importSeconds } = await openTwins(options);
+  const { db, dialect, store } = twins.sighted;
   const started = performance.now();
   try {
     const iids = (await db.selectFrom('indicators').select('iid').orderBy('iid').execute()).map((r) => Number(r.iid));
     const tids = (await db.selectFrom('threats').select('tid').orderBy('tid').execute()).map((r) => Number(r.tid));
     const ranked = shuffled(iids, new Prng(11));
     const rankedTids = shuffled(tids, new Prng(13));
-    log(`${dialect} store ${location.replace(/\/\/[^@]*@/, '//…@')}: ${iids.length} indicators, ${tids.length} threats${importSeconds === null ? '' : `, imported in ${importSeconds} s`}`);
+    log(`${dialect} stores ${shown(twins.sighted.location)} and ${shown(twins.none.location)}: ${iids.length} indicators, ${tids.length} threats${importSeconds === null ? '' : `, imported in ${importSeconds} s`}`);
 
-    // The first run retires what the data left unobserved; the ones timed after it retire nothing.
-    const first = await runLifecycle(store, loadConfig({}).lifecycle, lifecycleClock);
+    // The first run retires what the data left unobserved; the ones timed later retire nothing.
+    const settings = loadConfig({}).lifecycle;
+    const first = await runLifecycle(store, settings, lifecycleClock);
+    await runLifecycle(twins.none.store, settings, lifecycleClock);
     log(`first lifecycle run: ${first.retiredThreats.length} threats retired, ${first.agedIndicators} indicators aged out`);
     const sample = await lookupSample(db, ranked, rankedTids, options.lookups);
-    // A first measurement, dropped: V8 is still compiling the lookups' code (its first passes are the slowest).
-    await timeLookups(store, sample);
-    await settle(db, dialect);
-    log('measuring with no sightings');
-    const none: Measurement = { lookups: await timeLookups(store, sample), lifecycle: await timeLifecycle(store, options.runs) };
-
     const before = await checkSample(db, ranked, rankedTids);
-    const added = await addSightings(opened, options, ranked, rankedTids);
+    const added = await addSightings(twins.sighted, options, ranked, rankedTids);
 
-    await settle(db, dialect);
-    log(`measuring with ${options.sightings} sightings`);
-    const after: Measurement = { lookups: await timeLookups(store, sample), lifecycle: await timeLifecycle(store, options.runs) };
+    for (const side of [twins.sighted, twins.none]) await settle(side.db, side.dialect);
+    log(`timing both stores side by side: ${options.rounds} passes of ${options.lookups} lookups of each kind, ${options.runs} lifecycle runs`);
+    const compared: Compared = { lookups: await compareLookups(twins, sample, options.rounds), lifecycle: await compareLifecycle(twins, options.runs) };
     const deepPages = await timeDeepPages(db, store);
     const check = await checkCounters(db, before);
-    report(options, none, after, deepPages, added, check, before);
+    report(options, compared, deepPages, added, check, before);
 
     const out = join(options.outDir, `observation-bench-results-${options.indicators}-${options.sightings}${dialect === 'postgres' ? '-postgres' : ''}.json`);
     const results = {
-      date: new Date().toISOString(), store: dialect, indicators: iids.length, threats: tids.length, sightings: options.sightings, lookupsPerKind: options.lookups,
-      importSeconds, firstLifecycle: { retiredThreats: first.retiredThreats.length, agedIndicators: first.agedIndicators },
-      none, after, deepPages, ...added, check, load: loadavg(), seconds: round((performance.now() - started) / 1000, 1),
+      date: new Date().toISOString(), store: dialect, indicators: iids.length, threats: tids.length, sightings: options.sightings,
+      lookups: options.lookups, rounds: options.rounds, importSeconds, firstLifecycle: { retiredThreats: first.retiredThreats.length, agedIndicators: first.agedIndicators },
+      none: { lookups: compared.lookups.none, lifecycle: compared.lifecycle.none },
+      sighted: { lookups: compared.lookups.sighted, lifecycle: compared.lifecycle.sighted },
+      deepPages, ...added, check, load: loadavg(), seconds: round((performance.now() - started) / 1000, 1),
     };
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     log(`results: ${out}`);
     if (check.mismatches.length > 0) process.exitCode = 1;
   } finally {
-    if (options.drop && dialect === 'postgres') {
-      const schema = new URL(options.db!).searchParams.get('schema');
-      if (schema !== null) await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
+    for (const side of [twins.sighted, twins.none]) {
+      if (options.drop && side.dialect === 'postgres') {
+        const schema = new URL(side.location).searchParams.get('schema');
+        if (schema !== null) await sql`drop schema ${sql.id(schema)} cascade`.execute(side.db);
+      }
+      await side.store.close();
+      if (options.drop && side.dialect === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${side.location}${suffix}`, { force: true });
     }
-    await store.close();
-    if (options.drop && dialect === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${location}${suffix}`, { force: true });
   }
 }
 
