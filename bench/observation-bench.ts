@@ -26,14 +26,14 @@ import { generateData, parseSize, Prng } from './generate-data.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const USAGE = `Usage: npm run bench:observations -- [--indicators 200000] [--sightings 1000000] [--db URL] [--runs 5]
+const USAGE = `Usage: npm run bench:observations -- [--indicators 200000] [--sightings 1000000] [--db URL] [--runs 10]
   --indicators  generated indicators, imported into two new stores (default 200,000; 20k, 1m accepted)
   --sightings   sightings added to one of them (default 1,000,000)
   --real        how many of them go through Store.applyWrite, one write each (default 10,000); the rest in bulk
   --real-seconds  the writes stop after this many seconds even if fewer (default 300)
-  --lookups     lookups of each kind per pass (default 4,000)
-  --rounds      timed passes of the lookups on each store, alternating between them (default 3)
-  --runs        timed lifecycle runs on each store, alternating, the median reported (default 5)
+  --lookups     lookups of each kind in the sample (default 4,000)
+  --rounds      timed passes over the sample on each store, the two taking turns every 100 lookups (default 3)
+  --runs        timed lifecycle runs on each store, alternating, the median reported (default 10)
   --db          a PostgreSQL URL with a schema, postgres://...?schema=NAME: the stores are the schemas NAME and
                 NAME_none, both empty or absent; or an SQLite file (default OUT_DIR/observations-N.sqlite,
                 made anew each run, its twin FILE-none.sqlite beside it)
@@ -62,7 +62,7 @@ function parseOptions(argv: string[]): Options | null {
       'real-seconds': { type: 'string', default: '300' },
       lookups: { type: 'string', default: '4000' },
       rounds: { type: 'string', default: '3' },
-      runs: { type: 'string', default: '5' },
+      runs: { type: 'string', default: '10' },
       db: { type: 'string' },
       drop: { type: 'boolean', default: false },
       'out-dir': { type: 'string', default: join(ROOT, 'bench', 'out') },
@@ -286,17 +286,16 @@ async function lookupSample(db: Kysely<Database>, ranked: number[], rankedTids: 
 type LookupName = 'indicator by value' | 'indicator by iid' | 'threat by tid' | 'sightings page of an indicator';
 const LOOKUPS: LookupName[] = ['indicator by value', 'indicator by iid', 'threat by tid', 'sightings page of an indicator'];
 
-/** One pass of a lookup kind over the sample: each lookup's time in ms. */
-async function lookupPass(store: Store, sample: LookupSample, name: LookupName): Promise<number[]> {
+/** Lookups of one kind over the sample from `from` to `to`: each one's time in ms. */
+async function lookupRun(store: Store, sample: LookupSample, name: LookupName, from: number, to: number): Promise<number[]> {
   const lookup: (i: number) => Promise<unknown> = {
     'indicator by value': (i: number) => store.findIndicatorByValue(sample.indicators[i]!.value, [sample.indicators[i]!.type]),
     'indicator by iid': (i: number) => store.findIndicator(sample.indicators[i]!.iid),
     'threat by tid': (i: number) => store.findThreat(sample.tids[i]!),
     'sightings page of an indicator': (i: number) => store.listSightings({ iid: sample.indicators[i]!.iid }, PAGE),
   }[name];
-  const n = name === 'threat by tid' ? sample.tids.length : sample.indicators.length;
   const times: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const started = performance.now();
     const found = await lookup(i);
     times.push(performance.now() - started);
@@ -305,19 +304,27 @@ async function lookupPass(store: Store, sample: LookupSample, name: LookupName):
   return times;
 }
 
+/** Lookups in a row on one store before the other's turn. */
+const STRETCH = 100;
+
 /**
- * Each lookup kind on both stores, pass by pass, alternating which goes first, after two untimed
- * passes on each (V8 compiles the lookups' code over the first ones, and each store's cache fills).
- * Side by side, a drift of the machine's speed (a shared VM's moves by tens of percent within
- * minutes) falls on both alike.
+ * Each lookup kind on both stores, taking turns every STRETCH lookups (which goes first alternating),
+ * after two untimed passes over the sample on each (V8 compiles the lookups' code over the first
+ * ones, and each store's cache fills). Side by side, a drift of the machine's speed (a shared VM's
+ * moves by tens of percent within minutes) falls on both alike.
  */
 async function compareLookups(twins: Twins, sample: LookupSample, rounds: number): Promise<{ none: Record<LookupName, Timing>; sighted: Record<LookupName, Timing> }> {
   const out = { none: {} as Record<LookupName, Timing>, sighted: {} as Record<LookupName, Timing> };
   for (const name of LOOKUPS) {
+    const n = name === 'threat by tid' ? sample.tids.length : sample.indicators.length;
     const times: { none: number[]; sighted: number[] } = { none: [], sighted: [] };
-    for (let pass = 0; pass < 2; pass++) for (const side of ['none', 'sighted'] as const) await lookupPass(twins[side].store, sample, name);
-    for (let round = 0; round < rounds; round++) {
-      for (const side of round % 2 === 0 ? (['none', 'sighted'] as const) : (['sighted', 'none'] as const)) times[side].push(...(await lookupPass(twins[side].store, sample, name)));
+    for (let pass = 0; pass < 2; pass++) for (const side of ['none', 'sighted'] as const) await lookupRun(twins[side].store, sample, name, 0, n);
+    for (let round = 0, turn = 0; round < rounds; round++) {
+      for (let from = 0; from < n; from += STRETCH, turn++) {
+        for (const side of turn % 2 === 0 ? (['none', 'sighted'] as const) : (['sighted', 'none'] as const)) {
+          times[side].push(...(await lookupRun(twins[side].store, sample, name, from, Math.min(n, from + STRETCH))));
+        }
+      }
     }
     out.none[name] = timingOf(times.none);
     out.sighted[name] = timingOf(times.sighted);
@@ -332,18 +339,20 @@ interface LifecycleTiming {
 }
 
 /**
- * Lifecycle runs at the time of the first, so that each retires nothing more and the runs compare,
- * alternating between the stores after two untimed on each.
+ * Lifecycle runs at the time of the first, so that each retires nothing more and the runs compare.
+ * Each timed run follows an untimed one on the same store: a run right after one on the other store
+ * pays for the switch (its pages and statements are no longer in the caches) and would measure that.
+ * Which store goes first alternates from round to round.
  */
 async function compareLifecycle(twins: Twins, runs: number): Promise<{ none: LifecycleTiming; sighted: LifecycleTiming }> {
   const settings = loadConfig({}).lifecycle;
   const times = { none: [] as number[], sighted: [] as number[] };
   const retired = { none: 0, sighted: 0 };
-  for (let run = -2; run < runs; run++) {
+  for (let run = 0; run < runs; run++) {
     for (const side of run % 2 === 0 ? (['none', 'sighted'] as const) : (['sighted', 'none'] as const)) {
+      await runLifecycle(twins[side].store, settings, lifecycleClock);
       const started = performance.now();
       const counts = await runLifecycle(twins[side].store, settings, lifecycleClock);
-      if (run < 0) continue;
       times[side].push(performance.now() - started);
       retired[side] += counts.retiredThreats.length + counts.agedIndicators;
     }
