@@ -64,9 +64,17 @@ export async function rewindSearchIndexes(store: Store): Promise<void> {
   await sql`delete from threatgate_migrations where name = '0019-search-indexes'`.execute(db);
 }
 
+/** Takes migration 0021 (the index of the objects no indicator or threat owns: migrations.ts) away from a current store. */
+export async function rewindUnownedObjects(store: Store): Promise<void> {
+  const db = dbOf(store);
+  await db.schema.dropIndex('stix_objects_unowned').execute();
+  await sql`delete from threatgate_migrations where name = '0021-unowned-objects'`.execute(db);
+}
+
 /** Takes migration 0020 (observations: observation-migration.ts) away from a current store: its tables and its counter columns. */
 export async function rewindObservations(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindUnownedObjects(store);
   for (const table of ['sightings', 'submissions']) await db.schema.dropTable(table).execute();
   // SQLite drops no indexed column.
   for (const index of ['indicators_sightings', 'indicators_submissions', 'indicators_sighted']) await db.schema.dropIndex(index).execute();

@@ -49,13 +49,14 @@ describe('migration 0004 on SQLite (STIX ids as a unique index)', () => {
     assert.equal(await migrationsCurrent(db, 'sqlite'), true);
   });
 
-  it('indexes ids uniquely, and pages, iids and tids as before', async () => {
+  it('indexes ids uniquely, and pages, iids and tids as before (and, since 0021, the objects no record owns)', async () => {
     const { rows } = await sql<{ name: string; unique: number }>`select name, "unique" from pragma_index_list('stix_objects') order by name`.execute(db);
     assert.deepEqual(rows.map((r) => [r.name, r.unique]), [
       ['stix_objects_id', 1],
       ['stix_objects_iid', 0],
       ['stix_objects_page', 0],
       ['stix_objects_tid', 0],
+      ['stix_objects_unowned', 0],
     ]);
     await assert.rejects(
       sql`insert into stix_objects (id, type, modified, date_added, body, iid, tid, source_hash) values (${sql.join(OBJECTS[1])})`.execute(db),

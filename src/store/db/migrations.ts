@@ -264,6 +264,19 @@ const leaseSince: Migration = {
   },
 };
 
+/**
+ * The objects that belong to no indicator and no threat (identities, attack-patterns) by type: every
+ * write's refresh of a filtered collection reads them (collection-views.ts). Without statistics
+ * SQLite read them through `stix_objects_tid`, whose null key every indicator object shares, so a
+ * small write (a sighting, an allowlist entry) read the whole index; these few rows are an index of
+ * their own on both databases.
+ */
+const unownedObjects: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.createIndex('stix_objects_unowned').on('stix_objects').columns(['type', 'id']).where(sql.ref('iid'), 'is', null).where(sql.ref('tid'), 'is', null).execute();
+  },
+};
+
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
@@ -285,6 +298,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0018-pull-requests': pullRequests,
     '0019-search-indexes': searchIndexes(dialect),
     '0020-observations': observations(dialect),
+    '0021-unowned-objects': unownedObjects,
   };
 }
 

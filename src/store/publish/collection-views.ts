@@ -70,7 +70,7 @@ function viewCondition(filter: CollectionFilter): RawBuilder<unknown> {
  * indexes from the view's indicators: the cost follows the view's size, not the store's. Identities
  * and threats have no iid; identities and attack-patterns no tid either.
  */
-function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
+export function viewObjects(filter: CollectionFilter): RawBuilder<unknown> {
   const set = indicatorSet(filter);
   const onlyThreat = filter.tid !== undefined ? sql` and s.tid = ${filter.tid}` : sql``;
   return sql`
