@@ -12,6 +12,7 @@ import { fixedClock } from '../helpers/test-app.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { dbOf, dialectOf } from '../helpers/store-db.js';
 import { addFiller, exploreData, EXPLORE_NOW as NOW } from '../helpers/explore-data.js';
+import { planReader } from '../helpers/query-plans.js';
 
 /** One query of each indicator field's shape. */
 const INDICATOR_QUERIES = [
@@ -60,14 +61,8 @@ for (const backend of storeBackends()) {
       await addFiller(store, 100_000);
       const db = dbOf(store);
       await sql`analyze`.execute(db);
-      const dialect = dialectOf(store);
-      x = { dialect, guard: sql`1 = 1` };
-      plan = async (query) => {
-        const compiled = query.compile(db);
-        const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
-        const { rows } = await db.executeQuery<Record<string, unknown>>({ ...compiled, sql: explain + compiled.sql });
-        return rows.map((r) => String(r.detail ?? r['QUERY PLAN']));
-      };
+      x = { dialect: dialectOf(store), guard: sql`1 = 1` };
+      plan = planReader(store);
     });
     after(async () => {
       await store.close();

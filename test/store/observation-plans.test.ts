@@ -8,7 +8,8 @@ import { sql, type Compilable } from 'kysely';
 import type { Store } from '../../src/store/contract/store.js';
 import { sightingsPage, submissionsPage } from '../../src/store/queries/observation-queries.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, dialectOf } from '../helpers/store-db.js';
+import { dbOf } from '../helpers/store-db.js';
+import { planReader } from '../helpers/query-plans.js';
 
 const ROWS = 40_000;
 const BATCH = 500;
@@ -43,14 +44,9 @@ for (const backend of storeBackends()) {
     before(async () => {
       ({ store } = await backend.create());
       await fill(store);
-      const db = dbOf(store);
-      await sql`analyze`.execute(db);
-      const explain = dialectOf(store) === 'sqlite' ? 'explain query plan ' : 'explain ';
-      plan = async (query) => {
-        const compiled = query.compile();
-        const { rows } = await db.executeQuery<Record<string, unknown>>({ ...compiled, sql: explain + compiled.sql });
-        return rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
-      };
+      await sql`analyze`.execute(dbOf(store));
+      const lines = planReader(store);
+      plan = async (query) => (await lines(query)).join('\n');
     });
     after(async () => {
       await store.close();
