@@ -141,3 +141,20 @@ export async function signIn(app: Express, key: string): Promise<ConsoleClient> 
   client.cookie = sessionCookieOf(res) ?? assert.fail('the login set no session cookie');
   return client;
 }
+
+/** The text of the element with this id in a page (tags dropped, entities kept as sent). */
+export function byId(html: string, id: string): string {
+  const start = html.indexOf(` id="${id}"`);
+  assert.ok(start !== -1, `no element #${id} in the page`);
+  const tag = html.lastIndexOf('<', start);
+  const name = /^<([a-z0-9]+)/.exec(html.slice(tag))![1]!;
+  // Elements of the same name nest here only as sections; count them to find the matching end tag.
+  let depth = 0;
+  const pattern = new RegExp(`<(/?)${name}[\\s>]`, 'g');
+  pattern.lastIndex = tag;
+  for (let m = pattern.exec(html); m !== null; m = pattern.exec(html)) {
+    depth += m[1] === '/' ? -1 : 1;
+    if (depth === 0) return html.slice(tag, m.index).replace(/<[^>]+>/g, '');
+  }
+  assert.fail(`#${id} is not closed`);
+}

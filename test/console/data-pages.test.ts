@@ -9,28 +9,11 @@ import { addEntry } from '../../src/sources/runtime-allowlist.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { assertSameStore, openPullWorld, snapshotStore, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { consoleClient, signIn, type ConsoleClient } from './console-world.js';
+import { byId, consoleClient, signIn, type ConsoleClient } from './console-world.js';
 
 const LIST = ['198.18.0.1', '198.18.0.2', '198.19.5.5', 'bad.example.org', 'http://x.bad.example.org/path'];
 const BLOCK = '198.18.0.0/24';
 const SCRIPT = '<script>alert(1)</script>';
-
-/** The text of the element with this id (tags dropped, entities kept as sent). */
-function byId(html: string, id: string): string {
-  const start = html.indexOf(` id="${id}"`);
-  assert.ok(start !== -1, `no element #${id} in the page`);
-  const tag = html.lastIndexOf('<', start);
-  const name = /^<([a-z0-9]+)/.exec(html.slice(tag))![1]!;
-  // Elements of the same name nest here only as sections; count them to find the matching end tag.
-  let depth = 0;
-  const pattern = new RegExp(`<(/?)${name}[\\s>]`, 'g');
-  pattern.lastIndex = tag;
-  for (let m = pattern.exec(html); m !== null; m = pattern.exec(html)) {
-    depth += m[1] === '/' ? -1 : 1;
-    if (depth === 0) return html.slice(tag, m.index).replace(/<[^>]+>/g, '');
-  }
-  assert.fail(`#${id} is not closed`);
-}
 
 for (const backend of storeBackends()) {
   describe(`console value and allowlist pages (${backend.name})`, () => {

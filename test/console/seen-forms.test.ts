@@ -15,7 +15,7 @@ import { extraIndicator } from '../helpers/fixture.js';
 import { manualClock, type ManualClock } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from '../helpers/test-app.js';
-import { signIn, type ConsoleClient } from './console-world.js';
+import { byId, signIn, type ConsoleClient } from './console-world.js';
 
 const STAMP = '2025-06-01 00:00:00';
 
@@ -23,22 +23,6 @@ const threat: Threat = {
   tid: 1, threat: 'Seen <b>Kit</b>', category: 'malware', risk: 'high', othernames: [], description: null, notes: null, wikisummary: null, wikireference: null,
   retired: false, stamp_added: STAMP, stamp_updated: STAMP, stamp_seen: STAMP, stamp_retired: null, attributes: {}, ttps: [], news: [], comments: [], related: [],
 };
-
-/** The text of the element with this id (tags dropped, entities kept as sent). */
-function byId(html: string, id: string): string {
-  const start = html.indexOf(` id="${id}"`);
-  assert.ok(start !== -1, `no element #${id} in the page`);
-  const tag = html.lastIndexOf('<', start);
-  const name = /^<([a-z0-9]+)/.exec(html.slice(tag))![1]!;
-  let depth = 0;
-  const pattern = new RegExp(`<(/?)${name}[\\s>]`, 'g');
-  pattern.lastIndex = tag;
-  for (let m = pattern.exec(html); m !== null; m = pattern.exec(html)) {
-    depth += m[1] === '/' ? -1 : 1;
-    if (depth === 0) return html.slice(tag, m.index).replace(/<[^>]+>/g, '');
-  }
-  assert.fail(`#${id} is not closed`);
-}
 
 /** The value of the form input with this id, as the page sent it (an empty one is written as a bare `value`). */
 function inputValue(html: string, id: string): string {

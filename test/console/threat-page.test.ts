@@ -19,7 +19,7 @@ import { storeBackends } from '../helpers/store-backends.js';
 import { GENEROUS_PLANS, TEST_NEXT_SECRET } from '../helpers/test-app.js';
 import { newestFirstRange } from '../../src/console/threat-links.js';
 import { pagerPages } from '../../src/console/threat-sections.js';
-import { consoleClient, signIn, type ConsoleClient } from './console-world.js';
+import { byId, consoleClient, signIn, type ConsoleClient } from './console-world.js';
 
 const LINKED = 230;
 const STAMP = '2025-06-01 00:00:00';
@@ -56,22 +56,6 @@ function dataset() {
     indicators,
     links,
   };
-}
-
-/** The text of the element with this id (tags dropped, entities kept as sent). */
-function byId(html: string, id: string): string {
-  const start = html.indexOf(` id="${id}"`);
-  assert.ok(start !== -1, `no element #${id} in the page`);
-  const tag = html.lastIndexOf('<', start);
-  const name = /^<([a-z0-9]+)/.exec(html.slice(tag))![1]!;
-  let depth = 0;
-  const pattern = new RegExp(`<(/?)${name}[\\s>]`, 'g');
-  pattern.lastIndex = tag;
-  for (let m = pattern.exec(html); m !== null; m = pattern.exec(html)) {
-    depth += m[1] === '/' ? -1 : 1;
-    if (depth === 0) return html.slice(tag, m.index).replace(/<[^>]+>/g, '');
-  }
-  assert.fail(`#${id} is not closed`);
 }
 
 /** The iids of the page's linked indicators table, in order. */
