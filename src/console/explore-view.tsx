@@ -4,7 +4,7 @@ import type { ExploreIndicatorRow, ExploreThreatRow } from '../store/contract/ex
 import { CONSOLE_PATHS, type PageContext } from './console-deps.js';
 import { Page } from './layout.js';
 import { exploreHref, ExploreSyntax } from './explore-syntax.js';
-import { IndicatorCells, StampTime } from './stamp-time.js';
+import { count, IndicatorCells, StampTime } from './stamp-time.js';
 
 /** Rows a page shows, and the most pages the console reads of one query: an operator narrows a query rather than page past 10,000 rows. */
 export const EXPLORE_PAGE_SIZE = 100;
@@ -37,7 +37,6 @@ export function exploreCsvHref(form: ExploreForm): string {
   return `${CONSOLE_PATHS.exploreCsv}?${new URLSearchParams({ q: form.q, type: form.mode })}`;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 export function ExplorePage({ ctx, form, error, answer }: ExplorePageProps) {
   const describedBy = error === undefined ? 'explore-help' : 'explore-error explore-help';

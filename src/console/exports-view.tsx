@@ -1,4 +1,5 @@
 // The console's Exports page (docs/interface.md section 14): the form that describes a firewall's list, and what the list would hold.
+import { count } from './stamp-time.js';
 import type { CollectionConfig } from '../config.js';
 import { DEVICE_LIMITS, type DeviceLimit } from '../export/device-limits.js';
 import { MAX_LINES } from '../export/export-format.js';
@@ -40,7 +41,6 @@ export interface ExportsPageProps {
   result?: ExportsResult | undefined;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
 const lines = (n: number) => `${count(n)} line${n === 1 ? '' : 's'}`;
 
 export function ExportsPage({ ctx, collections, form, errors = {}, result }: ExportsPageProps) {

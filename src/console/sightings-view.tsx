@@ -5,7 +5,7 @@ import { MAX_NOTE } from '../observations/sighting-input.js';
 import type { ObservationCounts, SightingRecord } from '../store/contract/observations.js';
 import type { PageContext } from './console-deps.js';
 import { CsrfField } from './layout.js';
-import { StampTime } from './stamp-time.js';
+import { count, StampTime } from './stamp-time.js';
 
 /** The Seen form's fields (with the CSRF field, and on the value page the value). */
 export const SEEN_FIELDS = { count: 'count', note: 'note', at: 'at', value: 'value' } as const;
@@ -35,7 +35,6 @@ export interface SightingsProps {
   level: 2 | 3;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** Who reported a sighting: the key's label and id, or the command line. */
 export function reporterText(s: SightingRecord): string {

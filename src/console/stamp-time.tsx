@@ -2,6 +2,9 @@
 import type { Stamp } from '../domain.js';
 import { CONSOLE_PATHS } from './console-deps.js';
 
+/** A count as the console shows it, with thousands separated. */
+export const count = (n: number) => n.toLocaleString('en-US');
+
 export function StampTime({ stamp, none = 'never' }: { stamp: Stamp | null; none?: string }) {
   if (stamp === null) return <>{none}</>;
   return <time dateTime={`${stamp.replace(' ', 'T')}Z`}>{`${stamp} UTC`}</time>;

@@ -4,10 +4,9 @@ import { RISK_LEVELS } from '../domain.js';
 import type { ThreatRecord } from '../store/contract/records.js';
 import { attackTechniqueUrl, threatTechniques } from '../stix/attack-techniques.js';
 import { CONSOLE_PATHS } from './console-deps.js';
-import { IndicatorCells, StampTime } from './stamp-time.js';
+import { count, IndicatorCells, StampTime } from './stamp-time.js';
 import { THREAT_LINKS_PAGE_SIZE, type ThreatLinksWindow } from './threat-links.js';
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** The threat page's URL at a page of its links (the first, page 0, has no query). */
 export function threatLinksHref(tid: number, page: number): string {
