@@ -57,7 +57,7 @@ export interface PullWorld {
   /** Moves the clock on (one minute by default), then pulls the feed as `feeds pull` does; `deps` adds to what the pull is given. */
   pull(fid: number, options?: { env?: Record<string, string | undefined>; advance?: number; deps?: Partial<PullDeps> }): Promise<PullOutcome>;
   /** `feeds CMD...` in this process (the world's env unless another is given); its output lines and whether it succeeded. */
-  feeds(args: string[], flags?: { all?: boolean }, env?: Record<string, string | undefined>): Promise<{ ok: boolean; lines: string[] }>;
+  feeds(args: string[], flags?: { all?: boolean; yes?: boolean }, env?: Record<string, string | undefined>): Promise<{ ok: boolean; lines: string[] }>;
   /** Every indicator linked to the feed, through GET /api/feed.php?fid=F&get=links (all pages). */
   feedLinks(fid: number): Promise<LinkedIndicator[]>;
   /** GET /api/PATH with the key; the body after checking the status. */

@@ -67,6 +67,7 @@ export async function rewindSearchIndexes(store: Store): Promise<void> {
 /** Takes migration 0021 (the index of the objects no indicator or threat owns: migrations.ts) away from a current store. */
 export async function rewindUnownedObjects(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindAgingIndex(store);
   await db.schema.dropIndex('stix_objects_unowned').execute();
   await sql`delete from threatgate_migrations where name = '0021-unowned-objects'`.execute(db);
 }
@@ -81,4 +82,12 @@ export async function rewindObservations(store: Store): Promise<void> {
   for (const column of ['sightings', 'stamp_sighted', 'stamp_first_sighted', 'submissions']) await db.schema.alterTable('indicators').dropColumn(column).execute();
   for (const column of ['sightings', 'stamp_sighted']) await db.schema.alterTable('threats').dropColumn(column).execute();
   await sql`delete from threatgate_migrations where name = '0020-observations'`.execute(db);
+}
+
+/** Takes migration 0022 (aging-migration.ts) away from a current store: the aging index and its column. */
+export async function rewindAgingIndex(store: Store): Promise<void> {
+  const db = dbOf(store);
+  await db.schema.dropIndex('indicators_aging').execute();
+  await db.schema.alterTable('indicators').dropColumn('stamp_unlisted').execute();
+  await sql`delete from threatgate_migrations where name = '0022-aging-index'`.execute(db);
 }

@@ -153,5 +153,46 @@ for (const backend of storeBackends()) {
       assert.equal((await runLifecycle(world.store, byType, world.clock)).agedIndicators, 1);
       assert.equal(PULL_CONFIG.lifecycle.threatRetireDays, 90);
     });
+
+    it('a value two feeds list ages from the last pull that listed it, and a deleted feed leaves its values to age', async () => {
+      const riskOf = async (value: string) => (await dbOf(world.store).selectFrom('indicators').select('risk').where('value', '=', value).executeTakeFirst())?.risk;
+      const lists = ['shared-a', 'shared-b', 'deleted', 'linker'].map((name) => join(dir, `${name}.txt`));
+      const [a, b, deleted, linker] = lists as [string, string, string, string];
+      writeFileSync(a, 'shared.example.com\nkept-a.example.com\n');
+      writeFileSync(b, 'shared.example.com\nkept-b.example.com\n');
+      writeFileSync(deleted, 'orphan.example.com\n');
+      writeFileSync(linker, 'orphan.example.com\nkept-linker.example.com\n');
+      const [fa, fb, fd, fl] = [
+        await world.addSource('Shared A', { url: pathToFileURL(a).href, format: 'text', risk: 'high' }),
+        await world.addSource('Shared B', { url: pathToFileURL(b).href, format: 'text', risk: 'low' }),
+        await world.addSource('Deleted later', { url: pathToFileURL(deleted).href, format: 'text' }),
+        await world.addSource('Linker', { url: pathToFileURL(linker).href, format: 'text' }),
+      ];
+      for (const fid of [fa, fb, fd, fl]) assert.equal((await world.pull(fid)).ok, true);
+      // The linking feed stops listing the orphan (its link stays); A stops listing the shared value.
+      writeFileSync(linker, 'kept-linker.example.com\n');
+      writeFileSync(a, 'kept-a.example.com\n');
+      for (const fid of [fl, fa]) assert.equal((await world.pull(fid)).ok, true);
+
+      // 20 days on B lists it once more, then stops: its 30 days count from that last listing.
+      world.clock.advance(20 * DAY);
+      assert.equal((await world.pull(fb)).ok, true);
+      writeFileSync(b, 'kept-b.example.com\n');
+      assert.equal((await world.pull(fb)).ok, true);
+      // The deleted feed listed the orphan until now; another feed linked it, so deleting does not retire it.
+      assert.equal((await world.pull(fd)).ok, true);
+      assert.equal((await world.feeds(['delete', String(fd)], { yes: true })).ok, true);
+      assert.notEqual(await riskOf('orphan.example.com'), 'retired');
+
+      world.clock.advance(29 * DAY);
+      await runLifecycle(world.store, SETTINGS, world.clock);
+      assert.notEqual(await riskOf('shared.example.com'), 'retired');
+      assert.notEqual(await riskOf('orphan.example.com'), 'retired');
+      world.clock.advance(2 * DAY);
+      await runLifecycle(world.store, SETTINGS, world.clock);
+      assert.equal(await riskOf('shared.example.com'), 'retired');
+      assert.equal(await riskOf('orphan.example.com'), 'retired');
+      for (const kept of ['kept-a.example.com', 'kept-b.example.com', 'kept-linker.example.com']) assert.notEqual(await riskOf(kept), 'retired', kept);
+    });
   });
 }

@@ -63,6 +63,7 @@ const FINDINGS: Finding[] = [
   { write: PULL, stage: 'ingest', statement: /^insert into pull_withdrawn_iids/, title: "the withdrawn values' indicators (pull-writer.ts, resolveWithdrawn)", on: ['SQLite'],
     why: 'SQLite scans indicators and probes the withdrawn values, as it guesses the staging table at a million rows; at 1,000,000 indicators it no longer does' },
   { write: PULL, stage: 'ingest', statement: /^update indicators set risk = m\.risk_text/, title: 'the risks the listings give (pull-writer.ts, takeListedRisks)', on: ['PostgreSQL'], why: `a hash join over all of indicators; ${SIZED}` },
+  { write: PULL, stage: 'ingest', statement: /^update indicators set stamp_unlisted = stamp_listed where iid in \(select iid from pull_dropped\)/, title: 'the dropped values that no source lists now (lifecycle-writer.ts, markUnlisted)', on: ['PostgreSQL'], why: `a hash join over all of indicators; ${SIZED}` },
   { write: PULL, stage: 'ingest', statement: /pull_withdrawn_iids\) and stamp_listed is not null/, title: 'the withdrawn indicators retired (pull-writer.ts, retireWithdrawn)', on: ['PostgreSQL'], why: `a scan of indicators; ${SIZED}` },
   { write: PULL, stage: 'derive', statement: /^select count\(\*\) as n from "?(feed_links|threat_links)"?($| where iid in)/, title: "the links counted for the aggregates' choice of pass (derive.ts, changeShare)", on: BOTH,
     why: 'every link of the store is counted on each write that changes links or indicators (whatever the store size); on PostgreSQL the links of the changed indicators are read by a scan too at this size' },
@@ -75,8 +76,6 @@ const FINDINGS: Finding[] = [
   { write: PULL, stage: 'project', statement: /^(delete from collection_objects where collection|insert into collection_objects \(collection, id, type, modified, date_added\) select|select o\.id, o\.type, o\.modified from)/,
     parameter: FEED_VIEW.id, title: "a filtered view's membership brought up to date (collection-views.ts, refreshView)", on: ['PostgreSQL'],
     why: "PostgreSQL reads indicators, threat_links, stix_objects and the view's membership whole to refresh a view of a tenth of the store; so too at 1,000,000 indicators" },
-  { write: LIFECYCLE, stage: 'ingest', statement: /stamp_listed < /, title: 'the indicators that age out (lifecycle-writer.ts, applyLifecycle)', on: BOTH,
-    why: 'no index holds stamp_listed: every indicator is read to find those no pull has listed since the cutoff' },
 ];
 
 for (const backend of storeBackends()) {
@@ -176,6 +175,10 @@ for (const backend of storeBackends()) {
       ["a feed's pull answered Not Modified", (s, options) => {
         const { plan, batches } = pullOfFeed3(true);
         return s.applyWrite({ kind: 'pull', plan }, batches, LATER, options);
+      }],
+      ['a sighting of an indicator', (s, options) => {
+        const plan = { target: { iid: MIDDLE_IID }, by: { keyId: null, label: null }, reportedAt: '2026-02-01 00:00:00', seenAt: '2026-02-01 00:00:00', count: 1, note: null };
+        return s.applyWrite({ kind: 'sighting', plan }, noBatches(), LATER, options);
       }],
       [LIFECYCLE, (s, options) => {
         const plan = { at: '2026-02-01 00:00:00', threatCutoff: '2025-01-01 00:00:00', indicatorCutoffs: { byType: {}, default: '2025-12-01 00:00:00' } };

@@ -3,15 +3,19 @@
 // last_seen of the threats observed, and no sighting object with `stix.sightings` off. Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../../src/clock.js';
 import { importDataset } from '../../src/import/import-file.js';
 import { stixIdForIndicator, stixIdForSighting, stixIdForThreat, THREATGATE_IDENTITY } from '../../src/stix/index.js';
 import type { SightingTarget } from '../../src/store/contract/observations.js';
 import { noBatches } from '../../src/store/contract/write-batch.js';
 import type { Store } from '../../src/store/contract/store.js';
+import type { Database } from '../../src/store/db/schema.js';
+import { refreshCollections } from '../../src/store/publish/collection-views.js';
+import { DateAddedClock } from '../../src/store/publish/date-added-clock.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { openTestStore } from '../helpers/store-db.js';
+import { dbOf, openTestStore } from '../helpers/store-db.js';
 import { ALL, FEED_1, FEED_3, HIGH, members, minute, only, SAMPLE, snapshot, storeWithViews, THREAT_2, VIEWS, type Member } from './stix-sync-views.js';
 
 const sight = (store: Store, target: SightingTarget, seenAt: string, count: number, clock: Clock) =>
@@ -82,6 +86,26 @@ for (const backend of storeBackends()) {
         const list = await members(store, ALL);
         assert.equal(find(list, threatId(1))?.object.last_seen, '2026-01-14T00:00:00.000Z');
         assert.deepEqual(list.filter((m) => m.type === 'sighting').map((m) => m.id), [SIGHTING]);
+      });
+
+      it('each view then holds what a full refresh would give it', async () => {
+        // Sightings of indicators in no view but the unfiltered one, and beyond the sample's five.
+        const { indicators } = buildFixture();
+        for (const indicator of indicators.slice(-3)) await sight(store, { iid: indicator.iid }, '2026-01-14 00:00:00', 1, minute(4));
+        const views = async (db: Kysely<Database>) => {
+          const { rows } = await sql<{ collection: string; id: string; modified: string }>`select collection, id, modified from collection_objects order by collection, id`.execute(db);
+          return rows.map((r) => `${r.collection} ${r.id} ${r.modified}`);
+        };
+        const kept = await views(dbOf(store));
+        const ROLLBACK = new Error('roll back');
+        await assert.rejects(
+          dbOf(store).transaction().execute(async (trx) => {
+            await refreshCollections(trx, VIEWS, await DateAddedClock.open(trx, minute(4).now()));
+            assert.deepEqual(await views(trx), kept);
+            throw ROLLBACK;
+          }),
+          (error) => error === ROLLBACK,
+        );
       });
 
       it("a retired threat's final version stays its last", async () => {

@@ -12,6 +12,7 @@ import { runChurn } from './churn-migration.js';
 import { pullRequests } from './pull-request-migration.js';
 import { searchIndexes } from './search-migration.js';
 import { observations } from './observation-migration.js';
+import { agingIndex } from './aging-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -299,6 +300,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0019-search-indexes': searchIndexes(dialect),
     '0020-observations': observations(dialect),
     '0021-unowned-objects': unownedObjects,
+    '0022-aging-index': agingIndex,
   };
 }
 

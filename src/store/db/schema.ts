@@ -80,6 +80,8 @@ export interface IndicatorTable {
   content_hash: string;
   /** The last time a pull listed it; null when no pull ever did (lifecycle-migration.ts). */
   stamp_listed: Generated<string | null>;
+  /** For one pulls listed that no source lists now, when a pull last listed it; null while listed (aging-migration.ts). */
+  stamp_unlisted: Generated<string | null>;
   /** What retired it, `aged-out` or `upstream`, and when; null while it is listed (retirement-migration.ts). */
   retired_reason: Generated<string | null>;
   stamp_retired: Generated<string | null>;

@@ -4,7 +4,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AllowlistCounts, AllowlistPlan, IndicatorCover } from '../contract/commands.js';
 import type { Database } from '../db/schema.js';
-import { retireIndicators } from './lifecycle-writer.js';
+import { markUnlisted, retireIndicators } from './lifecycle-writer.js';
 
 /** Indicators read per statement of the scan, in iid order. */
 const SCAN_PAGE = 5000;
@@ -62,6 +62,7 @@ export async function applyAllowlist(trx: Transaction<Database>, plan: Allowlist
       where l.iid in (${chunk})
       on conflict (iid, fid) do update set last_listed = excluded.last_listed, risk = excluded.risk`.execute(trx);
     await sql`delete from source_listings where iid in (${chunk})`.execute(trx);
+    await markUnlisted(trx, chunk);
   }
   return { added: true, retired };
 }

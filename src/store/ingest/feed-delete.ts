@@ -6,7 +6,7 @@ import { FeedDeleteRefused, type FeedDeleteCounts, type FeedDeletePlan } from '.
 import type { Database } from '../db/schema.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { noteChanged, noteChangedFrom } from '../changes/change-set.js';
-import { retireIndicators } from './lifecycle-writer.js';
+import { markUnlisted, retireIndicators } from './lifecycle-writer.js';
 import { takeListedRisks } from './pull-writer.js';
 
 /**
@@ -66,6 +66,8 @@ export async function applyFeedDelete(trx: Transaction<Database>, plan: FeedDele
   await takeListedRisks(trx, plan.at, sql`select iid from source_listings where fid = ${fid}`, fid);
   await noteChangedFrom(trx, 'indicators', sql`select fl.iid from feed_links fl
     where fl.fid = ${fid} and not exists (select 1 from feed_links o where o.iid = fl.iid and o.fid < ${fid})`);
+  // What only this feed lists starts aging as its listings go (aging-migration.ts).
+  await markUnlisted(trx, sql`select iid from source_listings where fid = ${fid}`, fid);
   for (const table of FEED_TABLES) await trx.deleteFrom(table).where('fid', '=', fid).execute();
   await trx.deleteFrom('owner_value_counts').where('kind', '=', LINK_KIND.feed).where('owner', '=', fid).execute();
   await trx.deleteFrom('feed_sources').where('fid', '=', fid).execute();

@@ -10,8 +10,8 @@ import type { IndicatorRetiredReason } from '../contract/records.js';
 
 /**
  * Retires the active threats whose last observation (stamp_seen, else stamp_added) is before the
- * cutoff, and ages out the indicators pulls have listed (stamp_listed) that no source lists now and
- * none listed since their type's cutoff. A threat already retired keeps its stamp; an indicator
+ * cutoff, and ages out the indicators pulls have listed that no source lists now and none listed
+ * since their type's cutoff (stamp_unlisted). A threat already retired keeps its stamp; an indicator
  * already retired is left alone. Changed records are noted for the refresh that follows.
  */
 export async function applyLifecycle(trx: Transaction<Database>, plan: LifecyclePlan): Promise<LifecycleCounts> {
@@ -27,8 +27,10 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
     types.length === 0
       ? sql`${plan.indicatorCutoffs.default}`
       : sql`case type ${sql.join(types.map((type) => sql`when ${type} then ${plan.indicatorCutoffs.byType[type]!}`), sql` `)} else ${plan.indicatorCutoffs.default} end`;
-  const aging = sql`stamp_listed is not null and risk <> 'retired' and stamp_listed < ${cutoff}
-      and not exists (select 1 from source_listings l where l.iid = indicators.iid)`;
+  // The aging index (aging-migration.ts) holds exactly the candidates: listed once, listed by no
+  // source now, not retired. The latest cutoff bounds its range; each type's cutoff then applies.
+  const latest = [plan.indicatorCutoffs.default, ...Object.values(plan.indicatorCutoffs.byType)].sort().at(-1)!;
+  const aging = sql`stamp_unlisted is not null and risk <> 'retired' and stamp_unlisted < ${latest} and stamp_unlisted < ${cutoff}`;
   return { retiredThreats, agedIndicators: await retireIndicators(trx, plan.at, aging, 'aged-out') };
 }
 
@@ -46,6 +48,17 @@ export async function retireIndicators(trx: Transaction<Database>, at: string, w
     where ${which} returning iid`.execute(trx);
   await noteChanged(trx, 'indicators', rows.map((r) => Number(r.iid)));
   return rows.length;
+}
+
+/**
+ * Of the indicators `left` selects, those pulls listed and no source lists now start their aging
+ * clock: `stamp_unlisted` takes the last time a pull listed them (aging-migration.ts). Called after
+ * their listings are deleted, or before with `leaving`, a feed whose listings are about to go.
+ */
+export async function markUnlisted(trx: Transaction<Database>, left: RawBuilder<unknown>, leaving?: number): Promise<void> {
+  await sql`update indicators set stamp_unlisted = stamp_listed
+    where iid in (${left}) and stamp_listed is not null and stamp_unlisted is null
+      and not exists (select 1 from source_listings l where l.iid = indicators.iid${leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`})`.execute(trx);
 }
 
 /**

@@ -25,13 +25,33 @@ export function viewIndicatorConditions(filter: CollectionFilter, after?: number
   // than every indicator being tested against them.
   if (filter.fid !== undefined) conditions.push(sql`i.iid in (select fl.iid from feed_links fl where fl.fid = ${filter.fid}${linkAfter('fl')})`);
   if (filter.tid !== undefined) conditions.push(sql`i.iid in (select tl.iid from threat_links tl where tl.tid = ${filter.tid}${linkAfter('tl')})`);
+  return sql.join([...conditions, ...rowConditions(filter)], sql` and `);
+}
+
+/**
+ * The same conditions as viewIndicatorConditions, each a probe of one indicator `i`: its links by
+ * their (iid, owner) index, the sample's bound read once. For a few indicators (an observation's
+ * new sightings), where the IN lists would each read the view's whole set.
+ */
+function oneIndicatorConditions(filter: CollectionFilter): RawBuilder<unknown> {
+  const conditions: RawBuilder<unknown>[] = [sql`1 = 1`];
+  // The sample is the lowest `sample` iids: at most the iid at that rank (all of them when there are fewer).
+  if (filter.sample !== undefined) conditions.push(sql`i.iid <= coalesce((select iid from indicators order by iid limit 1 offset ${filter.sample - 1}), i.iid)`);
+  if (filter.fid !== undefined) conditions.push(sql`exists (select 1 from feed_links fl where fl.iid = i.iid and fl.fid = ${filter.fid})`);
+  if (filter.tid !== undefined) conditions.push(sql`exists (select 1 from threat_links tl where tl.iid = i.iid and tl.tid = ${filter.tid})`);
+  return sql.join([...conditions, ...rowConditions(filter)], sql` and `);
+}
+
+/** The conditions on the indicator's own row: its risk and type. */
+function rowConditions(filter: CollectionFilter): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = [];
   if (filter.minRisk !== undefined) {
     const from = RANKED_RISKS.indexOf(filter.minRisk as (typeof RANKED_RISKS)[number]);
     const levels = from === -1 ? [] : RANKED_RISKS.slice(from);
     conditions.push(levels.length ? sql`i.risk in (${sql.join(levels)}) and (i.retired is null or i.retired = 0)` : sql`1 = 0`);
   }
   if (filter.types !== undefined) conditions.push(sql`i.type in (${sql.join(filter.types)})`);
-  return sql.join(conditions, sql` and `);
+  return conditions;
 }
 
 /** The iids of the indicators a view selects. */
@@ -104,9 +124,13 @@ const FINAL_VERSION = sql`(s.revoked = 1 or (s.type = 'indicator'
  * that it expired. An object that merely leaves a view (its risk fell below the view's, say) is
  * still valid, and is not revoked (docs/stix-mapping.md).
  */
-async function refreshView(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
+async function refreshView(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock, newVersionsOnly: boolean): Promise<void> {
   const c = collection.id;
   const cond = viewCondition(collection.filter);
+  if (newVersionsOnly) {
+    await refreshNewVersions(db, collection, clock);
+    return;
+  }
   await sql`delete from collection_objects where collection = ${c}
     and id not in (select o.id from (${viewObjects(collection.filter)}) o)
     and not exists (select 1 from stix_objects s where s.id = collection_objects.id and ${FINAL_VERSION})`.execute(db);
@@ -125,6 +149,21 @@ async function refreshView(db: Kysely<Database>, collection: CollectionConfig, c
       .values(rows.map((r) => ({ collection: c, id: r.id, type: r.type, modified: r.modified, date_added: clock.next() })))
       .execute();
   }
+}
+
+/**
+ * A view after a write that made new versions and changed nothing the view selects by (refreshCollections):
+ * an object it held takes its new version, one it did not hold stays out, and a sighting made for
+ * the first time joins when the view holds its indicator. An observation makes no other new object:
+ * its threats' objects were made with the threats.
+ */
+async function refreshNewVersions(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
+  const c = collection.id;
+  await sql`insert into collection_objects (collection, id, type, modified, date_added)
+    select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart}
+      and (exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)
+        or (s.type = 'sighting' and exists (select 1 from indicators i where i.iid = s.iid and ${oneIndicatorConditions(collection.filter)})))
+    on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
 }
 
 /** The newest date_added of a view, if added by this import, is raised to a whole millisecond. */
@@ -149,10 +188,15 @@ async function alignNewest(db: Kysely<Database>, collection: CollectionConfig, c
  * Brings every configured collection up to date. An unfiltered collection is the whole of
  * stix_objects, dated by its date_added, and keeps no membership rows: at a million indicators
  * that saves writing and indexing every object a second time.
+ *
+ * `newVersionsOnly`: the write changed no record, link or technique, only made new versions (an
+ * observation's: a threat's `last_seen`, an indicator's sighting). What each view selects is then
+ * as it was, so no member leaves and none joins without a new version: only the new versions the
+ * view selects are written, and the cost follows the write, not the views' sizes.
  */
-export async function refreshCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], clock: DateAddedClock): Promise<void> {
+export async function refreshCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], clock: DateAddedClock, newVersionsOnly = false): Promise<void> {
   for (const collection of collections) {
-    if (!isUnfiltered(collection.filter)) await refreshView(db, collection, clock);
+    if (!isUnfiltered(collection.filter)) await refreshView(db, collection, clock, newVersionsOnly);
     await alignNewest(db, collection, clock);
   }
 }

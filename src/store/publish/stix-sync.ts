@@ -382,7 +382,8 @@ export function createStixSync(collections: readonly CollectionConfig[], options
     // STIX ids are UUIDs: into an empty store, each object written with the indexes of stix_objects
     // in place would update them at random pages, so they are built after, each in one sort.
     await (changes.fresh ? withoutIndexes(db, dialect, { table: 'stix_objects' }, sync) : sync());
-    await reconcileCollections(db, collections, dates);
+    // An observation changes no record or link: the views select what they did (refreshCollections).
+    await reconcileCollections(db, collections, dates, !changed);
     await dates.save(db);
   };
 }
@@ -395,7 +396,7 @@ export function createStixSync(collections: readonly CollectionConfig[], options
  * (a cron's `feeds pull` before `serve` restarts) cannot record the new fingerprint without the
  * rebuild, which start-up would then skip.
  */
-async function reconcileCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], dates: DateAddedClock): Promise<boolean> {
+async function reconcileCollections(db: Kysely<Database>, collections: readonly CollectionConfig[], dates: DateAddedClock, newVersionsOnly = false): Promise<boolean> {
   const fingerprint = collectionsFingerprint(collections);
   const previous = await readMeta(db, FINGERPRINT_KEY);
   const changed = previous !== fingerprint;
@@ -403,7 +404,7 @@ async function reconcileCollections(db: Kysely<Database>, collections: readonly 
     if (collectionsNowUnfiltered(previous, collections).length > 0) await restampObjects(db, dates);
     await dropStaleMemberships(db, collections);
   }
-  await refreshCollections(db, collections, dates);
+  await refreshCollections(db, collections, dates, newVersionsOnly && !changed);
   if (changed) await writeMeta(db, FINGERPRINT_KEY, fingerprint);
   return changed;
 }

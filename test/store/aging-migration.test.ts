@@ -1,0 +1,59 @@
+// Migration 0022 (aging-migration.ts) on a store that already holds data: of the indicators pulls
+// listed, those no source lists now get, in stamp_unlisted, when a pull last listed them; listed
+// ones and ones no pull ever listed get none. The lifecycle then ages out what it did before.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { importDataset } from '../../src/import/import-file.js';
+import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
+import { noBatches } from '../../src/store/contract/write-batch.js';
+import type { Store } from '../../src/store/contract/store.js';
+import { buildFixture } from '../helpers/fixture.js';
+import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf, dialectOf, rewindAgingIndex } from '../helpers/store-db.js';
+import { fixedClock } from '../helpers/test-app.js';
+
+const schemaIn = (location: string) => (location.startsWith('postgres') ? (new URL(location).searchParams.get('schema') ?? undefined) : undefined);
+
+/** Indicator 1: listed now; 2: listed once, long ago; 3: listed once, lately; 4: never by a pull. */
+const LONG_AGO = '2025-06-01 00:00:00';
+const LATELY = '2026-01-10 00:00:00';
+
+for (const backend of storeBackends()) {
+  describe(`migration 0022 on ${backend.name} (the aging index)`, () => {
+    let store: Store;
+    before(async () => {
+      const created = await backend.create();
+      store = created.store;
+      await importDataset(store, buildFixture(), fixedClock);
+      const db = dbOf(store);
+      await rewindAgingIndex(store);
+      await sql`update indicators set stamp_listed = case iid when 1 then ${LATELY} when 2 then ${LONG_AGO} else ${LATELY} end where iid in (1, 2, 3)`.execute(db);
+      await sql`insert into source_listings (fid, iid, risk) values (1, 1, 3)`.execute(db);
+      const schema = schemaIn(created.location);
+      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false);
+      await migrateToLatest(db, dialectOf(store), schema);
+      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), true);
+    });
+    after(async () => {
+      await store.close();
+      await backend.cleanup();
+    });
+
+    it('marks what no source lists now with its last listing, and nothing else', async () => {
+      const rows = await dbOf(store).selectFrom('indicators').select(['iid', 'stamp_unlisted']).where('iid', 'in', [1, 2, 3, 4]).orderBy('iid').execute();
+      assert.deepEqual(
+        rows.map((r) => [Number(r.iid), r.stamp_unlisted]),
+        [[1, null], [2, LONG_AGO], [3, LATELY], [4, null]],
+      );
+    });
+
+    it('the lifecycle ages out the one unlisted since before the cutoff, and only it', async () => {
+      const plan = { at: '2026-01-15 00:00:00', threatCutoff: '2000-01-01 00:00:00', indicatorCutoffs: { byType: {}, default: '2025-12-16 00:00:00' } };
+      const { lifecycle } = await store.applyWrite({ kind: 'lifecycle', plan }, noBatches(), fixedClock);
+      assert.equal(lifecycle.agedIndicators, 1);
+      assert.deepEqual([(await store.findIndicator(2))?.risk, (await store.findIndicator(2))?.retired_reason], ['retired', 'aged-out']);
+      for (const iid of [1, 3, 4]) assert.notEqual((await store.findIndicator(iid))?.risk, 'retired', `iid ${iid}`);
+    });
+  });
+}
