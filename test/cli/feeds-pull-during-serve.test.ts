@@ -20,11 +20,21 @@ const BIG = 120_000;
 for (const backend of storeBackends()) {
   describe(`feeds pull while serve's puller writes (${backend.name})`, () => {
     const big = addressLines(0, BIG);
-    let bigSent = false;
+    // The first request for the big list (serve's pull) gets half its body, then the rest once the
+    // commands have met its lease: however slowly they start, that pull is still running then.
+    let requests = 0;
+    let releaseBig: () => void = () => undefined;
+    const bigReleased = new Promise<void>((resolve) => (releaseBig = resolve));
     const feeds = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
-      if (req.url === '/big.txt') res.end(big, () => (bigSent = true));
-      else res.end('203.0.113.77\n203.0.113.78\n');
+      if (req.url !== '/big.txt') {
+        res.end('203.0.113.77\n203.0.113.78\n');
+        return;
+      }
+      const half = big.lastIndexOf('\n', big.length / 2) + 1;
+      if (++requests > 1) return void res.end(big);
+      res.write(big.slice(0, half));
+      void bigReleased.then(() => res.end(big.slice(half)));
     });
     const config = join(tmpdir(), `threatgate-pull-during-serve-${process.pid}.json`);
     before(async () => {
@@ -45,12 +55,16 @@ for (const backend of storeBackends()) {
       const server = startCli(['serve', '--port', '0', '--workers', '1', '--db', location, '--config', config]);
       try {
         await server.ready;
-        // serve's first check pulls the big feed; once its body is sent, the pull stages and writes it.
-        while (!bigSent) await new Promise((resolve) => setTimeout(resolve, 20));
+        // serve's first check pulls the big feed, whose body stops halfway until the commands run.
+        while (requests === 0) await new Promise((resolve) => setTimeout(resolve, 20));
         const smallFid = await addFeedSource(store, { feed: 'Small list', organization: 'Test', source: { url: `${base}/small.txt`, format: 'text' } }, systemClock, {});
         const skipped = startCli(['feeds', 'pull', String(bigFid), '--no-wait', '--db', location, '--config', config]);
         const other = startCli(['feeds', 'pull', String(smallFid), '--db', location, '--config', config]);
         const waiting = startCli(['feeds', 'pull', String(bigFid), '--db', location, '--config', config]);
+        // Once the waiting command says it waits, the rest of the body goes: the pull stages and writes it
+        // while the other feed's pull may be writing too. (Bounded: a command that never says so fails below.)
+        for (let tries = 0; tries < 600 && !/waiting for it to finish/.test(waiting.stderr()); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+        releaseBig();
         assert.equal(await skipped.exited, 75, skipped.stderr());
         assert.match(skipped.stdout(), new RegExp(`^fid ${bigFid} is being pulled by \\S+`));
         assert.equal(await other.exited, 0, other.stderr());
@@ -62,6 +76,7 @@ for (const backend of storeBackends()) {
         const runs = await store.listFeedRuns(bigFid, 5);
         assert.deepEqual(runs.map((r) => [r.trigger, r.outcome]), [['command', 'not-modified'], ['schedule', 'ok']]);
       } finally {
+        releaseBig();
         server.child.kill('SIGTERM');
         await server.exited;
         await store.close();
