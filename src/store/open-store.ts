@@ -90,7 +90,10 @@ async function openPostgres(url: string, schema: string | undefined, queryTimeou
     keepAlive: true,
     // 64-bit integers (ids, date_added in microseconds) stay below 2^53: plain numbers are exact.
     types: { getTypeParser: (oid, format) => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) },
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // JIT compilation pays off for queries that run for seconds. Every query here is bounded (an
+    // index range, a page), and the planner's guesses for what a write just wrote can be far off:
+    // it compiled small statements of a write for longer than they then ran. So no JIT.
+    options: ['-c jit=off', ...(schema ? [`-c search_path=${schema}`] : [])].join(' '),
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);

@@ -155,15 +155,37 @@ async function refreshView(db: Kysely<Database>, collection: CollectionConfig, c
  * A view after a write that made new versions and changed nothing the view selects by (refreshCollections):
  * an object it held takes its new version, one it did not hold stays out, and a sighting made for
  * the first time joins when the view holds its indicator. An observation makes no other new object:
- * its threats' objects were made with the threats.
+ * its threats' objects were made with the threats. The write's versions are read first and named
+ * by id, so each statement is a few index probes whatever the planner guesses of the date range.
  */
 async function refreshNewVersions(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock): Promise<void> {
   const c = collection.id;
-  await sql`insert into collection_objects (collection, id, type, modified, date_added)
-    select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s where s.date_added >= ${clock.importStart}
-      and (exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)
-        or (s.type = 'sighting' and exists (select 1 from indicators i where i.iid = s.iid and ${oneIndicatorConditions(collection.filter)})))
-    on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`.execute(db);
+  const upsert = sql`on conflict (collection, id) do update set type = excluded.type, modified = excluded.modified, date_added = excluded.date_added`;
+  // In pages in the (date_added, id) index's order, which a LIMIT makes the planner walk even on a
+  // store it has no statistics for yet (a first write after a bulk import).
+  for (let after = { dateAdded: clock.importStart, id: '' }; ; ) {
+    const chunk = await db
+      .selectFrom('stix_objects')
+      .select(['id', 'type', 'date_added'])
+      .where('date_added', '>=', after.dateAdded)
+      .where((eb) => eb.or([eb('date_added', '>', after.dateAdded), eb('id', '>', after.id)]))
+      .orderBy('date_added')
+      .orderBy('id')
+      .limit(JOIN_BATCH)
+      .execute();
+    if (chunk.length === 0) return;
+    after = { dateAdded: Number(chunk.at(-1)!.date_added), id: chunk.at(-1)!.id };
+    await sql`insert into collection_objects (collection, id, type, modified, date_added)
+      select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s
+      where s.id in (${sql.join(chunk.map((o) => o.id))}) and exists (select 1 from collection_objects m where m.collection = ${c} and m.id = s.id)
+      ${upsert}`.execute(db);
+    const sightings = chunk.filter((o) => o.type === 'sighting').map((o) => o.id);
+    if (sightings.length === 0) continue;
+    await sql`insert into collection_objects (collection, id, type, modified, date_added)
+      select ${c}, s.id, s.type, s.modified, s.date_added from stix_objects s
+      where s.id in (${sql.join(sightings)}) and exists (select 1 from indicators i where i.iid = s.iid and ${oneIndicatorConditions(collection.filter)})
+      ${upsert}`.execute(db);
+  }
 }
 
 /** The newest date_added of a view, if added by this import, is raised to a whole millisecond. */

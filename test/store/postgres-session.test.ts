@@ -1,0 +1,27 @@
+// The settings every PostgreSQL connection of a store starts with (open-store.ts): its schema first on
+// the search path, and no JIT compilation, which cost a write's small statements more than they ran.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { storeBackends } from '../helpers/store-backends.js';
+import { dbOf } from '../helpers/store-db.js';
+
+const postgres = storeBackends().find((b) => b.name === 'PostgreSQL');
+
+describe('PostgreSQL session settings', { skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false }, () => {
+  after(() => postgres?.cleanup());
+
+  it('each pooled connection has JIT off and the store schema on its search path', async () => {
+    const { store, location } = await postgres!.create();
+    try {
+      const schema = new URL(location).searchParams.get('schema');
+      // Several at once, so that more than one pooled connection answers.
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => sql<{ jit: string; search_path: string }>`select current_setting('jit') as jit, current_setting('search_path') as search_path, pg_sleep(0.05)`.execute(dbOf(store))),
+      );
+      for (const { rows } of answers) assert.deepEqual([rows[0]!.jit, rows[0]!.search_path], ['off', schema]);
+    } finally {
+      await store.close();
+    }
+  });
+});
