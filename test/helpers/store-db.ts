@@ -1,7 +1,9 @@
 // The database under a test's store. Tests read and change rows directly (a value as stored, a fault
 // the store must survive) and force the store's write paths, which the application never does: the
 // Store the application sees has no database handle and no switches.
+import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
+import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
 import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
@@ -90,4 +92,16 @@ export async function rewindAgingIndex(store: Store): Promise<void> {
   await db.schema.dropIndex('indicators_aging').execute();
   await db.schema.alterTable('indicators').dropColumn('stamp_unlisted').execute();
   await sql`delete from threatgate_migrations where name = '0022-aging-index'`.execute(db);
+}
+
+/**
+ * Runs the migrations a rewind took away from the store opened at `location` (rewind* above),
+ * checking that some were pending and none are after.
+ */
+export async function migrateRewound(store: Store, location: string): Promise<void> {
+  const db = dbOf(store);
+  const schema = location.startsWith('postgres') ? (new URL(location).searchParams.get('schema') ?? undefined) : undefined;
+  assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false, 'no migration was pending');
+  await migrateToLatest(db, dialectOf(store), schema);
+  assert.equal(await migrationsCurrent(db, dialectOf(store), schema), true, 'migrations are still pending');
 }

@@ -5,15 +5,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { importDataset } from '../../src/import/import-file.js';
-import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
 import { noBatches } from '../../src/store/contract/write-batch.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, dialectOf, rewindAgingIndex } from '../helpers/store-db.js';
+import { dbOf, migrateRewound, rewindAgingIndex } from '../helpers/store-db.js';
 import { fixedClock } from '../helpers/test-app.js';
 
-const schemaIn = (location: string) => (location.startsWith('postgres') ? (new URL(location).searchParams.get('schema') ?? undefined) : undefined);
 
 /** Indicator 1: listed now; 2: listed once, long ago; 3: listed once, lately; 4: never by a pull. */
 const LONG_AGO = '2025-06-01 00:00:00';
@@ -30,10 +28,7 @@ for (const backend of storeBackends()) {
       await rewindAgingIndex(store);
       await sql`update indicators set stamp_listed = case iid when 1 then ${LATELY} when 2 then ${LONG_AGO} else ${LATELY} end where iid in (1, 2, 3)`.execute(db);
       await sql`insert into source_listings (fid, iid, risk) values (1, 1, 3)`.execute(db);
-      const schema = schemaIn(created.location);
-      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false);
-      await migrateToLatest(db, dialectOf(store), schema);
-      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), true);
+      await migrateRewound(store, created.location);
     });
     after(async () => {
       await store.close();

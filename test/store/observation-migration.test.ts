@@ -4,15 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
-import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
 import { noBatches } from '../../src/store/contract/write-batch.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, dialectOf, rewindObservations } from '../helpers/store-db.js';
+import { migrateRewound, rewindObservations } from '../helpers/store-db.js';
 import { fixedClock } from '../helpers/test-app.js';
 
-const schemaIn = (location: string) => (location.startsWith('postgres') ? (new URL(location).searchParams.get('schema') ?? undefined) : undefined);
 
 for (const backend of storeBackends()) {
   describe(`migration 0020 on ${backend.name} (observations)`, () => {
@@ -22,11 +20,7 @@ for (const backend of storeBackends()) {
       store = created.store;
       await importDataset(store, buildFixture(), fixedClock);
       await rewindObservations(store);
-      const db = dbOf(store);
-      const schema = schemaIn(created.location);
-      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false);
-      await migrateToLatest(db, dialectOf(store), schema);
-      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), true);
+      await migrateRewound(store, created.location);
     });
     after(async () => {
       await store.close();

@@ -6,14 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
 import { exploreFilter } from '../../src/explore/explore-filters.js';
-import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, dialectOf, rewindSearchIndexes } from '../helpers/store-db.js';
+import { migrateRewound, rewindSearchIndexes } from '../helpers/store-db.js';
 import { exploreData, EXPLORE_NOW } from '../helpers/explore-data.js';
 
-const schemaIn = (location: string) => (location.startsWith('postgres') ? new URL(location).searchParams.get('schema') ?? undefined : undefined);
 
 for (const backend of storeBackends()) {
   describe(`migration 0019 on ${backend.name} (explore's indexes)`, () => {
@@ -23,11 +21,7 @@ for (const backend of storeBackends()) {
       store = created.store;
       await importDataset(store, exploreData(), fixedClock);
       await rewindSearchIndexes(store);
-      const db = dbOf(store);
-      const schema = schemaIn(created.location);
-      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), false);
-      await migrateToLatest(db, dialectOf(store), schema);
-      assert.equal(await migrationsCurrent(db, dialectOf(store), schema), true);
+      await migrateRewound(store, created.location);
     });
     after(async () => {
       await store.close();
