@@ -68,19 +68,28 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
 const WHOLE_PASS_FROM_SHARE = 0.5;
 
 /**
- * The reads the import's own changes cost the touched owners' update, against the store's links.
- * An import that changed no link and no indicator (a feed or threat record) costs none, uncounted.
+ * Whether the reads the import's own changes cost the touched owners' update reach
+ * WHOLE_PASS_FROM_SHARE of the store's links. The links are counted only up to the most for which
+ * they would: the count costs what the import changed, not the store's size. An import that changed
+ * no link and no indicator (a feed or threat record) costs none, uncounted; nor does a store with no link.
  */
-async function changeShare(trx: Kysely<Database>, changes: ChangeSet): Promise<number> {
+async function wholePassPays(trx: Kysely<Database>, changes: ChangeSet): Promise<boolean> {
   const count = async (query: RawBuilder<{ n: number }>) => Number((await query.execute(trx)).rows[0]!.n);
   const added = changes.feedLinks + changes.threatLinks === 0 ? 0 : await count(sql`select count(*) as n from (${changes.links('added')}) as s`);
   let changed = 0;
   for (const table of changes.indicators === 0 ? [] : (['feed_links', 'threat_links'] as const)) {
     changed += await count(sql`select count(*) as n from ${sql.table(table)} where iid in (${changes.changedIds('indicators')})`);
   }
-  if (added + changed === 0) return 0;
-  const total = (await count(sql`select count(*) as n from feed_links`)) + (await count(sql`select count(*) as n from threat_links`));
-  return total === 0 ? 0 : (added + 2 * changed) / total;
+  const cost = added + 2 * changed;
+  if (cost === 0) return false;
+  // The whole pass pays when the store has at most cost / share links: count one past that, at most.
+  const enough = Math.floor(cost / WHOLE_PASS_FROM_SHARE) + 1;
+  let links = 0;
+  for (const table of ['feed_links', 'threat_links'] as const) {
+    if (links >= enough) break;
+    links += await count(sql`select count(*) as n from (select 1 from ${sql.table(table)} limit ${enough - links}) as l`);
+  }
+  return links > 0 && links < enough;
 }
 
 /**
@@ -117,14 +126,14 @@ async function refreshOwners(trx: Kysely<Database>, { recompute, relist }: Touch
 /**
  * Aggregates depend on indicators, links, feeds and threats at once. An import that changes nothing
  * (a re-import) needs no plan (null); one into an empty store, or one whose new links and
- * changed indicators weigh half the store's links (changeShare), takes the whole-store pass; any
+ * changed indicators weigh half the store's links (wholePassPays), takes the whole-store pass; any
  * other recomputes only the owners it touched.
  * Reads the import's staging tables, in its transaction.
  */
 async function planAggregates(trx: Kysely<Database>, changes: ChangeSet): Promise<{ whole: true } | { whole: false; touched: TouchedOwners } | null> {
   if (!anyChange(changes)) return null;
   if (changes.fresh) return { whole: true };
-  if ((await changeShare(trx, changes)) >= WHOLE_PASS_FROM_SHARE) return { whole: true };
+  if (await wholePassPays(trx, changes)) return { whole: true };
   return { whole: false, touched: await touchedOwners(trx, changes) };
 }
 
