@@ -7,7 +7,8 @@
 //
 // Options: --no-build (dist/ is already current), --keep (keep the temporary folder: store, logs),
 // --only NAME[,NAME] (only those phases of the suite that stand alone: accept_values,
-// pulsedive_client, pulsedive_analyze; suite/run_suite.py).
+// pulsedive_client, pulsedive_analyze; suite/run_suite.py), --venv-only (make the virtual
+// environment and stop: CI makes it while other steps run).
 // Environment: INTEROP_PYTHON (interpreter for the virtual environment, default python3),
 // TG_WORKERS (validator processes, default: one per core).
 import { spawn, spawnSync } from 'node:child_process';
@@ -144,7 +145,11 @@ function printLogTail(logFile, lines = 30) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { 'no-build': { type: 'boolean' }, keep: { type: 'boolean' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'no-build': { type: 'boolean' }, keep: { type: 'boolean' }, only: { type: 'string' }, 'venv-only': { type: 'boolean' } } });
+  if (values['venv-only']) {
+    process.stdout.write(`interop/.venv: requirements ${ensureVenv()}\n`);
+    return;
+  }
   const work = mkdtempSync(join(tmpdir(), 'threatgate-interop-'));
   const db = join(work, 'interop.sqlite');
   const config = join(work, 'config.json');

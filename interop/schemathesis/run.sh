@@ -12,7 +12,7 @@
 #
 # Environment: ST_MAX_EXAMPLES (test cases per operation and phase, default 40), ST_SEED (default
 # 18; the same seed and document give the same requests), ST_KEEP=1 keeps the temporary folder
-# (store, keys, server log).
+# (store, keys, server log), ST_VENV_ONLY=1 makes the virtual environment and stops.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -30,7 +30,7 @@ STARTED=$SECONDS
 say() { printf '%s\n' "$*"; }
 fail() { say "schemathesis: $*" >&2; exit 1; }
 
-[ -f "$CLI" ] || fail "$CLI is missing: run npm run build first"
+[ "${ST_VENV_ONLY:-}" = 1 ] || [ -f "$CLI" ] || fail "$CLI is missing: run npm run build first"
 
 # ---- the virtual environment ------------------------------------------------------------------
 version="$("$PYTHON" --version 2>&1)" || fail "$PYTHON not found: set INTEROP_PYTHON to a Python 3.10+"
@@ -46,6 +46,9 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
 else
   say "requirements up to date ($("$VENV/bin/schemathesis" --version))"
 fi
+
+# ST_VENV_ONLY=1: the virtual environment alone (CI makes it while other steps run).
+if [ "${ST_VENV_ONLY:-}" = 1 ]; then exit 0; fi
 
 # ---- the server -------------------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/threatgate-schemathesis-XXXXXX")"
