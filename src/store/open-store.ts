@@ -74,10 +74,10 @@ export function describeLocation(location: string): string {
   }
 }
 
-/** pg is loaded only for a PostgreSQL store: an SQLite process (the default) does without its memory. */
 /** A serving process's PostgreSQL queries fail after this long: a hung database answers 503 instead of holding requests. */
 const SERVING_QUERY_TIMEOUT_MS = 15_000;
 
+/** pg is loaded only for a PostgreSQL store: an SQLite process (the default) does without its memory. */
 async function openPostgres(url: string, schema: string | undefined, queryTimeoutMs: number): Promise<Kysely<Database>> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
