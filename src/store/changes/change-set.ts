@@ -94,14 +94,22 @@ export function anyObserved(changes: ImportChanges): boolean {
   return (changes.seenThreats ?? 0) + (changes.sightedIndicators ?? 0) > 0;
 }
 
+/**
+ * A statement's most keys: each is a bound parameter, and SQLite takes at most 32,766 of them in one
+ * statement (PostgreSQL 65,535), which a pull that changes the risk of more indicators than that
+ * would otherwise pass.
+ */
+const NOTE_CHUNK = 10_000;
+
 /** Notes the keys of records that a writer inserted or changed, or observed; a key noted before stays noted once. */
 export async function noteChanged(trx: Kysely<Database>, records: ChangedRecords | ObservedRecords, keys: readonly number[]): Promise<void> {
-  if (keys.length === 0) return;
-  await changeTables(trx)
-    .insertInto(CHANGED_TABLE[records])
-    .values(keys.map((id) => ({ id })))
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  for (let i = 0; i < keys.length; i += NOTE_CHUNK) {
+    await changeTables(trx)
+      .insertInto(CHANGED_TABLE[records])
+      .values(keys.slice(i, i + NOTE_CHUNK).map((id) => ({ id })))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
 }
 
 /**
