@@ -151,15 +151,20 @@ function processTree(pid: number): number[] {
   return tree;
 }
 
-/** Summed VmRSS of a process tree, in MiB, and how many processes it has. */
-export function treeRssMB(pid: number): { mb: number; processes: number } {
-  let kb = 0;
-  let processes = 0;
+/** VmRSS of each process of a process tree, in MiB, by pid. */
+export function treeRssByPid(pid: number): Map<number, number> {
+  const rss = new Map<number, number>();
   for (const at of processTree(pid)) {
     const match = /VmRSS:\s+(\d+) kB/.exec(readProc(`/proc/${at}/status`));
-    if (match) [kb, processes] = [kb + Number(match[1]), processes + 1];
+    if (match) rss.set(at, Number(match[1]) / 1024);
   }
-  return { mb: kb / 1024, processes };
+  return rss;
+}
+
+/** Summed VmRSS of a process tree, in MiB, and how many processes it has. */
+export function treeRssMB(pid: number): { mb: number; processes: number } {
+  const rss = [...treeRssByPid(pid).values()];
+  return { mb: rss.reduce((sum, mb) => sum + mb, 0), processes: rss.length };
 }
 
 /** User + system CPU of a process tree, in clock ticks (fields 14 and 15 of /proc/PID/stat). */

@@ -1,8 +1,7 @@
 // The scale bench's measurements against a built store: re-pulls, the mixed load during a pull, a TAXII walk, the export, the lifecycle, RSS.
-import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { get } from '../http/client.js';
-import { freePort, startServer, stopServer, type Server } from '../http/processes.js';
+import { freePort, startServer, stopServer, treeRssByPid, type Server } from '../http/processes.js';
 import type { FeedServer } from './feed-server.js';
 import { runMixedLoad, type KindStats, type LoadKind } from './mixed-load.js';
 import { CLI, parsePullLines, runCli, runLifecycle, type PullLine, type StoreLocation } from './store.js';
@@ -11,40 +10,9 @@ import { CLI, parsePullLines, runCli, runLifecycle, type PullLine, type StoreLoc
 export const INDICATORS_COLLECTION = 'a5cffbfe-c0ff-4842-a235-cb3a7a040a37';
 const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
 
-function readProc(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return ''; // gone meanwhile
-  }
-}
-
-/** The process and its descendants (serve's cluster primary and its workers). */
-function processTree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = readProc(`/proc/${name}/stat`);
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (Number.isInteger(ppid)) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const tree: number[] = [];
-  const visit = (at: number) => {
-    tree.push(at);
-    for (const child of children.get(at) ?? []) visit(child);
-  };
-  visit(pid);
-  return tree;
-}
-
 /** VmRSS of each process of serve's tree, in MB, by pid. */
 export function serveRss(serve: Server): Map<number, number> {
-  const rss = new Map<number, number>();
-  for (const pid of processTree(serve.child.pid!)) {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readProc(`/proc/${pid}/status`));
-    if (match) rss.set(pid, Number(match[1]) / 1024);
-  }
-  return rss;
+  return treeRssByPid(serve.child.pid!);
 }
 
 export async function startServe(location: StoreLocation, workers: number, config: string, logFile: string): Promise<Server> {
