@@ -29,6 +29,7 @@ const USAGE = `Usage: npm run bench:scale -- [options]
   --out FILE       the results as JSON (default bench/out/scale-bench-results-SIZE-STORE.json)
   --seconds S      length of the mixed load (default 30)
   --rate R         requests a second of the mixed load, open loop (default 500)
+  --walk-seconds S the TAXII walk stops after S seconds, its rate taken over what it read (default 300)
   --seed S         the generator's seed (default 1)
 `;
 
@@ -42,6 +43,8 @@ interface Options {
   out: string;
   seconds: number;
   rate: number;
+  /** The TAXII walk stops after this long: the whole collection of a store of millions takes far longer than the rest of the bench. */
+  walkSeconds: number;
   seed: number;
   sizeLabel: string;
 }
@@ -70,6 +73,7 @@ function parseOptions(argv: string[]): Options | null {
       out: { type: 'string' },
       seconds: { type: 'string', default: '30' },
       rate: { type: 'string', default: '500' },
+      'walk-seconds': { type: 'string', default: '300' },
       seed: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -97,6 +101,7 @@ function parseOptions(argv: string[]): Options | null {
     out: resolve(values.out ?? join(OUT, `scale-bench-results-${label}-${location.kind}.json`)),
     seconds: whole('seconds', Number(values.seconds), 1),
     rate: whole('rate', Number(values.rate), 1),
+    walkSeconds: whole('walk-seconds', Number(values['walk-seconds']), 1),
     seed: whole('seed', Number(values.seed), 0),
     sizeLabel: label,
   };
@@ -223,7 +228,7 @@ async function benchScale(options: Options): Promise<ScaleResult> {
     log(`  the pull took ${load.pull.seconds.toFixed(1)} s`);
 
     log('walking the indicators collection over TAXII …');
-    const walk = await taxiiWalk(port, key);
+    const walk = await taxiiWalk(port, key, options.walkSeconds);
     log(`  ${walk.objects.toLocaleString('en-US')} objects in ${walk.seconds.toFixed(1)} s`);
     log('the full export …');
     const exported = await fullExport(port, key, serve);

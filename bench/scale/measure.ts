@@ -88,10 +88,12 @@ export interface WalkResult {
   pages: number;
   seconds: number;
   objectsPerSecond: number;
+  /** True when the walk stopped at its time limit before the collection's last page. */
+  stopped: boolean;
 }
 
 /** One client walks the Indicators collection from the start, 1000 objects a page, following `next` (docs/taxii.md). */
-export async function taxiiWalk(port: number, key: string): Promise<WalkResult> {
+export async function taxiiWalk(port: number, key: string, maxSeconds: number): Promise<WalkResult> {
   const headers = { authorization: `Basic ${Buffer.from(`taxii2:${key}`).toString('base64')}`, accept: TAXII_MEDIA_TYPE };
   const base = `/taxii2/api/collections/${INDICATORS_COLLECTION}/objects/?limit=1000`;
   const started = performance.now();
@@ -104,9 +106,9 @@ export async function taxiiWalk(port: number, key: string): Promise<WalkResult> 
     pages++;
     objects += body.objects?.length ?? 0;
     next = body.more === true ? body.next : undefined;
-  } while (next !== undefined);
+  } while (next !== undefined && performance.now() - started < maxSeconds * 1000);
   const seconds = (performance.now() - started) / 1000;
-  return { objects, pages, seconds, objectsPerSecond: objects / seconds };
+  return { objects, pages, seconds, objectsPerSecond: objects / seconds, stopped: next !== undefined };
 }
 
 export interface ExportResult {
