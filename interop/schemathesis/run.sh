@@ -70,6 +70,9 @@ FREE_KEY="$(awk '$1 == "free" { print $2 }' "$WORK/keys.txt")"
 PRO_KEY="$(awk '$1 == "pro" { print $2 }' "$WORK/keys.txt")"
 [ -n "$FREE_KEY" ] && [ -n "$PRO_KEY" ] || fail "threatgate demo printed no free/pro keys"
 
+# The output file exists before the server starts: the background job opens it only once it runs,
+# and a read of it before that (a loaded machine) would fail this script under set -e.
+: >"$WORK/server.out"
 node "$CLI" serve --port 0 --host 127.0.0.1 --workers 1 --no-pull --db "$WORK/store.sqlite" --config "$WORK/config.json" >"$WORK/server.out" 2>"$WORK/server.log" &
 SERVER_PID=$!
 URL=""
