@@ -1,6 +1,6 @@
 // Source-feed pull benchmark (docs/feeds.md): a generated plain-text list, served over local HTTP, pulled with the built CLI
 // into an empty store, pulled again unchanged (304, then the same body), then with a part of it replaced, while `serve`
-// on the same SQLite file answers cached lookups at a fixed rate.
+// on the same store answers cached lookups at a fixed rate. The store is a new SQLite file, or a PostgreSQL schema (--db).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { formatProfileSummary, summarizeProfileFile } from './cpu-profile-summary.js';
 import { parseSize, Prng } from './generate-data.js';
 import { get } from './http/client.js';
+import { dropStore, storeLocation, storeMegabytes, withPostgres, type StoreLocation } from './scale/store.js';
 import { freePort, startServer, stopServer, type Server } from './http/processes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,7 +38,9 @@ const USAGE = `Usage: npm run bench:pull -- [options]
   --cpu-prof         run each pull with --cpu-prof and print a summary (bench/out/profiles/pull-STEP.cpuprofile)
   --steps a,b        which steps follow the first pull: repull-304, repull-body, change (default all three)
   --pull-limit S     stop a pull after S seconds and report it as missed (default 300)
-  --keep-db          keep bench/out/pull-LINES.sqlite afterwards
+  --db URL           postgres://...?schema=NAME: the store is that schema (dropped first, and afterwards unless
+                     --keep-db); default a new SQLite file, bench/out/pull-LINES.sqlite
+  --keep-db          keep the store afterwards
   --no-build         do not run npm run build when dist/ is older than src/
   --out-dir DIR      default bench/out
 `;
@@ -51,6 +54,8 @@ interface Options {
   sqlProfile: boolean;
   cpuProf: boolean;
   keepDb: boolean;
+  /** A PostgreSQL URL with a schema; undefined: an SQLite file in outDir. */
+  db: string | undefined;
   build: boolean;
   /** The steps after the first pull that run (all by default). */
   steps: Set<string>;
@@ -604,8 +609,22 @@ interface StoreFacts {
   newerThan?: number;
 }
 
-function readStore(db: string, since?: number): StoreFacts {
-  const store = new Database(db, { readonly: true, fileMustExist: true });
+async function readStore(location: StoreLocation, since?: number): Promise<StoreFacts> {
+  if (location.kind === 'postgres') {
+    return withPostgres(location, async (client, schema) => {
+      const q = `"${schema.replace(/"/g, '""')}"`;
+      const one = async (text: string, ...params: unknown[]) => Number((await client.query<{ n: string | null }>(text, params)).rows[0]?.n ?? 0);
+      const facts: StoreFacts = {
+        stixObjects: await one(`select count(*) as n from ${q}.stix_objects`),
+        maxDateAdded: await one(`select max(date_added) as n from ${q}.stix_objects`),
+        indicators: await one(`select count(*) as n from ${q}.indicators`),
+        feedLinks: await one(`select count(*) as n from ${q}.feed_links`),
+      };
+      if (since !== undefined) facts.newerThan = await one(`select count(*) as n from ${q}.stix_objects where date_added > $1`, since);
+      return facts;
+    });
+  }
+  const store = new Database(location.db, { readonly: true, fileMustExist: true });
   try {
     const one = (text: string, ...params: unknown[]) => Number((store.prepare(text).get(...params) as { n: number | null }).n ?? 0);
     const facts: StoreFacts = {
@@ -619,10 +638,6 @@ function readStore(db: string, since?: number): StoreFacts {
   } finally {
     store.close();
   }
-}
-
-async function removeDb(db: string): Promise<void> {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${db}${suffix}`, { force: true });
 }
 
 function newestMtime(dir: string, ext: string): number {
@@ -778,6 +793,7 @@ export interface PullBenchResult {
   lookups: LookupStats[];
   lookupRate: number;
   lookupPaths: string[];
+  store: StoreLocation['kind'];
   dbMB: number;
 }
 
@@ -786,8 +802,9 @@ type StepName = keyof typeof STEP_TARGETS;
 const RSS_TARGET_MB = 500;
 const LOOKUP_P99_TARGET_MS = 50;
 
-async function runPull(step: StepName, db: string, fid: number, options: Options, scratch: string, source: SourceServer | null, lookups: LookupLoad | null): Promise<StepResult> {
-  const before = readStore(db);
+async function runPull(step: StepName, location: StoreLocation, fid: number, options: Options, scratch: string, source: SourceServer | null, lookups: LookupLoad | null): Promise<StepResult> {
+  const db = location.db;
+  const before = await readStore(location);
   const flags: string[] = [];
   const sqlOut = `${scratch}.sql-${step}.json`;
   if (options.sqlProfile) {
@@ -809,7 +826,7 @@ async function runPull(step: StepName, db: string, fid: number, options: Options
   }
   const line = parsePullLine(run.stdout);
   if (!run.timedOut && (run.exitCode !== 0 || line === undefined)) throw new Error(`feeds pull (${step}) failed (exit ${run.exitCode}):\n${run.stdout.trim()}\n${run.stderr.trim()}`);
-  const after = readStore(db, before.maxDateAdded);
+  const after = await readStore(location, before.maxDateAdded);
   const result: StepResult = {
     step,
     targetSeconds: STEP_TARGETS[step],
@@ -859,9 +876,10 @@ export async function benchPull(options: Options): Promise<PullBenchResult> {
   const changed = await generateSource(changedFile, options.lines, options.seed, change);
   if (changed.replaced !== change) throw new Error(`the changed source replaced ${changed.replaced} values, not ${change}`);
 
-  const db = join(options.outDir, `pull-${options.lines}.sqlite`);
+  const location = storeLocation(options.db ?? join(options.outDir, `pull-${options.lines}.sqlite`));
+  const db = location.db;
   const scratch = join(options.outDir, `pull-run-${options.lines}`);
-  await removeDb(db);
+  await dropStore(location);
   const server = options.fileUrl ? null : await startSourceServer();
   let serve: Server | null = null;
   let lookups: LookupLoad | null = null;
@@ -904,17 +922,17 @@ export async function benchPull(options: Options): Promise<PullBenchResult> {
     }
 
     log(`pulling ${num(options.lines)} lines into the empty store …`);
-    steps.push(await runPull('pull', db, fid, options, scratch, server, lookups));
+    steps.push(await runPull('pull', location, fid, options, scratch, server, lookups));
     // The other steps re-pull what this one stored: without it they would be first pulls again.
     if (steps[0]!.timedOut) options = { ...options, steps: new Set() };
     if (server !== null && options.steps.has('repull-304')) {
       log('re-pulling, unchanged, with the ETag (304) …');
-      steps.push(await runPull('repull-304', db, fid, options, scratch, server, lookups));
+      steps.push(await runPull('repull-304', location, fid, options, scratch, server, lookups));
     }
     server?.serve(base, null);
     if (options.steps.has('repull-body')) {
       log('re-pulling the identical body (no ETag) …');
-      steps.push(await runPull('repull-body', db, fid, options, scratch, server, lookups));
+      steps.push(await runPull('repull-body', location, fid, options, scratch, server, lookups));
     }
     if (server === null) {
       // file:// has no conditional request: the source definition points at the changed file instead.
@@ -923,7 +941,7 @@ export async function benchPull(options: Options): Promise<PullBenchResult> {
     server?.serve(changedFile, `"${changed.sha1}"`);
     if (options.steps.has('change')) {
       log(`pulling the source with ${num(change)} values replaced …`);
-      steps.push(await runPull('change', db, fid, options, scratch, server, lookups));
+      steps.push(await runPull('change', location, fid, options, scratch, server, lookups));
     }
     if (lookups !== null) {
       lookups.phase('after');
@@ -936,11 +954,12 @@ export async function benchPull(options: Options): Promise<PullBenchResult> {
     if (serve !== null) await stopServer(serve);
     await server?.close();
   }
-  const dbMB = ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(`${db}${suffix}`) ? statSync(`${db}${suffix}`).size : 0), 0) / 1e6;
-  if (!options.keepDb) await removeDb(db);
+  const dbMB = await storeMegabytes(location);
+  if (!options.keepDb) await dropStore(location);
   return {
     at: new Date().toISOString(),
     commit: gitCommit(),
+    store: location.kind,
     node: process.version,
     cpus: cpus().length,
     serveWorkers: availableParallelism(),
@@ -1016,6 +1035,7 @@ async function main(argv: string[]): Promise<void> {
       'sql-profile': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'keep-db': { type: 'boolean', default: false },
+      db: { type: 'string' },
       'pull-limit': { type: 'string', default: '300' },
       steps: { type: 'string', default: 'repull-304,repull-body,change' },
       'no-build': { type: 'boolean', default: false },
@@ -1040,6 +1060,7 @@ async function main(argv: string[]): Promise<void> {
     sqlProfile: values['sql-profile'],
     cpuProf: values['cpu-prof'],
     keepDb: values['keep-db'],
+    db: values.db,
     steps: new Set(
       values.steps
         .split(',')
@@ -1054,8 +1075,9 @@ async function main(argv: string[]): Promise<void> {
     build: !values['no-build'],
     outDir: resolve(values['out-dir']),
   };
+  if (options.db !== undefined && storeLocation(options.db).kind === 'postgres' && options.sqlProfile) throw new Error('--sql-profile times better-sqlite3 statements: it needs the SQLite store');
   const result = await benchPull(options);
-  await writeFile(join(options.outDir, `pull-bench-results-${options.lines}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  await writeFile(join(options.outDir, `pull-bench-results-${options.lines}-${result.store}.json`), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`\n${formatResult(result)}\n`);
 }
 

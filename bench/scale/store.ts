@@ -25,7 +25,7 @@ export function storeLocation(db: string): StoreLocation {
 /** The URL without its password, for logs. */
 export const shown = (location: StoreLocation) => location.db.replace(/\/\/[^@]*@/, '//…@');
 
-async function withPostgres<T>(location: StoreLocation, use: (client: pg.Client, schema: string) => Promise<T>): Promise<T> {
+export async function withPostgres<T>(location: StoreLocation, use: (client: pg.Client, schema: string) => Promise<T>): Promise<T> {
   const url = new URL(location.db);
   const schema = url.searchParams.get('schema')!;
   url.searchParams.delete('schema');
