@@ -86,9 +86,17 @@ export async function rewindObservations(store: Store): Promise<void> {
   await sql`delete from threatgate_migrations where name = '0020-observations'`.execute(db);
 }
 
+/** Takes migration 0023 (fillfactor-migration.ts) away from a current store: PostgreSQL's indicators fill their pages again. */
+export async function rewindIndicatorsFillfactor(store: Store): Promise<void> {
+  const db = dbOf(store);
+  if (dialectOf(store) === 'postgres') await sql`alter table indicators reset (fillfactor)`.execute(db);
+  await sql`delete from threatgate_migrations where name = '0023-indicators-fillfactor'`.execute(db);
+}
+
 /** Takes migration 0022 (aging-migration.ts) away from a current store: the aging index and its column. */
 export async function rewindAgingIndex(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindIndicatorsFillfactor(store);
   await db.schema.dropIndex('indicators_aging').execute();
   await db.schema.alterTable('indicators').dropColumn('stamp_unlisted').execute();
   await sql`delete from threatgate_migrations where name = '0022-aging-index'`.execute(db);

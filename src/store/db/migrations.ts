@@ -13,6 +13,7 @@ import { pullRequests } from './pull-request-migration.js';
 import { searchIndexes } from './search-migration.js';
 import { observations } from './observation-migration.js';
 import { agingIndex } from './aging-migration.js';
+import { indicatorsFillfactor } from './fillfactor-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -301,6 +302,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0020-observations': observations(dialect),
     '0021-unowned-objects': unownedObjects,
     '0022-aging-index': agingIndex,
+    '0023-indicators-fillfactor': indicatorsFillfactor(dialect),
   };
 }
 

@@ -19,12 +19,12 @@ export function churnOf(plan: PullPlan, unlisted: number): number | null {
 /**
  * Hands the gate's churn check (PullPlan `checkOverlap`) how many of the pull's distinct values the
  * feed lists now: one probe of source_listings' key per staged value whose indicator the pull has
- * already looked up (pull_values.iid), so no pass over the feed's whole listing. Changes nothing;
+ * found already (pull_values.iid where not new), so no pass over the feed's whole listing. Changes nothing;
  * the check throws PullRefused to keep nothing.
  */
 export async function checkChurn(trx: Transaction<Database>, plan: PullPlan): Promise<void> {
   if (plan.checkOverlap === undefined) return;
   const { rows } = await sql<{ n: number | string }>`select count(*) as n from pull_values v
-    where v.iid is not null and exists (select 1 from source_listings l where l.fid = ${plan.fid} and l.iid = v.iid)`.execute(trx);
+    where v.new = 0 and exists (select 1 from source_listings l where l.fid = ${plan.fid} and l.iid = v.iid)`.execute(trx);
   plan.checkOverlap(Number(rows[0]?.n ?? 0));
 }

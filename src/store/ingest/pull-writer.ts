@@ -163,18 +163,27 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   };
 }
 
-/** Each staged value's indicator, when one exists: the lowest iid of its (type, value). Writes only the staging table. */
-async function findIndicators(trx: Transaction<Database>): Promise<void> {
-  await sql`update pull_values set iid = (
-    select min(i.iid) from indicators i where i.value = pull_values.value and i.type = pull_values.type)`.execute(trx);
+/**
+ * Each value once, at its first place, with the highest risk it was listed with, and its indicator:
+ * the lowest iid of its (type, value) when one exists, else the next free iid, new ones numbered in
+ * the order the source listed them. One statement writes each staged value once (PostgreSQL writes
+ * an update as a new version of the row: looking the indicators up and numbering the new ones as
+ * updates of the staged rows cost twice the staging itself). Writes only the staging tables.
+ */
+async function stageValues(trx: Transaction<Database>): Promise<void> {
+  const top = Number((await trx.selectFrom('indicators').select((eb) => eb.fn.max('iid').as('top')).executeTakeFirst())?.top ?? 0);
+  await sql`insert into pull_values (type, value, risk, ordinal, iid, new)
+    select type, value, risk, ordinal,
+      coalesce(found, ${top} + row_number() over (partition by found is null order by ordinal)),
+      case when found is null then 1 else 0 end
+    from (select r.type, r.value, max(r.risk) as risk, min(r.ordinal) as ordinal,
+            (select min(i.iid) from indicators i where i.value = r.value and i.type = r.type) as found
+          from pull_rows r group by r.type, r.value) as g`.execute(trx);
+  await sql`delete from pull_rows`.execute(trx);
 }
 
-/** Every value gets its indicator: the one findIndicators found, else the next free iids, in the order the source listed them. */
+/** The new values become indicators (their iids given by stageValues); every listed value goes to pull_listed, by iid. */
 async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
-  const top = Number((await trx.selectFrom('indicators').select((eb) => eb.fn.max('iid').as('top')).executeTakeFirst())?.top ?? 0);
-  await sql`update pull_values set iid = ${top} + r.rn, new = 1
-    from (select type, value, row_number() over (order by ordinal) as rn from pull_values where iid is null) as r
-    where pull_values.type = r.type and pull_values.value = r.value`.execute(trx);
   const inserted = await sql`
     insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash, stamp_listed)
     select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', '', ${plan.at}
@@ -313,10 +322,7 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
  */
 export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
   if (plan.repeat) return applyRepeat(trx, plan);
-  // Each value once, at its first place, with the highest risk it was listed with.
-  await sql`insert into pull_values (type, value, risk, ordinal)
-    select type, value, max(risk), min(ordinal) from pull_rows group by type, value`.execute(trx);
-  await sql`delete from pull_rows`.execute(trx);
+  await stageValues(trx);
   const values = await count(trx, sql`select 1 from pull_values`);
   // An upstream that retired every value it listed says so (withdrawn rows): that is no outage.
   if (values === 0 && plan.incremental !== true && (await count(trx, sql`select 1 from pull_withdrawn`)) === 0) {
@@ -324,7 +330,6 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
     if (listed > 0) throw new PullRefused(`the source listed no values where its last pull listed ${listed}; kept as an outage`);
   }
   // The gate's churn check (maxChurn) before anything is written: it counts by the indicators found.
-  await findIndicators(trx);
   await checkChurn(trx, plan);
   const threats = await resolveThreats(trx, plan);
   const newIndicators = await resolveIndicators(trx, plan);
