@@ -94,6 +94,20 @@ for (const backend of storeBackends()) {
         const more = [1201, 1202, 1203].map(indicator);
         await importDataset(store, { threats: [], feeds: [], indicators: more, links: more.map((i) => ({ fid: 1, iid: i.iid, stamp_linked: stamp })) }, at(3));
         assert.deepEqual(await misranked(dbOf(store)), [], 'links at the end');
+        // Many new indicators, linked after every link of threat 1 and of feed 2, and to feed 3,
+        // whose two links are below them: ranked as they go in, the renumbering finds them in place.
+        const tail = Array.from({ length: 250 }, (_, k) => indicator(1301 + k));
+        await importDataset(
+          store,
+          {
+            threats: [], feeds: [], indicators: tail,
+            links: tail.flatMap((i) => [{ tid: 1, iid: i.iid, stamp_linked: stamp }, { fid: 2, iid: i.iid, stamp_linked: stamp }, { fid: 3, iid: i.iid, stamp_linked: stamp }]),
+          },
+          at(4),
+        );
+        assert.deepEqual(await misranked(dbOf(store)), [], 'many links at the end');
+        const page = await store.findLinksPage({ kind: 'feed', fid: 3 }, 0, 3);
+        assert.deepEqual(page.rows.map((r) => r.iid), [7, 8, 1301]);
         const last = await store.findLinksPage({ kind: 'feed', fid: 1 }, 0, 1000);
         assert.deepEqual(last.rows.slice(0, 3).map((r) => r.iid), [1, 3, 6]);
       } finally {

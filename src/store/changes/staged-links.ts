@@ -77,9 +77,26 @@ export async function moveLinks(trx: Transaction<Database>, kind: 0 | 1, fresh: 
       select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid) then 0 else 1 end
     where kind = ${kind} and not exists (
       select 1 from ${table} l where l.${owner} = import_links.owner and l.iid = import_links.iid and l.stamp_linked = import_links.stamp_linked)`.execute(trx);
+  // A new link after its owner's last one (a new indicator's, as new iids come last) takes its rank
+  // here: the last link's plus its place among them. Any other gets -1 until derive ranks the
+  // owner's links from its first new one on (renumberLinks), which then finds the appended ones
+  // ranked already and rewrites none of them (PostgreSQL writes every updated row anew, in each of
+  // the table's indexes, as seq is one).
+  const changedLinks = sql`select owner, iid, stamp_linked from import_links where kind = ${kind} and changed = 1`;
   const result = await sql`
+    with owners as (
+      select o.owner, coalesce((select max(l.iid) from ${table} l where l.${owner} = o.owner), 0) as last_iid
+      from (select distinct owner from import_links where kind = ${kind} and changed = 1) as o),
+    ends as (
+      select owners.owner, owners.last_iid,
+        coalesce((select l.seq from ${table} l where l.${owner} = owners.owner and l.iid = owners.last_iid), -1) as last_seq
+      from owners)
     insert into ${table} (${owner}, iid, stamp_linked, seq)
-    select owner, iid, stamp_linked, -1 from import_links where kind = ${kind} and changed = 1
+    select c.owner, c.iid, c.stamp_linked,
+      case when c.iid > e.last_iid then e.last_seq + row_number() over (partition by c.owner, c.iid > e.last_iid order by c.iid) else -1 end
+    from (${changedLinks}) as c join ends e on e.owner = c.owner
+    where true
+    order by c.owner, c.iid
     on conflict (${owner}, iid) do update set stamp_linked = excluded.stamp_linked`.execute(trx);
   return Number(result.numAffectedRows ?? 0n);
 }
