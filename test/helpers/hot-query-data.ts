@@ -67,6 +67,9 @@ export async function fillPlanStore(store: Store): Promise<void> {
   // What feed 2 listed once and no longer does (one in ten, beside the values it lists), and which pull made each threat link.
   await sql`insert into past_listings (fid, iid, last_listed, risk) select 2, 1000 + f.x, '2026-01-05 00:00:00', 3 from ${filler(sql`x % 10 = 5`)}`.execute(db);
   await sql`insert into threat_link_sources (iid, tid, fid) select 1000 + f.x, 2, 1 from ${filler(IN_THREAT_2)}`.execute(db);
+  // Values aging since no source listed them (one in ten), for the statistics of a store where
+  // many do; feed 1's listings of them stay, which no plan here depends on.
+  await sql`insert into unlisted_indicators (iid, stamp_unlisted) select 1000 + f.x, '2026-01-05 00:00:00' from ${filler(sql`x % 10 = 5`)}`.execute(db);
   const { rows } = await sql<{ top: number | string }>`select max(date_added) as top from stix_objects`.execute(db);
   const base = Number(rows[0]!.top);
   // As a store keeps them: indicators and relationships without a body, rendered when read (version-rows.ts).

@@ -86,9 +86,25 @@ export async function rewindObservations(store: Store): Promise<void> {
   await sql`delete from threatgate_migrations where name = '0020-observations'`.execute(db);
 }
 
+/**
+ * Takes migration 0024 (unlisted-migration.ts) away from a current store: the aging stamps go back
+ * into their column of indicators, under its partial index (migration 0022's).
+ */
+export async function rewindUnlistedIndicators(store: Store): Promise<void> {
+  const db = dbOf(store);
+  await db.schema.alterTable('indicators').addColumn('stamp_unlisted', 'text').execute();
+  await sql`update indicators set stamp_unlisted = (select u.stamp_unlisted from unlisted_indicators u where u.iid = indicators.iid)
+    where iid in (select iid from unlisted_indicators)`.execute(db);
+  await db.schema.createIndex('indicators_aging').on('indicators').columns(['stamp_unlisted', 'iid'])
+    .where('stamp_unlisted', 'is not', null).where(sql.ref('risk'), '<>', 'retired').execute();
+  await db.schema.dropTable('unlisted_indicators').execute();
+  await sql`delete from threatgate_migrations where name = '0024-unlisted-indicators'`.execute(db);
+}
+
 /** Takes migration 0023 (fillfactor-migration.ts) away from a current store: PostgreSQL's indicators fill their pages again. */
 export async function rewindIndicatorsFillfactor(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindUnlistedIndicators(store);
   if (dialectOf(store) === 'postgres') await sql`alter table indicators reset (fillfactor)`.execute(db);
   await sql`delete from threatgate_migrations where name = '0023-indicators-fillfactor'`.execute(db);
 }

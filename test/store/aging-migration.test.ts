@@ -1,4 +1,4 @@
-// Migration 0022 (aging-migration.ts) on a store that already holds data: of the indicators pulls
+// Migrations 0022 (aging-migration.ts) and 0024 (unlisted-migration.ts) on a store that already holds data: of the indicators pulls
 // listed, those no source lists now get, in stamp_unlisted, when a pull last listed them; listed
 // ones and ones no pull ever listed get none. The lifecycle then ages out what it did before.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { noBatches } from '../../src/store/contract/write-batch.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { buildFixture } from '../helpers/fixture.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, migrateRewound, rewindAgingIndex } from '../helpers/store-db.js';
+import { dbOf, migrateRewound, rewindAgingIndex, rewindUnlistedIndicators } from '../helpers/store-db.js';
 import { fixedClock } from '../helpers/test-app.js';
 
 
@@ -36,10 +36,11 @@ for (const backend of storeBackends()) {
     });
 
     it('marks what no source lists now with its last listing, and nothing else', async () => {
-      const rows = await dbOf(store).selectFrom('indicators').select(['iid', 'stamp_unlisted']).where('iid', 'in', [1, 2, 3, 4]).orderBy('iid').execute();
+      // Migration 0024 (unlisted-migration.ts), which follows, carries the stamps into their own table.
+      const rows = await dbOf(store).selectFrom('unlisted_indicators').select(['iid', 'stamp_unlisted']).orderBy('iid').execute();
       assert.deepEqual(
         rows.map((r) => [Number(r.iid), r.stamp_unlisted]),
-        [[1, null], [2, LONG_AGO], [3, LATELY], [4, null]],
+        [[2, LONG_AGO], [3, LATELY]],
       );
     });
 
@@ -49,6 +50,43 @@ for (const backend of storeBackends()) {
       assert.equal(lifecycle.agedIndicators, 1);
       assert.deepEqual([(await store.findIndicator(2))?.risk, (await store.findIndicator(2))?.retired_reason], ['retired', 'aged-out']);
       for (const iid of [1, 3, 4]) assert.notEqual((await store.findIndicator(iid))?.risk, 'retired', `iid ${iid}`);
+    });
+  });
+}
+
+for (const backend of storeBackends()) {
+  describe(`migration 0024 on ${backend.name} (the unlisted values in a table of their own)`, () => {
+    let store: Store;
+    before(async () => {
+      const created = await backend.create();
+      store = created.store;
+      await importDataset(store, buildFixture(), fixedClock);
+      const db = dbOf(store);
+      await rewindUnlistedIndicators(store);
+      // 2 and 3 are aging; 5 was unlisted, then retired: it ages no more.
+      await sql`update indicators set stamp_listed = ${LONG_AGO}, stamp_unlisted = case iid when 3 then ${LATELY} else ${LONG_AGO} end where iid in (2, 3, 5)`.execute(db);
+      await sql`update indicators set risk = 'retired' where iid = 5`.execute(db);
+      await migrateRewound(store, created.location);
+    });
+    after(async () => {
+      await store.close();
+      await backend.cleanup();
+    });
+
+    it('carries each stamp of a value not retired over, and drops the column and its index', async () => {
+      const db = dbOf(store);
+      const rows = await db.selectFrom('unlisted_indicators').select(['iid', 'stamp_unlisted']).orderBy('iid').execute();
+      assert.deepEqual(rows.map((r) => [Number(r.iid), r.stamp_unlisted]), [[2, LONG_AGO], [3, LATELY]]);
+      await assert.rejects(sql`select stamp_unlisted from indicators`.execute(db));
+    });
+
+    it('the lifecycle ages out the one unlisted since before the cutoff; it leaves the table', async () => {
+      const plan = { at: '2026-01-15 00:00:00', threatCutoff: '2000-01-01 00:00:00', indicatorCutoffs: { byType: {}, default: '2025-12-16 00:00:00' } };
+      const { lifecycle } = await store.applyWrite({ kind: 'lifecycle', plan }, noBatches(), fixedClock);
+      assert.equal(lifecycle.agedIndicators, 1);
+      assert.equal((await store.findIndicator(2))?.retired_reason, 'aged-out');
+      const rows = await dbOf(store).selectFrom('unlisted_indicators').select('iid').orderBy('iid').execute();
+      assert.deepEqual(rows.map((r) => Number(r.iid)), [3]);
     });
   });
 }

@@ -104,7 +104,8 @@ for (const backend of storeBackends()) {
     describe('what a sighting leaves alone', () => {
       it('an aged-out indicator keeps the risk its sources gave it', async () => {
         // Listed by a pull once, long ago, and by no source since: the lifecycle ages it out.
-        await sql`update indicators set stamp_listed = '2025-01-01 00:00:00', stamp_unlisted = '2025-01-01 00:00:00' where iid = 4`.execute(dbOf(store));
+        await sql`update indicators set stamp_listed = '2025-01-01 00:00:00' where iid = 4`.execute(dbOf(store));
+        await sql`insert into unlisted_indicators (iid, stamp_unlisted) values (4, '2025-01-01 00:00:00')`.execute(dbOf(store));
         const plan = { at: REPORTED, threatCutoff: '2000-01-01 00:00:00', indicatorCutoffs: { byType: {}, default: '2025-12-01 00:00:00' } };
         const { lifecycle } = await store.applyWrite({ kind: 'lifecycle', plan }, noBatches(), fixedClock);
         assert.equal(lifecycle.agedIndicators, 1);

@@ -14,6 +14,7 @@ import { searchIndexes } from './search-migration.js';
 import { observations } from './observation-migration.js';
 import { agingIndex } from './aging-migration.js';
 import { indicatorsFillfactor } from './fillfactor-migration.js';
+import { unlistedIndicators } from './unlisted-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -303,6 +304,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0021-unowned-objects': unownedObjects,
     '0022-aging-index': agingIndex,
     '0023-indicators-fillfactor': indicatorsFillfactor(dialect),
+    '0024-unlisted-indicators': unlistedIndicators(dialect),
   };
 }
 

@@ -80,8 +80,6 @@ export interface IndicatorTable {
   content_hash: string;
   /** The last time a pull listed it; null when no pull ever did (lifecycle-migration.ts). */
   stamp_listed: Generated<string | null>;
-  /** For one pulls listed that no source lists now, when a pull last listed it; null while listed (aging-migration.ts). */
-  stamp_unlisted: Generated<string | null>;
   /** What retired it, `aged-out` or `upstream`, and when; null while it is listed (retirement-migration.ts). */
   retired_reason: Generated<string | null>;
   stamp_retired: Generated<string | null>;
@@ -90,6 +88,12 @@ export interface IndicatorTable {
   stamp_first_sighted: Generated<string | null>;
   stamp_sighted: Generated<string | null>;
   submissions: Generated<number>;
+}
+
+/** An indicator pulls listed that no source lists now, not retired, and when a pull last listed it (unlisted-migration.ts). */
+export interface UnlistedIndicatorTable {
+  iid: number;
+  stamp_unlisted: string;
 }
 
 export interface FeedLinkTable {
@@ -337,6 +341,7 @@ export interface Database {
   threat_names: ThreatNameTable;
   feeds: FeedTable;
   indicators: IndicatorTable;
+  unlisted_indicators: UnlistedIndicatorTable;
   feed_links: FeedLinkTable;
   threat_links: ThreatLinkTable;
   api_keys: ApiKeyTable;

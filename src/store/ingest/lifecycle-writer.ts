@@ -11,7 +11,7 @@ import type { IndicatorRetiredReason } from '../contract/records.js';
 /**
  * Retires the active threats whose last observation (stamp_seen, else stamp_added) is before the
  * cutoff, and ages out the indicators pulls have listed that no source lists now and none listed
- * since their type's cutoff (stamp_unlisted). A threat already retired keeps its stamp; an indicator
+ * since their type's cutoff (unlisted_indicators). A threat already retired keeps its stamp; an indicator
  * already retired is left alone. Changed records are noted for the refresh that follows.
  */
 export async function applyLifecycle(trx: Transaction<Database>, plan: LifecyclePlan): Promise<LifecycleCounts> {
@@ -27,10 +27,12 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
     types.length === 0
       ? sql`${plan.indicatorCutoffs.default}`
       : sql`case type ${sql.join(types.map((type) => sql`when ${type} then ${plan.indicatorCutoffs.byType[type]!}`), sql` `)} else ${plan.indicatorCutoffs.default} end`;
-  // The aging index (aging-migration.ts) holds exactly the candidates: listed once, listed by no
-  // source now, not retired. The latest cutoff bounds its range; each type's cutoff then applies.
+  // unlisted_indicators (unlisted-migration.ts) holds exactly the candidates: listed once, listed by
+  // no source now, not retired. The latest cutoff bounds the range of its index; each type's cutoff
+  // then applies.
   const latest = [plan.indicatorCutoffs.default, ...Object.values(plan.indicatorCutoffs.byType)].sort().at(-1)!;
-  const aging = sql`stamp_unlisted is not null and risk <> 'retired' and stamp_unlisted < ${latest} and stamp_unlisted < ${cutoff}`;
+  const aging = sql`iid in (select u.iid from unlisted_indicators u where u.stamp_unlisted < ${latest})
+    and (select u.stamp_unlisted from unlisted_indicators u where u.iid = indicators.iid) < ${cutoff} and risk <> 'retired'`;
   return { retiredThreats, agedIndicators: await retireIndicators(trx, plan.at, aging, 'aged-out') };
 }
 
@@ -40,25 +42,42 @@ export async function applyLifecycle(trx: Transaction<Database>, plan: Lifecycle
  * (`valid_until`), and its row as it was is kept for the aggregates to take away (value-counts.ts).
  * The lifecycle's aging and a pull's withdrawn values (pull-writer.ts) both retire this way, each
  * recording its `reason` and the moment (retired_reason, stamp_retired: the indicator lookup's).
+ * A retired indicator no longer ages: it leaves unlisted_indicators.
  */
 export async function retireIndicators(trx: Transaction<Database>, at: string, which: RawBuilder<unknown>, reason: IndicatorRetiredReason): Promise<number> {
   await keepIndicatorRows(trx, sql`select iid from indicators where ${which}`);
   const { rows } = await sql<{ iid: number }>`
     update indicators set risk = 'retired', retired_reason = ${reason}, stamp_retired = ${at}, stamp_updated = ${at}, content_hash = ''
     where ${which} returning iid`.execute(trx);
-  await noteChanged(trx, 'indicators', rows.map((r) => Number(r.iid)));
+  const iids = rows.map((r) => Number(r.iid));
+  await noteChanged(trx, 'indicators', iids);
+  for (let i = 0; i < iids.length; i += IN_LIST_CHUNK) {
+    await trx.deleteFrom('unlisted_indicators').where('iid', 'in', iids.slice(i, i + IN_LIST_CHUNK)).execute();
+  }
   return rows.length;
 }
 
+/** Keys per `in (...)` list: SQLite takes at most 32,766 parameters in a statement. */
+const IN_LIST_CHUNK = 10_000;
+
 /**
- * Of the indicators `left` selects, those pulls listed and no source lists now start their aging
- * clock: `stamp_unlisted` takes the last time a pull listed them (aging-migration.ts). Called after
- * their listings are deleted, or before with `leaving`, a feed whose listings are about to go.
+ * Of the indicators `left` selects, those pulls listed, not retired, that no source lists now start
+ * their aging clock: a row in unlisted_indicators with the last time a pull listed them
+ * (unlisted-migration.ts); one there already keeps its stamp. Called after their listings are
+ * deleted, or before with `leaving`, a feed whose listings are about to go.
  */
 export async function markUnlisted(trx: Transaction<Database>, left: RawBuilder<unknown>, leaving?: number): Promise<void> {
-  await sql`update indicators set stamp_unlisted = stamp_listed
-    where iid in (${left}) and stamp_listed is not null and stamp_unlisted is null
-      and not exists (select 1 from source_listings l where l.iid = indicators.iid${leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`})`.execute(trx);
+  await sql`insert into unlisted_indicators (iid, stamp_unlisted)
+    select i.iid, i.stamp_listed from indicators i
+    where i.iid in (${left}) and i.stamp_listed is not null and i.risk <> 'retired'
+      and not exists (select 1 from source_listings l where l.iid = i.iid${leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`})
+    order by i.iid
+    on conflict (iid) do nothing`.execute(trx);
+}
+
+/** The indicators `listed` selects have a listing again: their aging clock stops. */
+export async function markListed(trx: Transaction<Database>, listed: RawBuilder<unknown>): Promise<void> {
+  await sql`delete from unlisted_indicators where iid in (${listed})`.execute(trx);
 }
 
 /**

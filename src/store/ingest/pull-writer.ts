@@ -15,7 +15,7 @@ import { mergePulledAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
 import { createPullTables, pullTables } from './pull-tables.js';
 import { setTempCache } from '../db/dialect.js';
-import { markUnlisted, retireIndicators } from './lifecycle-writer.js';
+import { markListed, markUnlisted, retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../contract/commands.js';
 import { checkChurn, churnOf } from './pull-churn.js';
@@ -95,10 +95,10 @@ async function count(trx: Kysely<any>, query: ReturnType<typeof sql>): Promise<n
 
 /** Sets stamp_seen to the pull's time on the listed indicators and the threats the pull saw. */
 async function markSeen(trx: Transaction<Database>, at: string, iids: ReturnType<typeof sql>, tids: readonly number[]): Promise<void> {
-  // stamp_listed marks what pulls list: only those age out when no source lists them (lifecycle-writer.ts);
-  // a listed value is not unlisted (aging-migration.ts).
-  await sql`update indicators set stamp_seen = ${at}, stamp_listed = ${at}, stamp_unlisted = null
-    where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at} or stamp_listed is null or stamp_listed <> ${at} or stamp_unlisted is not null)`.execute(trx);
+  // stamp_listed marks what pulls list: only those age out when no source lists them (lifecycle-writer.ts).
+  // No column here is indexed, so on PostgreSQL each row's new version stays on its page (fillfactor-migration.ts).
+  await sql`update indicators set stamp_seen = ${at}, stamp_listed = ${at}
+    where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at} or stamp_listed is null or stamp_listed <> ${at})`.execute(trx);
   for (let i = 0; i < tids.length; i += 500) {
     await trx.updateTable('threats').set({ stamp_seen: at }).where('tid', 'in', tids.slice(i, i + 500)).execute();
   }
@@ -217,6 +217,8 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await markUnlisted(trx, sql`select iid from pull_dropped`);
   await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1 or relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
+  // Only a value this feed did not list as it does now can have been unlisted; a new one never was.
+  await markListed(trx, sql`select iid from pull_listed where relisted = 1`);
   // UNION ALL: an IN list needs no distinct rows, and SQLite plans a UNION as a merge that reads the
   // staging table through an index at random.
   return takeListedRisks(trx, at, sql`select iid from pull_listed where relisted = 1 union all select iid from pull_dropped`);
