@@ -101,18 +101,21 @@ export async function rewindUnlistedIndicators(store: Store): Promise<void> {
   await sql`delete from threatgate_migrations where name = '0024-unlisted-indicators'`.execute(db);
 }
 
-/** Takes migration 0023 (fillfactor-migration.ts) away from a current store: PostgreSQL's indicators fill their pages again. */
-export async function rewindIndicatorsFillfactor(store: Store): Promise<void> {
+/** Takes migration 0023 (storage-migration.ts) away from a current store: PostgreSQL's defaults for indicators again. */
+export async function rewindIndicatorsStorage(store: Store): Promise<void> {
   const db = dbOf(store);
   await rewindUnlistedIndicators(store);
-  if (dialectOf(store) === 'postgres') await sql`alter table indicators reset (fillfactor)`.execute(db);
-  await sql`delete from threatgate_migrations where name = '0023-indicators-fillfactor'`.execute(db);
+  if (dialectOf(store) === 'postgres') {
+    await sql`alter table indicators reset (fillfactor)`.execute(db);
+    await sql`alter index indicators_value_trigrams reset (gin_pending_list_limit)`.execute(db);
+  }
+  await sql`delete from threatgate_migrations where name = '0023-indicators-storage'`.execute(db);
 }
 
 /** Takes migration 0022 (aging-migration.ts) away from a current store: the aging index and its column. */
 export async function rewindAgingIndex(store: Store): Promise<void> {
   const db = dbOf(store);
-  await rewindIndicatorsFillfactor(store);
+  await rewindIndicatorsStorage(store);
   await db.schema.dropIndex('indicators_aging').execute();
   await db.schema.alterTable('indicators').dropColumn('stamp_unlisted').execute();
   await sql`delete from threatgate_migrations where name = '0022-aging-index'`.execute(db);

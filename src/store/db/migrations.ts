@@ -13,7 +13,7 @@ import { pullRequests } from './pull-request-migration.js';
 import { searchIndexes } from './search-migration.js';
 import { observations } from './observation-migration.js';
 import { agingIndex } from './aging-migration.js';
-import { indicatorsFillfactor } from './fillfactor-migration.js';
+import { indicatorsStorage } from './storage-migration.js';
 import { unlistedIndicators } from './unlisted-migration.js';
 import type { Dialect } from './dialect.js';
 
@@ -303,7 +303,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0020-observations': observations(dialect),
     '0021-unowned-objects': unownedObjects,
     '0022-aging-index': agingIndex,
-    '0023-indicators-fillfactor': indicatorsFillfactor(dialect),
+    '0023-indicators-storage': indicatorsStorage(dialect),
     '0024-unlisted-indicators': unlistedIndicators(dialect),
   };
 }

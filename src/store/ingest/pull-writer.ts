@@ -96,7 +96,7 @@ async function count(trx: Kysely<any>, query: ReturnType<typeof sql>): Promise<n
 /** Sets stamp_seen to the pull's time on the listed indicators and the threats the pull saw. */
 async function markSeen(trx: Transaction<Database>, at: string, iids: ReturnType<typeof sql>, tids: readonly number[]): Promise<void> {
   // stamp_listed marks what pulls list: only those age out when no source lists them (lifecycle-writer.ts).
-  // No column here is indexed, so on PostgreSQL each row's new version stays on its page (fillfactor-migration.ts).
+  // No column here is indexed, so on PostgreSQL each row's new version stays on its page (storage-migration.ts).
   await sql`update indicators set stamp_seen = ${at}, stamp_listed = ${at}
     where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at} or stamp_listed is null or stamp_listed <> ${at})`.execute(trx);
   for (let i = 0; i < tids.length; i += 500) {
