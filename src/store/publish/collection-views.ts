@@ -125,12 +125,12 @@ const FINAL_VERSION = sql`(s.revoked = 1 or (s.type = 'indicator'
  * still valid, and is not revoked (docs/stix-mapping.md).
  */
 async function refreshView(db: Kysely<Database>, collection: CollectionConfig, clock: DateAddedClock, newVersionsOnly: boolean): Promise<void> {
-  const c = collection.id;
-  const cond = viewCondition(collection.filter);
   if (newVersionsOnly) {
     await refreshNewVersions(db, collection, clock);
     return;
   }
+  const c = collection.id;
+  const cond = viewCondition(collection.filter);
   await sql`delete from collection_objects where collection = ${c}
     and id not in (select o.id from (${viewObjects(collection.filter)}) o)
     and not exists (select 1 from stix_objects s where s.id = collection_objects.id and ${FINAL_VERSION})`.execute(db);
