@@ -505,9 +505,10 @@ export type SqlEvent = [string, number, number, number, number];
  * (ingest.ts ingest, pull-writer.ts applyPull, then derive and publish in apply.ts).
  */
 const PULL_PHASES: [string, RegExp][] = [
-  ['fetch, read, normalize and stage the values (pull_values)', /^create temporary table pull_values/],
-  ['applyPull: count, threats', /^select count\(\*\) as n from \(select 1 from pull_values\)/],
-  ['applyPull: resolveIndicators (iids, insert indicators)', /^update pull_values set iid = \( select min/],
+  ['fetch, read, normalize and stage the values (pull_rows)', /^create temporary table pull_values/],
+  ['applyPull: each value once with its indicator (pull_values)', /^insert into pull_values \(type, value, risk, ordinal, iid, new\)/],
+  ['applyPull: count, threats, attributes', /^select count\(\*\) as n from \(select 1 from pull_values\)/],
+  ['applyPull: resolveIndicators (insert indicators)', /^insert into indicators \(iid, value, type, risk/],
   ['applyPull: updateListingsAndRisks', /^update pull_(values|listed) set relisted = 1/],
   ['applyPull: stageNewLinks', /^insert into import_links \(kind, owner, iid, stamp_linked, ordinal, position\) select \?, \?, v\.iid/],
   ['applyPull: markSeen, finishFeed', /^update indicators set stamp_seen/],

@@ -1,6 +1,7 @@
 // What a pull's rows said besides their values (`csv.attributes`, `json.attributes`: docs/sources.md, "What a pull keeps"),
 // merged into their indicators' `attributes` in the pull's transaction: staged with the values, read
-// once in iid order at the pull's end, and written back in one UPDATE for those that changed.
+// once in iid order, and given to the new indicators as they are inserted (pull-writer.ts) and to the
+// stored ones that changed in one UPDATE.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { RowTable } from '../db/bulk-insert.js';
 import type { ValueAttributeStagingRow } from '../contract/staging-rows.js';
@@ -58,10 +59,12 @@ function storedAttributes(text: string): Map<string, unknown> {
 
 /**
  * Merges the staged attributes of the pull's values into their indicators (addAttributes): new
- * indicators take them as they come, existing ones whose attributes gain something are changed
- * records (stamp_updated, their rows from before kept for the aggregates, a new STIX version since
- * their STIX objects carry the attributes). The same attributes pulled again change nothing.
- * Returns how many existing indicators changed. Needs pull_values and pull_listed resolved.
+ * indicators take them as they come, left in pull_attribute_changes for their insert
+ * (newAttributes), so no new row is written twice; existing ones whose attributes gain something are
+ * changed records (stamp_updated, their rows from before kept for the aggregates, a new STIX version
+ * since their STIX objects carry the attributes). The same attributes pulled again change nothing.
+ * Returns how many existing indicators changed. Needs pull_values' iids (stageValues), and runs
+ * before the new indicators are inserted.
  */
 export async function mergePulledAttributes(trx: Transaction<Database>, at: string): Promise<number> {
   const { rows: any } = await sql`select 1 as one from pull_attributes limit 1`.execute(trx);
@@ -70,10 +73,10 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   // indicators are read in their own order. A row that says just what its indicator holds adds
   // nothing, whatever the other rows say: the steady state of a list pulled day after day stays in
   // SQL, and only the rows that may add something are read and merged here.
-  const { numAffectedRows } = await sql`insert into pull_attribute_iids (iid, seq, attributes)
-    select v.iid, a.seq, a.attributes from pull_attributes a join pull_values v on v.type = a.type and v.value = a.value
-    join indicators i on i.iid = v.iid
-    where i.attributes <> a.attributes
+  const { numAffectedRows } = await sql`insert into pull_attribute_iids (iid, seq, attributes, new)
+    select v.iid, a.seq, a.attributes, v.new from pull_attributes a join pull_values v on v.type = a.type and v.value = a.value
+    left join indicators i on i.iid = v.iid and v.new = 0
+    where v.new = 1 or i.attributes <> a.attributes
     order by v.iid, a.seq`.execute(trx);
   await sql`delete from pull_attributes`.execute(trx);
   if (Number(numAffectedRows ?? 0n) === 0) return 0;
@@ -92,8 +95,8 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   type Row = { iid: number; seq: number; said: string; stored: string; new: number };
   for (let after = { iid: Number.MIN_SAFE_INTEGER, seq: 0 }; ; ) {
     const { rows } = await sql<Row>`
-      select p.iid, p.seq, p.attributes as said, i.attributes as stored, l.new
-      from pull_attribute_iids p join indicators i on i.iid = p.iid join pull_listed l on l.iid = p.iid
+      select p.iid, p.seq, p.attributes as said, coalesce(i.attributes, '{}') as stored, p.new
+      from pull_attribute_iids p left join indicators i on i.iid = p.iid and p.new = 0
       where (p.iid, p.seq) > (${after.iid}, ${after.seq})
       order by p.iid, p.seq limit ${PAGE}`.execute(trx);
     for (const row of rows) {
@@ -114,9 +117,12 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   // Their rows as they were, for the aggregates to take away (value-counts.ts); new indicators have none.
   await keepIndicatorRows(trx, sql`select iid from pull_attribute_changes where new = 0`);
   await sql`update indicators set attributes = c.attributes, stamp_updated = ${at}, content_hash = ''
-    from pull_attribute_changes c where indicators.iid = c.iid`.execute(trx);
-  // New indicators are noted as changed already (resolveIndicators).
+    from pull_attribute_changes c where indicators.iid = c.iid and c.new = 0`.execute(trx);
+  // New indicators are noted as changed when they are inserted (resolveIndicators).
   await noteChangedFrom(trx, 'indicators', sql`select iid from pull_attribute_changes where new = 0`);
   const { rows: changed } = await sql<{ n: number }>`select count(*) as n from pull_attribute_changes where new = 0`.execute(trx);
   return Number(changed[0]?.n ?? 0);
 }
+
+/** The attributes a new indicator of the pull is inserted with (an expression over pull_values' row): what its rows said, else none. */
+export const newAttributes = sql`coalesce((select c.attributes from pull_attribute_changes c where c.iid = pull_values.iid), '{}')`;

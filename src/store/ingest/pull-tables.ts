@@ -22,7 +22,7 @@ export type PullTables = {
   pull_withdrawn_iids: { iid: number };
   /** What the rows said besides their values (pull-attributes.ts): as staged, by iid, and the indicators whose attributes change. */
   pull_attributes: { type: string; value: string; seq: number; attributes: string };
-  pull_attribute_iids: { iid: number; seq: number; attributes: string };
+  pull_attribute_iids: { iid: number; seq: number; attributes: string; new: number };
   pull_attribute_changes: { iid: number; attributes: string; new: number };
 };
 
@@ -67,7 +67,7 @@ export async function createPullTables(trx: Kysely<Database>, dialect: Dialect):
   await sql`create temporary table pull_withdrawn_iids (iid bigint primary key) ${onCommit}`.execute(trx);
   await sql`create temporary table pull_attributes (type text not null, value text not null, seq bigint not null, attributes text not null) ${onCommit}`.execute(trx);
   // Filled in key order and read in pages of it, as its own B-tree on SQLite (no rowid table beside it).
-  await sql`create temporary table pull_attribute_iids (iid bigint not null, seq bigint not null, attributes text not null,
+  await sql`create temporary table pull_attribute_iids (iid bigint not null, seq bigint not null, attributes text not null, new integer not null,
     primary key (iid, seq)) ${withoutRowid(dialect)} ${onCommit}`.execute(trx);
   await sql`create temporary table pull_attribute_changes (iid bigint primary key, attributes text not null, new integer not null) ${onCommit}`.execute(trx);
 }

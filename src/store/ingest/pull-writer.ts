@@ -11,7 +11,7 @@ import type { Database } from '../db/schema.js';
 import { noteChanged, noteChangedFrom } from '../changes/change-set.js';
 import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import { stagedLinks, stageLinksFrom } from '../changes/staged-links.js';
-import { mergePulledAttributes } from './pull-attributes.js';
+import { mergePulledAttributes, newAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
 import { createPullTables, pullTables } from './pull-tables.js';
 import { setTempCache } from '../db/dialect.js';
@@ -186,7 +186,7 @@ async function stageValues(trx: Transaction<Database>): Promise<void> {
 async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
   const inserted = await sql`
     insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash, stamp_listed)
-    select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, '{}', '{}', '', ${plan.at}
+    select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, ${newAttributes}, '{}', '', ${plan.at}
     from pull_values where new = 1 order by iid`.execute(trx);
   await noteChangedFrom(trx, 'indicators', sql`select iid from pull_values where new = 1`);
   // Later steps go by iid, in iid order (a dropped listing is one no listed value has).
@@ -334,8 +334,8 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan): Pro
   // The gate's churn check (maxChurn) before anything is written: it counts by the indicators found.
   await checkChurn(trx, plan);
   const threats = await resolveThreats(trx, plan);
-  const newIndicators = await resolveIndicators(trx, plan);
   const attributeChanges = await mergePulledAttributes(trx, plan.at);
+  const newIndicators = await resolveIndicators(trx, plan);
   const withdrawn = await resolveWithdrawn(trx, plan);
   const riskChanges = await updateListingsAndRisks(trx, plan);
   const retired = await retireWithdrawn(trx, plan);
