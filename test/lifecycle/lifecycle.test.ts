@@ -154,6 +154,23 @@ for (const backend of storeBackends()) {
       assert.equal(PULL_CONFIG.lifecycle.threatRetireDays, 90);
     });
 
+    it('a value listed again stops aging: its clock from before does not retire it while a source lists it', async () => {
+      const list = join(dir, 'relisted.txt');
+      writeFileSync(list, 'back.example.com\nsteady.example.com\n');
+      const fid = await world.addSource('Relisting list', { url: pathToFileURL(list).href, format: 'text', risk: 'medium' });
+      assert.equal((await world.pull(fid)).ok, true);
+      writeFileSync(list, 'steady.example.com\n');
+      assert.equal((await world.pull(fid)).ok, true);
+      world.clock.advance(20 * DAY);
+      writeFileSync(list, 'back.example.com\nsteady.example.com\n');
+      assert.equal((await world.pull(fid)).ok, true);
+      // 31 days after it first left, and listed since.
+      world.clock.advance(11 * DAY);
+      await runLifecycle(world.store, SETTINGS, world.clock);
+      const back = await dbOf(world.store).selectFrom('indicators').select('risk').where('value', '=', 'back.example.com').executeTakeFirst();
+      assert.equal(back?.risk, 'medium');
+    });
+
     it('a value two feeds list ages from the last pull that listed it, and a deleted feed leaves its values to age', async () => {
       const riskOf = async (value: string) => (await dbOf(world.store).selectFrom('indicators').select('risk').where('value', '=', value).executeTakeFirst())?.risk;
       const lists = ['shared-a', 'shared-b', 'deleted', 'linker'].map((name) => join(dir, `${name}.txt`));

@@ -99,14 +99,14 @@ export function anyObserved(changes: ImportChanges): boolean {
  * statement (PostgreSQL 65,535), which a pull that changes the risk of more indicators than that
  * would otherwise pass.
  */
-const NOTE_CHUNK = 10_000;
+export const KEYS_PER_STATEMENT = 10_000;
 
 /** Notes the keys of records that a writer inserted or changed, or observed; a key noted before stays noted once. */
 export async function noteChanged(trx: Kysely<Database>, records: ChangedRecords | ObservedRecords, keys: readonly number[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += NOTE_CHUNK) {
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
     await changeTables(trx)
       .insertInto(CHANGED_TABLE[records])
-      .values(keys.slice(i, i + NOTE_CHUNK).map((id) => ({ id })))
+      .values(keys.slice(i, i + KEYS_PER_STATEMENT).map((id) => ({ id })))
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }

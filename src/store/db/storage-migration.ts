@@ -18,8 +18,8 @@ export const INDICATORS_FILLFACTOR = 50;
 /**
  * The trigram index (explore's wildcards) takes new entries into a pending list, merged into the
  * index when the list reaches this size (KiB): at 4 MB, PostgreSQL's default, a pull of many new
- * values spends most of its insert merging. A query reads the list whole until it is merged, a few
- * milliseconds at this size.
+ * values spends most of its insert merging. A query reads the list whole until it is merged, which
+ * a list this small keeps cheap (bench/README.md, "Source-feed pulls").
  */
 export const TRIGRAM_PENDING_LIST_KIB = 16 * 1024;
 

@@ -269,7 +269,7 @@ async function replaceChangedIndicators(
       const { kind: k, links, owner } = SIDES[kind];
       // The chunk's links first, by their iid index: joined as one statement, PostgreSQL hashed the
       // write's whole staged links and kept rows (temporary tables it has no statistics for) for
-      // every chunk, seconds each on a store of millions.
+      // every chunk, a cost that grew with the write, not with the chunk.
       const { rows } = await sql<Row>`
         with l as materialized (select ${sql.ref(owner)} as owner, iid from ${sql.table(links)} where iid in (${sql.join(iids)}))
         select l.owner, l.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties,

@@ -3,7 +3,7 @@
 // transaction (apply.ts), so aggregates and STIX versions follow as for any change.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { noteChanged } from '../changes/change-set.js';
+import { KEYS_PER_STATEMENT, noteChanged } from '../changes/change-set.js';
 import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import type { LifecycleCounts, LifecyclePlan, ThreatStatePlan } from '../contract/commands.js';
 import type { IndicatorRetiredReason } from '../contract/records.js';
@@ -51,14 +51,11 @@ export async function retireIndicators(trx: Transaction<Database>, at: string, w
     where ${which} returning iid`.execute(trx);
   const iids = rows.map((r) => Number(r.iid));
   await noteChanged(trx, 'indicators', iids);
-  for (let i = 0; i < iids.length; i += IN_LIST_CHUNK) {
-    await trx.deleteFrom('unlisted_indicators').where('iid', 'in', iids.slice(i, i + IN_LIST_CHUNK)).execute();
+  for (let i = 0; i < iids.length; i += KEYS_PER_STATEMENT) {
+    await trx.deleteFrom('unlisted_indicators').where('iid', 'in', iids.slice(i, i + KEYS_PER_STATEMENT)).execute();
   }
   return rows.length;
 }
-
-/** Keys per `in (...)` list: SQLite takes at most 32,766 parameters in a statement. */
-const IN_LIST_CHUNK = 10_000;
 
 /**
  * Of the indicators `left` selects, those pulls listed, not retired, that no source lists now start
