@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { formatProfileSummary, summarizeProfileFile } from './cpu-profile-summary.js';
 import { parseSize, Prng } from './generate-data.js';
 import { get } from './http/client.js';
+import { TIMED_GET } from './http/timed-get.js';
 import { dropStore, storeLocation, storeMegabytes, withPostgres, type StoreLocation } from './scale/store.js';
 import { freePort, startServer, stopServer, type Server } from './http/processes.js';
 
@@ -290,25 +291,16 @@ const bucket = (name) => {
 function send(dueAt, name) {
   const path = paths[sent++ % paths.length];
   inFlight++;
-  let answered = false;
-  const done = (status) => {
-    if (answered) return;
-    answered = true;
+  timedGet(agent, port, path, {}, (status) => {
     inFlight--;
     if (name === null) return;
     const b = bucket(name);
     b.latencies.push(performance.now() - dueAt);
     b.statuses[status] = (b.statuses[status] || 0) + 1;
     if (status !== 200) b.errors++;
-  };
-  const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
-    res.resume();
-    res.on('end', () => done(res.statusCode));
-    res.on('error', () => done(0));
   });
-  req.setTimeout(60000, () => req.destroy(new Error('timeout')));
-  req.on('error', () => done(0));
 }
+${TIMED_GET}
 const interval = 1000 / rate;
 let next = performance.now();
 const timer = setInterval(() => {

@@ -1,5 +1,6 @@
 // The scale bench's mixed load: an open loop at a fixed rate over several kinds of request, in a worker thread, latency per kind.
 import { Worker } from 'node:worker_threads';
+import { TIMED_GET } from '../http/timed-get.js';
 
 export interface LoadKind {
   name: string;
@@ -53,24 +54,15 @@ function send(dueAt) {
     .replace('{AFTER}', encodeURIComponent(new Date(Date.now() - 60000).toISOString()))
     .replace('{N}', String(1 + (n % 100)));
   inFlight++;
-  let answered = false;
-  const done = (status) => {
-    if (answered) return;
-    answered = true;
+  timedGet(agent, port, path, kind.headers || {}, (status) => {
     inFlight--;
     s.latencies.push(performance.now() - dueAt);
     s.due.push(dueAt - start);
     s.statuses[status] = (s.statuses[status] || 0) + 1;
     if (status !== 200) s.errors++;
-  };
-  const req = http.get({ host: '127.0.0.1', port, path, agent, headers: kind.headers || {} }, (res) => {
-    res.resume();
-    res.on('end', () => done(res.statusCode));
-    res.on('error', () => done(0));
   });
-  req.setTimeout(60000, () => req.destroy(new Error('timeout')));
-  req.on('error', () => done(0));
 }
+${TIMED_GET}
 const interval = 1000 / rate;
 const start = performance.now();
 const end = start + seconds * 1000;
