@@ -7,7 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { formatStamp, type Clock } from '../clock.js';
 import type { AggregatePlan, PullCounts, PullPlan, WriteCommand, WriteKind, WriteOutcomes, WriteResult, WriteSummary } from './contract/commands.js';
 import type { WriteBatch } from './contract/write-batch.js';
-import { analyzeGrown, takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
+import { analyzeGrown, raiseWriteMemory, takeWriteLock, withWriteCaches, type Dialect } from './db/dialect.js';
 import { writeMeta } from './db/meta.js';
 import type { Database } from './db/schema.js';
 import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
@@ -124,6 +124,7 @@ export async function applyWrite<K extends WriteKind>(
   return withWriteCaches(db, dialect, { main: WRITE_CACHE_KIB }, () =>
     db.transaction().execute(async (trx) => {
       await takeWriteLock(trx, dialect);
+      await raiseWriteMemory(trx, dialect);
       const stages: WriteStages<K> = STAGES[command.kind];
       await stages.before?.(trx, command);
       const fresh = setup.bulkWhenEmpty && (await holdsNoData(trx));

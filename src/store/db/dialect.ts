@@ -35,6 +35,24 @@ export async function takeWriteLock(trx: Kysely<Database>, dialect: Dialect): Pr
   else await sql`delete from leases where 0`.execute(trx);
 }
 
+/** PostgreSQL memory for each sort and hash of a write, in MiB (raiseWriteMemory). */
+export const WRITE_WORK_MEM_MIB = 64;
+
+/**
+ * PostgreSQL: the rest of the write's transaction sorts and hashes in up to WRITE_WORK_MEM_MIB each
+ * (SET LOCAL: the setting ends with the transaction, and a pooler's other clients never see it),
+ * unless the server gives more already. Writes run one at a time (takeWriteLock), so this is one
+ * connection's memory, while the server's own default (4 MB) stays for every serving query. A pull
+ * inserting hundreds of thousands of new values spends most of its time in the trigram index,
+ * whose pending list is merged in work_mem-sized rounds; its statements also sort the staged
+ * values by iid (bench/README.md, "PostgreSQL against SQLite"). SQLite: nothing to do.
+ */
+export async function raiseWriteMemory(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`select set_config('work_mem', ${`${WRITE_WORK_MEM_MIB}MB`}, true)
+    where pg_size_bytes(current_setting('work_mem')) < ${WRITE_WORK_MEM_MIB * 1024 * 1024}`.execute(trx);
+}
+
 /** Arbitrary, fixed: the seed of the advisory lock key that serializes migrations on PostgreSQL. */
 const MIGRATION_LOCK_SEED = 7_324_861_002;
 
