@@ -12,6 +12,7 @@ import { writeMeta } from './db/meta.js';
 import type { Database } from './db/schema.js';
 import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
 import { anyChange } from './changes/change-set.js';
+import { analyzeChangeTables } from './changes/change-tables.js';
 import { endIngest, ingest, type IngestOutcomes } from './ingest/ingest.js';
 import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';
@@ -133,7 +134,9 @@ export async function applyWrite<K extends WriteKind>(
       const { changes, end } = ingested;
       signal?.throwIfAborted();
       // Derive and publish read what ingest wrote by key: a large write's tables planned at their new sizes.
-      await analyzeGrown(trx, dialect, changes.indicators + changes.feedLinks + changes.threatLinks, ['indicators', 'feed_links', 'threat_links', 'source_listings']);
+      const grown = changes.indicators + changes.feedLinks + changes.threatLinks;
+      await analyzeGrown(trx, dialect, grown, ['indicators', 'feed_links', 'threat_links', 'source_listings']);
+      await analyzeChangeTables(trx, dialect, grown);
       options.onPhase?.('derive');
       const aggregates = stages.refreshWhole ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
       signal?.throwIfAborted();
