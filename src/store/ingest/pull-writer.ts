@@ -172,13 +172,14 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
  */
 async function stageValues(trx: Transaction<Database>): Promise<void> {
   const top = Number((await trx.selectFrom('indicators').select((eb) => eb.fn.max('iid').as('top')).executeTakeFirst())?.top ?? 0);
-  await sql`insert into pull_values (type, value, risk, ordinal, iid, new)
-    select type, value, risk, ordinal,
-      coalesce(found, ${top} + row_number() over (partition by found is null order by ordinal)),
-      case when found is null then 1 else 0 end
-    from (select r.type, r.value, max(r.risk) as risk, min(r.ordinal) as ordinal,
-            (select min(i.iid) from indicators i where i.value = r.value and i.type = r.type) as found
-          from pull_rows r group by r.type, r.value) as g`.execute(trx);
+  // Only the new values are numbered: a window over all of them sorted every listed value by its place.
+  await sql`with g as materialized (select r.type, r.value, max(r.risk) as risk, min(r.ordinal) as ordinal,
+        (select min(i.iid) from indicators i where i.value = r.value and i.type = r.type) as found
+      from pull_rows r group by r.type, r.value)
+    insert into pull_values (type, value, risk, ordinal, iid, new)
+    select type, value, risk, ordinal, found, 0 from g where found is not null
+    union all
+    select type, value, risk, ordinal, ${top} + row_number() over (order by ordinal), 1 from g where found is null`.execute(trx);
   await sql`delete from pull_rows`.execute(trx);
 }
 
