@@ -498,7 +498,7 @@ export type SqlEvent = [string, number, number, number, number];
  */
 const PULL_PHASES: [string, RegExp][] = [
   ['fetch, read, normalize and stage the values (pull_rows)', /^create temporary table pull_values/],
-  ['applyPull: each value once with its indicator (pull_values)', /^with g as materialized \(select r\.type, r\.value, max\(r\.risk\)/],
+  ['applyPull: each value once with its indicator (pull_values)', /^analyze pull_rows|^with g as materialized \(select r\.type, r\.value, max\(r\.risk\)/],
   ['applyPull: count, threats, attributes', /^select count\(\*\) as n from \(select 1 from pull_values\)/],
   ['applyPull: resolveIndicators (insert indicators)', /^insert into indicators \(iid, value, type, risk/],
   ['applyPull: updateListingsAndRisks', /^update pull_(values|listed) set relisted = 1/],

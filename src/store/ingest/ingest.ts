@@ -138,8 +138,8 @@ export async function ingest<K extends WriteKind>(
   const reads = command.kind === 'records' || command.kind === 'pull';
   const end = state.end ?? (reads ? undefined : NOTHING_READ);
   if (end === undefined) throw new Error('the write\'s batches ended without their counts');
-  const apply: (trx: Transaction<Database>, command: WriteCommand<K>) => Promise<IngestOutcomes[K]> = APPLY[command.kind];
-  const result = await apply(trx, command);
+  const apply: (trx: Transaction<Database>, command: WriteCommand<K>, dialect: Dialect) => Promise<IngestOutcomes[K]> = APPLY[command.kind];
+  const result = await apply(trx, command, dialect);
   await checkKeyConflicts(trx);
   await checkRelatedTargets(trx, end.related);
   await checkLinkTargets(trx);
@@ -164,9 +164,9 @@ function observesRecord(command: WriteCommand): boolean {
 }
 
 /** Each command's own changes, once its batches are staged. */
-const APPLY: { [K in WriteKind]: (trx: Transaction<Database>, command: WriteCommand<K>) => Promise<IngestOutcomes[K]> } = {
+const APPLY: { [K in WriteKind]: (trx: Transaction<Database>, command: WriteCommand<K>, dialect: Dialect) => Promise<IngestOutcomes[K]> } = {
   records: async () => ({}),
-  pull: async (trx, { plan }) => ({ pulled: await applyPull(trx, plan) }),
+  pull: async (trx, { plan }, dialect) => ({ pulled: await applyPull(trx, plan, dialect) }),
   lifecycle: async (trx, { plan }) => ({ lifecycle: await applyLifecycle(trx, plan) }),
   'threat-state': async (trx, { plan }) => ({ threatStateChanged: await applyThreatState(trx, plan) }),
   allowlist: async (trx, { plan }) => ({ allowlisted: await applyAllowlist(trx, plan) }),
