@@ -42,10 +42,11 @@ export const WRITE_WORK_MEM_MIB = 64;
  * PostgreSQL: the rest of the write's transaction sorts and hashes in up to WRITE_WORK_MEM_MIB each
  * (SET LOCAL: the setting ends with the transaction, and a pooler's other clients never see it),
  * unless the server gives more already. Writes run one at a time (takeWriteLock), so this is one
- * connection's memory, while the server's own default (4 MB) stays for every serving query. A pull
- * inserting hundreds of thousands of new values spends most of its time in the trigram index,
- * whose pending list is merged in work_mem-sized rounds; its statements also sort the staged
- * values by iid (bench/README.md, "PostgreSQL against SQLite"). SQLite: nothing to do.
+ * connection's memory, while the server's own default (4 MB) stays for every serving query. A
+ * pull's insert of hundreds of thousands of new values spends most of its time in the trigram
+ * index, whose pending list is merged in work_mem-sized rounds; its statements also group and sort
+ * the staged values (bench/README.md, "PostgreSQL: a write's memory, its change set's statistics,
+ * and a 2M-value list"). SQLite: nothing to do.
  */
 export async function raiseWriteMemory(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;

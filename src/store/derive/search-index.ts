@@ -28,7 +28,12 @@ export async function refreshSearchIndex(trx: Kysely<Database>, changes: ChangeS
     const ids = sql.join(rows.map((r) => Number(r.id)));
     // A changed indicator whose earlier row was kept with the same type and value keeps its range.
     const moved = sql`i.iid in (${ids}) and not exists (select 1 from (${replaced}) as r where r.iid = i.iid and r.repatterned = 0)`;
-    if (!changes.fresh) await sql`delete from indicator_networks where iid in (select i.iid from indicators i where ${moved})`.execute(trx);
+    // By the round's ids themselves: joined through indicators, PostgreSQL probed indicators for each
+    // id as well and hashed them against the whole table (bench/README.md, "PostgreSQL: the staged values joined").
+    if (!changes.fresh) {
+      await sql`delete from indicator_networks where iid in (${ids})
+        and not exists (select 1 from (${replaced}) as r where r.iid = indicator_networks.iid and r.repatterned = 0)`.execute(trx);
+    }
     await writeNetworks(trx, moved);
     // The earlier keys of indicators whose attributes changed go; the keys of those and of new ones come.
     if (!changes.fresh) {
