@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ANALYZE_FROM_ROWS, analyzeGrown } from '../../src/store/db/dialect.js';
+import { analyzeChangeTables, createChangeTables, dropChangeTables } from '../../src/store/changes/change-tables.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { dbOf, dialectOf } from '../helpers/store-db.js';
@@ -39,5 +40,22 @@ describe('a large write analyzes the tables it grew (PostgreSQL)', { skip: postg
         throw new Error('roll back');
       })
       .catch((error: Error) => assert.equal(error.message, 'roll back'));
+  });
+
+  it("a large write's change set is analyzed too: PostgreSQL never analyzes a temporary table itself", async () => {
+    await dbOf(store)
+      .transaction()
+      .execute(async (trx) => {
+        await createChangeTables(trx, dialectOf(store), false);
+        await sql`insert into import_links (kind, owner, iid, stamp_linked, ordinal, position)
+          select 0, 1, g, '2026-01-01 00:00:00', g, 'pull' from generate_series(1, ${ANALYZE_FROM_ROWS}) g`.execute(trx);
+        const planned = async () =>
+          Number((await sql<{ n: number }>`select reltuples::bigint as n from pg_class where oid = 'import_links'::regclass`.execute(trx)).rows[0]!.n);
+        await analyzeChangeTables(trx, dialectOf(store), ANALYZE_FROM_ROWS - 1);
+        assert.ok((await planned()) < ANALYZE_FROM_ROWS / 2, 'not analyzed below the threshold');
+        await analyzeChangeTables(trx, dialectOf(store), ANALYZE_FROM_ROWS);
+        assert.equal(await planned(), ANALYZE_FROM_ROWS);
+        await dropChangeTables(trx);
+      });
   });
 });

@@ -9,7 +9,7 @@ import type { Dialect } from './dialect.js';
  *   listing goes, and leaves when a pull lists it again or it is retired.
  * - `unlisted_indicators_aging`: those by that stamp, the range the hourly lifecycle reads.
  * Migration 0022 kept the stamp in a column of `indicators` with a partial index on it. Writing an
- * indexed column makes PostgreSQL write the row's new version into every index of the table (14,
+ * indexed column makes PostgreSQL write the row's new version into every index of the table (13,
  * the trigram index of explore's wildcards among them) instead of keeping it on its page with no
  * index touched: marking the values a pull dropped cost as much as inserting them. Here it costs a
  * row in a table of two columns. The stamps and the rows not retired carry over.

@@ -28,8 +28,9 @@ export async function refreshSearchIndex(trx: Kysely<Database>, changes: ChangeS
     const ids = sql.join(rows.map((r) => Number(r.id)));
     // A changed indicator whose earlier row was kept with the same type and value keeps its range.
     const moved = sql`i.iid in (${ids}) and not exists (select 1 from (${replaced}) as r where r.iid = i.iid and r.repatterned = 0)`;
-    // By the round's ids themselves: joined through indicators, PostgreSQL probed indicators for each
-    // id as well and hashed them against the whole table (bench/README.md, "PostgreSQL: the staged values joined").
+    // By the round's ids themselves: an indicator without a row here has no range to delete, so
+    // joining the ids through indicators first only added a probe of indicators for each
+    // (bench/README.md, "PostgreSQL: the staged values joined").
     if (!changes.fresh) {
       await sql`delete from indicator_networks where iid in (${ids})
         and not exists (select 1 from (${replaced}) as r where r.iid = indicator_networks.iid and r.repatterned = 0)`.execute(trx);
