@@ -136,7 +136,7 @@ export async function applyWrite<K extends WriteKind>(
       // Derive and publish read what ingest wrote by key: a large write's tables planned at their new sizes.
       const grown = changes.indicators + changes.feedLinks + changes.threatLinks;
       await analyzeGrown(trx, dialect, grown, ['indicators', 'feed_links', 'threat_links', 'source_listings']);
-      await analyzeChangeTables(trx, dialect, grown);
+      await analyzeChangeTables(trx, dialect);
       options.onPhase?.('derive');
       const aggregates = stages.refreshWhole ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
       signal?.throwIfAborted();

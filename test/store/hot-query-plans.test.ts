@@ -33,8 +33,6 @@ const listing = (collection: CollectionConfig, q: Partial<ObjectListing> = {}): 
 });
 
 const BOTH = ['SQLite', 'PostgreSQL'];
-/** Said of a PostgreSQL finding that a store of 1,000,000 filler indicators no longer shows. */
-const SIZED = 'PostgreSQL guesses the unanalyzed temporary table at about a thousand rows, which against 100,000 indicators makes the scan cheaper; at 1,000,000 it seeks the index';
 
 /** The `max` selection of an export (export-queries.ts, chosenPages) sorts what the collection lists: no index serves its order. */
 const MAX_FINDINGS: Record<string, Partial<Record<string, string>>> = {
@@ -55,25 +53,15 @@ interface Finding {
 }
 
 const PULL = "a feed's pull";
-const LIFECYCLE = "the lifecycle's run";
 const FINDINGS: Finding[] = [
-  { write: PULL, stage: 'ingest', statement: /^update indicators set attributes = c\.attributes/, title: 'the merged attributes written back (pull-attributes.ts)', on: ['SQLite'],
-    why: 'SQLite scans indicators for `update … from pull_attribute_changes`: with no statistics for the staging table it guesses a million rows and puts indicators in the outer loop; so too at 1,000,000 indicators' },
-  { write: PULL, stage: 'ingest', statement: /^update indicators set attributes = c\.attributes/, title: 'the merged attributes written back (pull-attributes.ts)', on: ['PostgreSQL'], why: `a hash join over all of indicators; ${SIZED}` },
-  { write: PULL, stage: 'ingest', statement: /^insert into pull_withdrawn_iids/, title: "the withdrawn values' indicators (pull-writer.ts, resolveWithdrawn)", on: ['SQLite'],
-    why: 'SQLite scans indicators and probes the withdrawn values, as it guesses the staging table at a million rows; at 1,000,000 indicators it no longer does' },
-  { write: PULL, stage: 'ingest', statement: /^update indicators set risk = m\.risk_text/, title: 'the risks the listings give (pull-writer.ts, takeListedRisks)', on: ['PostgreSQL'], why: `a hash join over all of indicators; ${SIZED}` },
-  { write: PULL, stage: 'ingest', statement: /^insert into unlisted_indicators \(iid, stamp_unlisted\) select i\.iid, i\.stamp_listed from indicators i where i\.iid in \(select iid from pull_dropped\)/, title: 'the dropped values that no source lists now (lifecycle-writer.ts, markUnlisted)', on: ['PostgreSQL'], why: `a scan of indicators; ${SIZED}` },
-  { write: PULL, stage: 'ingest', statement: /pull_withdrawn_iids\) and stamp_listed is not null/, title: 'the withdrawn indicators retired (pull-writer.ts, retireWithdrawn)', on: ['PostgreSQL'], why: `a scan of indicators; ${SIZED}` },
-  { write: PULL, stage: 'derive', statement: /^select count\(\*\) as n from "?(feed_links|threat_links)"?($| where iid in)/, title: "the changed indicators' links counted for the aggregates' choice of pass (derive.ts, wholePassPays)", on: ['PostgreSQL'],
-    why: `the links of the changed indicators are read by a scan; ${SIZED}` },
+  { write: PULL, stage: 'derive', statement: /^select count\(\*\) as n from "?threat_links"? where iid in/, title: "the changed indicators' threat links counted for the aggregates' choice of pass (derive.ts, wholePassPays)", on: ['PostgreSQL'],
+    why: 'PostgreSQL hashes threat_links (25,000 rows here) against the 220 changed iids rather than probe its iid index 220 times, the cheaper plan at this size' },
   { write: PULL, stage: 'derive', statement: /^select (owner as )?id from \(select .*union select "(fid|tid)" as id from "(feed_links|threat_links)" where iid in/, title: 'the owners a write touched (touched-owners.ts)', on: ['PostgreSQL'],
-    why: 'PostgreSQL reads the link tables whole to find the owners of the changed indicators and links; three of the four statements still at 1,000,000 indicators' },
+    why: "PostgreSQL hashes threat_links (25,000 rows here) against the 220 changed iids rather than probe its iid index, and finds the feeds that share indicators with the changed threat by hashing feed_links whole rather than probe it for each of the threat's thousands of links: each the cheaper plan by its estimates at this size" },
   { write: PULL, stage: 'derive', statement: /^with l as materialized \(select "tid" as owner, iid from "threat_links" where iid in/, title: "the touched threats' linked indicators (value-counts.ts)", on: ['PostgreSQL'],
     why: "PostgreSQL scans threat_links (25,000 rows here) for a chunk's 200 iids rather than probe its iid index 200 times; on a store of 645,000 threat links it probes the index" },
   { write: PULL, stage: 'project', statement: /^insert into render_(iids|links) \((iid|tid, iid)\) select (fl\.iid from feed_links fl where fl\.fid|tl\.tid, tl\.iid from threat_links tl where tl\.tid) in/, title: 'the links of changed feeds and threats to render (stix-sync.ts)', on: ['PostgreSQL'],
     why: 'PostgreSQL reads feed_links and threat_links whole for `fid in (changed feeds)` and `tid in (changed threats)`: few distinct owners, so it expects most rows; so too at 1,000,000 indicators' },
-  { write: PULL, stage: 'project', statement: /^insert into render_new \(iid\)|^with page as materialized/, title: 'the versions to render and their sources (stix-sync.ts, stix-rows.ts)', on: ['PostgreSQL'], why: `scans of stix_objects and threat_links; ${SIZED}` },
   { write: PULL, stage: 'project', statement: /^(delete from collection_objects where collection|insert into collection_objects \(collection, id, type, modified, date_added\) select|select o\.id, o\.type, o\.modified from)/,
     parameter: FEED_VIEW.id, title: "a filtered view's membership brought up to date (collection-views.ts, refreshView)", on: ['PostgreSQL'],
     why: "PostgreSQL reads indicators, threat_links, stix_objects and the view's membership whole to refresh a view of a tenth of the store; so too at 1,000,000 indicators" },
@@ -181,7 +169,7 @@ for (const backend of storeBackends()) {
         const plan = { target: { iid: MIDDLE_IID }, by: { keyId: null, label: null }, reportedAt: '2026-02-01 00:00:00', seenAt: '2026-02-01 00:00:00', count: 1, note: null };
         return s.applyWrite({ kind: 'sighting', plan }, noBatches(), LATER, options);
       }],
-      [LIFECYCLE, (s, options) => {
+      ["the lifecycle's run", (s, options) => {
         const plan = { at: '2026-02-01 00:00:00', threatCutoff: '2025-01-01 00:00:00', indicatorCutoffs: { byType: {}, default: '2025-12-01 00:00:00' } };
         return s.applyWrite({ kind: 'lifecycle', plan }, noBatches(), LATER, options);
       }],

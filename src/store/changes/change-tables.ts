@@ -3,7 +3,7 @@
 // (docs/architecture.md, "Writes"). Only the files of this folder name them in SQL (an architecture
 // test holds every other file to that); the stages reach them through this folder's functions.
 import { sql, type Generated, type Kysely } from 'kysely';
-import { analyzeGrown, onCommitDrop, type Dialect } from '../db/dialect.js';
+import { analyzeTemporary, onCommitDrop, type Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { dropTemporaryTables, withoutRowid } from '../db/temporary-tables.js';
 
@@ -86,11 +86,12 @@ export async function createChangeTables(trx: Kysely<Database>, dialect: Dialect
  * rows: the aggregates read a large write's changed indicators a chunk at a time, each chunk's links
  * without the ones the write added, and with import_links taken for a few rows PostgreSQL sorted all
  * of its added links for every chunk (a cost of chunks times the write's size) instead of probing its
- * key for each of the chunk's links. Told their sizes once (analyzeGrown: from ANALYZE_FROM_ROWS),
- * it probes. SQLite plans from the indexes: nothing to do.
+ * key for each of the chunk's links. Told their sizes once after the ingest, whatever they are
+ * (analyzeTemporary), it probes. SQLite plans from the indexes: nothing to do.
  */
-export async function analyzeChangeTables(trx: Kysely<Database>, dialect: Dialect, rows: number): Promise<void> {
-  await analyzeGrown(trx, dialect, rows, ['import_links', 'changed_indicators', 'replaced_indicators']);
+export async function analyzeChangeTables(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
+  // import_keys serves the ingest's checks alone: nothing after reads it.
+  await analyzeTemporary(trx, dialect, CHANGE_TABLE_NAMES.filter((table) => table !== 'import_keys'));
 }
 
 /** Drops the change set's tables once the write's last stage has read them. */

@@ -154,6 +154,22 @@ export const ANALYZE_FROM_ROWS = 20_000;
  * SQLite plans from its indexes alone here: nothing to do.
  */
 export async function analyzeGrown(trx: Kysely<Database>, dialect: Dialect, rows: number, tables: readonly string[]): Promise<void> {
-  if (dialect !== 'postgres' || rows < ANALYZE_FROM_ROWS || tables.length === 0) return;
+  if (rows >= ANALYZE_FROM_ROWS) await analyze(trx, dialect, tables);
+}
+
+/**
+ * A write's temporary tables, analyzed once filled, whatever their size. PostgreSQL never analyzes
+ * one itself, and plans one it has no statistics for as at least ten pages of rows. Against
+ * a store of a hundred thousand indicators that made a hash join reading a whole table cheaper than
+ * probing its key for each of the few rows a small pull staged (test/store/hot-query-plans.test.ts).
+ * ANALYZE samples, so a table of a few rows costs a few milliseconds at most and one of millions under
+ * a second. SQLite plans from its indexes: nothing to do.
+ */
+export async function analyzeTemporary(trx: Kysely<Database>, dialect: Dialect, tables: readonly string[]): Promise<void> {
+  await analyze(trx, dialect, tables);
+}
+
+async function analyze(trx: Kysely<Database>, dialect: Dialect, tables: readonly string[]): Promise<void> {
+  if (dialect !== 'postgres' || tables.length === 0) return;
   await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(trx);
 }

@@ -6,6 +6,7 @@ import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { RowTable } from '../db/bulk-insert.js';
 import type { ValueAttributeStagingRow } from '../contract/staging-rows.js';
 import type { Database } from '../db/schema.js';
+import { analyzeTemporary, type Dialect } from '../db/dialect.js';
 import { ATTRIBUTE_LIMITS } from '../contract/write-batch.js';
 import { noteChangedFrom } from '../changes/change-set.js';
 import { keepIndicatorRows } from '../changes/replaced-indicators.js';
@@ -66,7 +67,7 @@ function storedAttributes(text: string): Map<string, unknown> {
  * Returns how many existing indicators changed. Needs pull_values' iids (stageValues), and runs
  * before the new indicators are inserted.
  */
-export async function mergePulledAttributes(trx: Transaction<Database>, at: string): Promise<number> {
+export async function mergePulledAttributes(trx: Transaction<Database>, at: string, dialect: Dialect): Promise<number> {
   const { rows: any } = await sql`select 1 as one from pull_attributes limit 1`.execute(trx);
   if (any.length === 0) return 0;
   // By iid, in the order the source said them: each indicator's rows come together, and the
@@ -114,12 +115,17 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   await finish();
   await flush();
 
+  await analyzeTemporary(trx, dialect, ['pull_attribute_changes']);
   // Their rows as they were, for the aggregates to take away (value-counts.ts); new indicators have none.
-  await keepIndicatorRows(trx, sql`select iid from pull_attribute_changes where new = 0`);
-  await sql`update indicators set attributes = c.attributes, stamp_updated = ${at}, content_hash = ''
-    from pull_attribute_changes c where indicators.iid = c.iid and c.new = 0`.execute(trx);
+  const changing = sql`select iid from pull_attribute_changes where new = 0`;
+  await keepIndicatorRows(trx, changing);
+  // The changed indicators by key: with `update … from`, SQLite, which has no statistics for the
+  // staging table, put indicators in the outer loop and read it whole.
+  await sql`update indicators set attributes = (select c.attributes from pull_attribute_changes c where c.iid = indicators.iid),
+      stamp_updated = ${at}, content_hash = ''
+    where iid in (${changing})`.execute(trx);
   // New indicators are noted as changed when they are inserted (resolveIndicators).
-  await noteChangedFrom(trx, 'indicators', sql`select iid from pull_attribute_changes where new = 0`);
+  await noteChangedFrom(trx, 'indicators', changing);
   const { rows: changed } = await sql<{ n: number }>`select count(*) as n from pull_attribute_changes where new = 0`.execute(trx);
   return Number(changed[0]?.n ?? 0);
 }

@@ -14,7 +14,7 @@ import { stagedLinks, stageLinksFrom } from '../changes/staged-links.js';
 import { mergePulledAttributes, newAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
 import { createPullTables, pullTables } from './pull-tables.js';
-import { setTempCache } from '../db/dialect.js';
+import { analyzeTemporary, setTempCache } from '../db/dialect.js';
 import { markListed, markUnlisted, retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../contract/commands.js';
@@ -178,7 +178,7 @@ async function stageValues(trx: Transaction<Database>, dialect: Dialect): Promis
   // a subquery always probed (bench/README.md, "PostgreSQL: the staged values joined"). SQLite
   // probes the index either way. Only the new values are numbered: a window over all of them
   // sorted every listed value by its place.
-  if (dialect === 'postgres') await sql`analyze pull_rows`.execute(trx);
+  await analyzeTemporary(trx, dialect, ['pull_rows']);
   await sql`with g as materialized (select r.type, r.value, max(r.risk) as risk, min(r.ordinal) as ordinal, min(i.iid) as found
       from pull_rows r left join indicators i on i.value = r.value and i.type = r.type
       group by r.type, r.value)
@@ -207,7 +207,7 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
  * risk among the feeds that list it now (one no feed lists any more keeps its risk, unless withdrawn:
  * retireWithdrawn). An indicator whose risk changes is a changed record: a new STIX version follows.
  */
-async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan, dialect: Dialect): Promise<number> {
   const { fid, at } = plan;
   await sql`update pull_listed set relisted = 1 where new = 0 and not exists (
     select 1 from source_listings l where l.fid = ${fid} and l.iid = pull_listed.iid and l.risk = pull_listed.risk)`.execute(trx);
@@ -219,6 +219,8 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await sql`insert into pull_dropped (iid) select w.iid from pull_withdrawn_iids w
     where exists (select 1 from source_listings l where l.fid = ${fid} and l.iid = w.iid)
       and not exists (select 1 from pull_dropped d where d.iid = w.iid)`.execute(trx);
+  // The dropped values are read by iid against the store's tables from here on: a few probe their keys.
+  await analyzeTemporary(trx, dialect, ['pull_dropped']);
   await keepPastListings(trx, fid, at);
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await markUnlisted(trx, sql`select iid from pull_dropped`);
@@ -276,12 +278,15 @@ async function keepPastListings(trx: Transaction<Database>, fid: number, at: str
  * an indicator the feed never listed is not its to withdraw, and a withdrawn value never makes an
  * indicator or a link. Returns how many distinct values were withdrawn.
  */
-async function resolveWithdrawn(trx: Transaction<Database>, plan: PullPlan): Promise<number> {
+async function resolveWithdrawn(trx: Transaction<Database>, plan: PullPlan, dialect: Dialect): Promise<number> {
   const withdrawn = sql`select distinct w.type, w.value from pull_withdrawn w
     where not exists (select 1 from pull_values v where v.type = w.type and v.value = w.value)`;
+  // CROSS JOIN keeps SQLite from putting indicators in the outer loop: it has no statistics for the
+  // staging table and guessed it larger than the store (PostgreSQL reads it as an inner join).
   await sql`insert into pull_withdrawn_iids (iid)
-    select distinct i.iid from (${withdrawn}) w join indicators i on i.value = w.value and i.type = w.type
-    where exists (select 1 from feed_links l where l.fid = ${plan.fid} and l.iid = i.iid)`.execute(trx);
+    select distinct i.iid from (${withdrawn}) w cross join indicators i
+    where i.value = w.value and i.type = w.type and exists (select 1 from feed_links l where l.fid = ${plan.fid} and l.iid = i.iid)`.execute(trx);
+  await analyzeTemporary(trx, dialect, ['pull_withdrawn_iids']);
   return count(trx, withdrawn);
 }
 
@@ -341,10 +346,10 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dial
   // The gate's churn check (maxChurn) before anything is written: it counts by the indicators found.
   await checkChurn(trx, plan);
   const threats = await resolveThreats(trx, plan);
-  const attributeChanges = await mergePulledAttributes(trx, plan.at);
+  const attributeChanges = await mergePulledAttributes(trx, plan.at, dialect);
   const newIndicators = await resolveIndicators(trx, plan);
-  const withdrawn = await resolveWithdrawn(trx, plan);
-  const riskChanges = await updateListingsAndRisks(trx, plan);
+  const withdrawn = await resolveWithdrawn(trx, plan, dialect);
+  const riskChanges = await updateListingsAndRisks(trx, plan, dialect);
   const retired = await retireWithdrawn(trx, plan);
   await stageNewLinks(trx, plan);
   const newLinks = await count(trx, stagedLinks());

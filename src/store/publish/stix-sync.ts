@@ -26,7 +26,7 @@ import { inThreadRenderer, RenderThread, type Renderer } from './render-thread.j
 import { LINK_KIND } from '../contract/write-batch.js';
 import { bulkInsertRows, type BulkInsert } from '../db/bulk-insert.js';
 import { liveObjects, revokeObjects, type StoredObject } from './stix-revocation.js';
-import { analyzeGrown, takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
+import { analyzeGrown, analyzeTemporary, takeWriteLock, withoutIndexes, type Dialect } from '../db/dialect.js';
 import { createRenderTable, dropRenderTables } from './render-tables.js';
 import { syncTechniques, techniquesPending } from './technique-sync.js';
 import { syncObservations } from './observation-sync.js';
@@ -115,6 +115,8 @@ async function stageIndicators(db: Kysely<Database>, dialect: Dialect, changes: 
   await sql`insert into render_iids (iid) select id from (${changes.changedIds('indicators')}) as c where true on conflict do nothing`.execute(db);
   await sql`insert into render_iids (iid) select iid from (${changes.links('changed', LINK_KIND.feed)}) as s where true on conflict do nothing`.execute(db);
   await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (${changes.changedIds('feeds')}) on conflict do nothing`.execute(db);
+  // Looked up by iid among the STIX objects next (syncNewIndicators).
+  await analyzeTemporary(db, dialect, ['render_iids']);
 }
 
 /** The threat links to render: those new or changed, and every link of a changed threat. */
@@ -349,7 +351,8 @@ async function syncObjects(
   await syncIndicators(db, writer);
   await stageLinks(db, dialect, changes);
   // The link pages join the staged links to the objects just written: both planned at their new sizes.
-  await analyzeGrown(db, dialect, changes.threatLinks + changes.indicators, ['render_links', 'stix_objects']);
+  await analyzeTemporary(db, dialect, ['render_links']);
+  await analyzeGrown(db, dialect, changes.threatLinks + changes.indicators, ['stix_objects']);
   await syncRelationships(db, writer);
   await revokeReplacedThreats(db, writer, tids, new Map(threats.map((t) => [t.tid!, t.id])), generations);
   await dropRenderTables(db);
