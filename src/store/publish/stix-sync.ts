@@ -114,7 +114,10 @@ async function stageIndicators(db: Kysely<Database>, dialect: Dialect, changes: 
   await createRenderTable(db, dialect, 'render_iids');
   await sql`insert into render_iids (iid) select id from (${changes.changedIds('indicators')}) as c where true on conflict do nothing`.execute(db);
   await sql`insert into render_iids (iid) select iid from (${changes.links('changed', LINK_KIND.feed)}) as s where true on conflict do nothing`.execute(db);
-  await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (${changes.changedIds('feeds')}) on conflict do nothing`.execute(db);
+  // Most writes change no feed record (a pull's stamps are no change of it): no statement for none.
+  if (changes.feeds > 0) {
+    await sql`insert into render_iids (iid) select fl.iid from feed_links fl where fl.fid in (${changes.changedIds('feeds')}) on conflict do nothing`.execute(db);
+  }
   // Looked up by iid among the STIX objects next (syncNewIndicators).
   await analyzeTemporary(db, dialect, ['render_iids']);
 }
@@ -123,7 +126,9 @@ async function stageIndicators(db: Kysely<Database>, dialect: Dialect, changes: 
 async function stageLinks(db: Kysely<Database>, dialect: Dialect, changes: ChangeSet): Promise<void> {
   await createRenderTable(db, dialect, 'render_links');
   await sql`insert into render_links (tid, iid) select owner, iid from (${changes.links('changed', LINK_KIND.threat)}) as s where true on conflict do nothing`.execute(db);
-  await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (${changes.changedIds('threats')}) on conflict do nothing`.execute(db);
+  if (changes.threats > 0) {
+    await sql`insert into render_links (tid, iid) select tl.tid, tl.iid from threat_links tl where tl.tid in (${changes.changedIds('threats')}) on conflict do nothing`.execute(db);
+  }
 }
 
 /**
