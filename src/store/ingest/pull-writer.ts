@@ -13,7 +13,7 @@ import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import { stagedLinks, stageLinksFrom } from '../changes/staged-links.js';
 import { mergePulledAttributes, newAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
-import { createPullTables, pullTables } from './pull-tables.js';
+import { createPullTables, keyPullValues, pullTables } from './pull-tables.js';
 import { analyzeTemporary, setTempCache } from '../db/dialect.js';
 import { markListed, markUnlisted, retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
@@ -186,6 +186,7 @@ async function stageValues(trx: Transaction<Database>, dialect: Dialect): Promis
     select type, value, risk, ordinal, found, 0 from g where found is not null
     union all
     select type, value, risk, ordinal, ${top} + row_number() over (order by ordinal), 1 from g where found is null`.execute(trx);
+  await keyPullValues(trx, dialect);
   await sql`delete from pull_rows`.execute(trx);
 }
 
