@@ -8,7 +8,7 @@ import type {
 } from '../contract/staging-rows.js';
 import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { noteChanged, noteChangedFrom } from '../changes/change-set.js';
+import { noteChanged, noteInsertedFrom } from '../changes/change-set.js';
 import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import { stagedLinks, stageLinksFrom } from '../changes/staged-links.js';
 import { mergePulledAttributes, newAttributes } from './pull-attributes.js';
@@ -196,7 +196,7 @@ async function resolveIndicators(trx: Transaction<Database>, plan: PullPlan): Pr
     insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, retired, attributes, properties, content_hash, stamp_listed)
     select iid, value, type, ${riskText}, ${plan.at}, ${plan.at}, ${plan.at}, null, ${newAttributes}, '{}', '', ${plan.at}
     from pull_values where new = 1 order by iid`.execute(trx);
-  await noteChangedFrom(trx, 'indicators', sql`select iid from pull_values where new = 1`);
+  await noteInsertedFrom(trx, 'indicators', sql`select iid from pull_values where new = 1`);
   // Later steps go by iid, in iid order (a dropped listing is one no listed value has).
   await sql`insert into pull_listed (iid, risk, ordinal, new) select iid, risk, ordinal, new from pull_values order by iid`.execute(trx);
   return Number(inserted.numAffectedRows ?? 0n);
@@ -225,7 +225,9 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   await keepPastListings(trx, fid, at);
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await markUnlisted(trx, sql`select iid from pull_dropped`);
-  await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1 or relisted = 1
+  // A new indicator has no listing yet: only the relisted ones pay the conflict check.
+  await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where new = 1`.execute(trx);
+  await sql`insert into source_listings (fid, iid, risk) select ${fid}, iid, risk from pull_listed where relisted = 1
     on conflict (fid, iid) do update set risk = excluded.risk`.execute(trx);
   // Only a value this feed did not list as it does now can have been unlisted; a new one never was.
   await markListed(trx, sql`select iid from pull_listed where relisted = 1`);

@@ -112,7 +112,8 @@ class VersionWriter {
  */
 async function stageIndicators(db: Kysely<Database>, dialect: Dialect, changes: ChangeSet): Promise<void> {
   await createRenderTable(db, dialect, 'render_iids');
-  await sql`insert into render_iids (iid) select id from (${changes.changedIds('indicators')}) as c where true on conflict do nothing`.execute(db);
+  // Into the empty table, each changed key once: no conflict to check.
+  await sql`insert into render_iids (iid) ${changes.changedIds('indicators')}`.execute(db);
   await sql`insert into render_iids (iid) select iid from (${changes.links('changed', LINK_KIND.feed)}) as s where true on conflict do nothing`.execute(db);
   // Most writes change no feed record (a pull's stamps are no change of it): no statement for none.
   if (changes.feeds > 0) {
