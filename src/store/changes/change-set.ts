@@ -122,9 +122,9 @@ export async function noteChangedFrom(trx: Kysely<Database>, records: ChangedRec
 
 /**
  * Notes the keys of records the writer has just inserted, which no writer of the write can have noted
- * before: a plain insert, without the conflict check each row of noteChangedFrom's pays (about half
- * the statement's time on PostgreSQL; bench/README.md, "PostgreSQL: no conflict clause where none
- * can conflict").
+ * before: a plain insert, without the conflict check each row of noteChangedFrom's pays, which
+ * PostgreSQL makes a speculative insertion (bench/README.md, "PostgreSQL: no conflict clause where
+ * none can conflict").
  */
 export async function noteInsertedFrom(trx: Kysely<Database>, records: ChangedRecords, keys: RawBuilder<unknown>): Promise<void> {
   await sql`insert into ${sql.table(CHANGED_TABLE[records])} (id) ${keys}`.execute(trx);

@@ -121,13 +121,12 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   await keepIndicatorRows(trx, changing);
   // The changed indicators by key: with `update … from`, SQLite, which has no statistics for the
   // staging table, put indicators in the outer loop and read it whole.
-  await sql`update indicators set attributes = (select c.attributes from pull_attribute_changes c where c.iid = indicators.iid),
+  const updated = await sql`update indicators set attributes = (select c.attributes from pull_attribute_changes c where c.iid = indicators.iid),
       stamp_updated = ${at}, content_hash = ''
     where iid in (${changing})`.execute(trx);
   // New indicators are noted as changed when they are inserted (resolveIndicators).
   await noteChangedFrom(trx, 'indicators', changing);
-  const { rows: changed } = await sql<{ n: number }>`select count(*) as n from pull_attribute_changes where new = 0`.execute(trx);
-  return Number(changed[0]?.n ?? 0);
+  return Number(updated.numAffectedRows ?? 0n);
 }
 
 /** The attributes a new indicator of the pull is inserted with (an expression over pull_values' row): what its rows said, else none. */
