@@ -25,7 +25,7 @@ export async function exportCounts(store: Store, collection: CollectionConfig, o
 
 /** The rows of the list a page at a time: in ascending iid, or with `max` the kept ones in the order they are chosen. */
 export function exportRows(store: Store, collection: CollectionConfig, options: ExportOptions, pageSize?: number): AsyncIterable<ExportRow[]> {
-  return store.exportIndicators({ ...selectionOf(collection, options), withThreats: options.format === 'csv', pageSize, max: options.max });
+  return store.exportIndicators({ ...selectionOf(collection, options), withThreats: options.format === 'csv', withSeen: options.format === 'csv', pageSize, max: options.max });
 }
 
 /**

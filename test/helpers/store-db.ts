@@ -7,6 +7,7 @@ import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migration
 import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
+import { laterStamp, listingStampOf } from '../../src/store/db/listing-stamps.js';
 import { createStore, type WritePaths } from '../../src/store/store.js';
 import type { Store } from '../../src/store/contract/store.js';
 
@@ -87,11 +88,26 @@ export async function rewindObservations(store: Store): Promise<void> {
 }
 
 /**
+ * Takes migration 0025 (listing-stamps-migration.ts) away from a current store: each indicator's
+ * stamps take its listings' again, as the pulls before it wrote them on every listed row.
+ */
+export async function rewindListingStamps(store: Store): Promise<void> {
+  const db = dbOf(store);
+  const listed = listingStampOf(sql.ref('indicators.iid'));
+  const dialect = dialectOf(store);
+  await sql`update indicators set stamp_seen = ${laterStamp(dialect, sql.ref('stamp_seen'), listed)}, stamp_listed = ${laterStamp(dialect, sql.ref('stamp_listed'), listed)}
+    where ${listed} is not null`.execute(db);
+  await db.schema.dropTable('listing_stamps').execute();
+  await sql`delete from threatgate_migrations where name = '0025-listing-stamps'`.execute(db);
+}
+
+/**
  * Takes migration 0024 (unlisted-migration.ts) away from a current store: the aging stamps go back
  * into their column of indicators, under its partial index (migration 0022's).
  */
 export async function rewindUnlistedIndicators(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindListingStamps(store);
   await db.schema.alterTable('indicators').addColumn('stamp_unlisted', 'text').execute();
   await sql`update indicators set stamp_unlisted = (select u.stamp_unlisted from unlisted_indicators u where u.iid = indicators.iid)
     where iid in (select iid from unlisted_indicators)`.execute(db);

@@ -28,9 +28,11 @@ for (const backend of storeBackends()) {
     const pulledAt: Record<keyof typeof fids, string> = { drop: '', feodo: '', urlhaus: '', dropJson: '', domains: '' };
     const outcomes: Record<string, unknown> = {};
 
-    /** stamp_seen of the indicators with these values. */
-    const seenOf = async (values: string[]) =>
-      (await dbOf(world.store).selectFrom('indicators').select(['value', 'stamp_seen']).where('value', 'in', values).orderBy('value').execute()).map((r) => r.stamp_seen);
+    /** stamp_seen of the indicators with these values, as their lookups give it (the rows' own, or their feeds' listing stamps). */
+    const seenOf = async (values: string[]) => {
+      const rows = await dbOf(world.store).selectFrom('indicators').select(['iid', 'value']).where('value', 'in', values).orderBy('value').execute();
+      return Promise.all(rows.map(async (r) => (await world.store.findIndicator(Number(r.iid)))?.stamp_seen));
+    };
     const feedRecord = (fid: number) => world.api('feed.php', { fid }) as Promise<{ stamp_pulled: string | null; stamp_modified: string | null; accesslink: string }>;
 
     before(async () => {

@@ -208,6 +208,8 @@ export interface ExportSelection {
 export interface ExportQuery extends ExportSelection {
   /** Reads each row's linked threat names (the CSV's `threats`); the plain list does without. */
   withThreats: boolean;
+  /** Reads each row's stamp_seen (the CSV's column), which takes its listings' stamps; without it, null. */
+  withSeen?: boolean | undefined;
   /** Rows per page (default 5,000). */
   pageSize?: number | undefined;
   /**

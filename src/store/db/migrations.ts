@@ -15,6 +15,7 @@ import { observations } from './observation-migration.js';
 import { agingIndex } from './aging-migration.js';
 import { indicatorsStorage } from './storage-migration.js';
 import { unlistedIndicators } from './unlisted-migration.js';
+import { listingStamps } from './listing-stamps-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -305,6 +306,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0022-aging-index': agingIndex,
     '0023-indicators-storage': indicatorsStorage(dialect),
     '0024-unlisted-indicators': unlistedIndicators(dialect),
+    '0025-listing-stamps': listingStamps(dialect),
   };
 }
 

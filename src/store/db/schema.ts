@@ -96,6 +96,12 @@ export interface UnlistedIndicatorTable {
   stamp_unlisted: string;
 }
 
+/** A feed whose latest pull read its whole list, and when (listing-stamps-migration.ts). */
+export interface ListingStampTable {
+  fid: number;
+  stamp_listed: string;
+}
+
 export interface FeedLinkTable {
   fid: number;
   iid: number;
@@ -349,6 +355,7 @@ export interface Database {
   collection_objects: CollectionObjectTable;
   feed_sources: FeedSourceTable;
   source_listings: SourceListingTable;
+  listing_stamps: ListingStampTable;
   leases: LeaseTable;
   owner_value_counts: OwnerValueCountTable;
   threat_techniques: ThreatTechniqueTable;

@@ -4,7 +4,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AllowlistCounts, AllowlistPlan, IndicatorCover } from '../contract/commands.js';
 import type { Database } from '../db/schema.js';
-import { markUnlisted, retireIndicators } from './lifecycle-writer.js';
+import { keepListingStamps, markUnlisted, retireIndicators } from './lifecycle-writer.js';
+import type { Dialect } from '../db/dialect.js';
 
 /** Indicators read per statement of the scan, in iid order. */
 const SCAN_PAGE = 5000;
@@ -41,7 +42,7 @@ export async function scanCovered(db: Kysely<Database>, cover: IndicatorCover, f
 }
 
 /** Keeps the entry and retires what it covers; an entry the store has already changes nothing. */
-export async function applyAllowlist(trx: Transaction<Database>, plan: AllowlistPlan): Promise<AllowlistCounts> {
+export async function applyAllowlist(trx: Transaction<Database>, plan: AllowlistPlan, dialect: Dialect): Promise<AllowlistCounts> {
   const inserted = await trx
     .insertInto('allowlist_entries')
     .values({ entry: plan.entry, reason: plan.reason, added_by: plan.addedBy, added_at: plan.at })
@@ -61,6 +62,7 @@ export async function applyAllowlist(trx: Transaction<Database>, plan: Allowlist
       select l.fid, l.iid, coalesce(f.stamp_pulled, ${plan.at}), l.risk from source_listings l join feeds f on f.fid = l.fid
       where l.iid in (${chunk})
       on conflict (iid, fid) do update set last_listed = excluded.last_listed, risk = excluded.risk`.execute(trx);
+    await keepListingStamps(trx, dialect, chunk);
     await sql`delete from source_listings where iid in (${chunk})`.execute(trx);
     await markUnlisted(trx, chunk);
   }

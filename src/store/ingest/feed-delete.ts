@@ -6,7 +6,8 @@ import { FeedDeleteRefused, type FeedDeleteCounts, type FeedDeletePlan } from '.
 import type { Database } from '../db/schema.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { noteChanged, noteChangedFrom } from '../changes/change-set.js';
-import { markUnlisted, retireIndicators } from './lifecycle-writer.js';
+import { keepListingStamps, markUnlisted, retireIndicators } from './lifecycle-writer.js';
+import type { Dialect } from '../db/dialect.js';
 import { takeListedRisks } from './pull-writer.js';
 
 /**
@@ -22,8 +23,8 @@ export function onlyGivenBy(fid: number): RawBuilder<{ iid: number }> {
         and not exists (select 1 from threat_link_sources s where s.iid = tl.iid and s.tid = tl.tid and s.fid = ${fid}))`;
 }
 
-/** The rows of a feed's own that go with it: its links, listings (now and past), pulls' provenance, runs and rejections. */
-const FEED_TABLES = ['feed_links', 'source_listings', 'past_listings', 'threat_link_sources', 'feed_runs', 'pull_rejections'] as const;
+/** The rows of a feed's own that go with it: its links, listings (now and past) and their stamp, pulls' provenance, runs and rejections. */
+const FEED_TABLES = ['feed_links', 'source_listings', 'listing_stamps', 'past_listings', 'threat_link_sources', 'feed_runs', 'pull_rejections'] as const;
 
 /**
  * The delete runs under the feed's pull lease, taken by its caller (`feeds delete`), so no pull of
@@ -54,7 +55,7 @@ async function count(trx: Kysely<Database>, query: RawBuilder<unknown>): Promise
  * takes the whole-store pass after (apply.ts). Throws FeedDeleteRefused when there is no such feed
  * or its lease is another's.
  */
-export async function applyFeedDelete(trx: Transaction<Database>, plan: FeedDeletePlan): Promise<FeedDeleteCounts> {
+export async function applyFeedDelete(trx: Transaction<Database>, plan: FeedDeletePlan, dialect: Dialect): Promise<FeedDeleteCounts> {
   const { fid } = plan;
   const feed = await trx.selectFrom('feeds').select(['name', 'organization']).where('fid', '=', fid).executeTakeFirst();
   if (feed === undefined) throw new FeedDeleteRefused(`no feed has fid ${fid}`);
@@ -66,7 +67,9 @@ export async function applyFeedDelete(trx: Transaction<Database>, plan: FeedDele
   await takeListedRisks(trx, plan.at, sql`select iid from source_listings where fid = ${fid}`, fid);
   await noteChangedFrom(trx, 'indicators', sql`select fl.iid from feed_links fl
     where fl.fid = ${fid} and not exists (select 1 from feed_links o where o.iid = fl.iid and o.fid < ${fid})`);
-  // What only this feed lists starts aging as its listings go (aging-migration.ts).
+  // Its values keep the stamp its listing gave them; what only this feed lists starts aging as its
+  // listings go (aging-migration.ts).
+  await keepListingStamps(trx, dialect, sql`select iid from source_listings where fid = ${fid}`, fid);
   await markUnlisted(trx, sql`select iid from source_listings where fid = ${fid}`, fid);
   for (const table of FEED_TABLES) await trx.deleteFrom(table).where('fid', '=', fid).execute();
   await trx.deleteFrom('owner_value_counts').where('kind', '=', LINK_KIND.feed).where('owner', '=', fid).execute();

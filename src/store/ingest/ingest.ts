@@ -169,8 +169,8 @@ const APPLY: { [K in WriteKind]: (trx: Transaction<Database>, command: WriteComm
   pull: async (trx, { plan }, dialect) => ({ pulled: await applyPull(trx, plan, dialect) }),
   lifecycle: async (trx, { plan }) => ({ lifecycle: await applyLifecycle(trx, plan) }),
   'threat-state': async (trx, { plan }) => ({ threatStateChanged: await applyThreatState(trx, plan) }),
-  allowlist: async (trx, { plan }) => ({ allowlisted: await applyAllowlist(trx, plan) }),
-  'feed-delete': async (trx, { plan }) => ({ feedDeleted: await applyFeedDelete(trx, plan) }),
+  allowlist: async (trx, { plan }, dialect) => ({ allowlisted: await applyAllowlist(trx, plan, dialect) }),
+  'feed-delete': async (trx, { plan }, dialect) => ({ feedDeleted: await applyFeedDelete(trx, plan, dialect) }),
   sighting: async (trx, { plan }) => ({ sighted: await applySighting(trx, plan) }),
   submission: async (trx, { plan }) => ({ submitted: await applySubmission(trx, plan) }),
 };

@@ -3,6 +3,8 @@
 // transaction (apply.ts), so aggregates and STIX versions follow as for any change.
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { Dialect } from '../db/dialect.js';
+import { laterOf, laterStamp, listingStampOf } from '../db/listing-stamps.js';
 import { KEYS_PER_STATEMENT, noteChanged } from '../changes/change-set.js';
 import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import type { LifecycleCounts, LifecyclePlan, ThreatStatePlan } from '../contract/commands.js';
@@ -70,6 +72,36 @@ export async function markUnlisted(trx: Transaction<Database>, left: RawBuilder<
       and not exists (select 1 from source_listings l where l.iid = i.iid${leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`})
     order by i.iid
     on conflict (iid) do nothing`.execute(trx);
+}
+
+/**
+ * Before listings go: the indicators `which` selects keep, in their own `stamp_seen` and
+ * `stamp_listed`, the stamp their listings gave them (listing-stamps-migration.ts), by feed `fid`
+ * or, without one, by every feed listing them. Only the rows whose stamps move are written.
+ */
+export async function keepListingStamps(trx: Transaction<Database>, dialect: Dialect, which: RawBuilder<unknown>, fid?: number): Promise<void> {
+  if (fid !== undefined) {
+    // One feed's stamp is one value: the rows are compared with it instead of each probing its listing.
+    const row = await trx.selectFrom('listing_stamps').select('stamp_listed').where('fid', '=', fid).executeTakeFirst();
+    if (row === undefined) return;
+    const at = row.stamp_listed;
+    await sql`update indicators set stamp_seen = ${laterOf('stamp_seen', at)}, stamp_listed = ${laterOf('stamp_listed', at)}
+      where iid in (${which}) and (stamp_seen is null or stamp_seen < ${at} or stamp_listed is null or stamp_listed < ${at})`.execute(trx);
+    return;
+  }
+  const listed = listingStampOf(sql.ref('indicators.iid'));
+  await sql`update indicators set stamp_seen = ${laterStamp(dialect, sql.ref('stamp_seen'), listed)}, stamp_listed = ${laterStamp(dialect, sql.ref('stamp_listed'), listed)}
+    where iid in (${which}) and ${listed} is not null`.execute(trx);
+}
+
+/**
+ * A feed whose pulls stop reading its source's whole list (its source became an incremental one)
+ * no longer vouches for its whole listing at each pull: its values keep the stamp it gave them, and
+ * from now on its pulls write the stamps of what they list.
+ */
+export async function dropListingStamp(trx: Transaction<Database>, dialect: Dialect, fid: number): Promise<void> {
+  await keepListingStamps(trx, dialect, sql`select iid from source_listings where fid = ${fid}`, fid);
+  await trx.deleteFrom('listing_stamps').where('fid', '=', fid).execute();
 }
 
 /** The indicators `listed` selects have a listing again: their aging clock stops. */

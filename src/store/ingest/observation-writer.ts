@@ -6,12 +6,11 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database, SightingTable, SubmissionTable } from '../db/schema.js';
 import { noteChanged } from '../changes/change-set.js';
+import { laterOf } from '../db/listing-stamps.js';
 import { SightingRefused, type SightingPlan, type SightingRecord, type SubmissionPlan, type SubmissionRecord } from '../contract/observations.js';
 
 const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-/** `column` raised to `at` when it is earlier or null: the later of the two stamps (text order is time order). */
-const laterOf = (column: string, at: string) => sql`case when ${sql.ref(column)} is null or ${sql.ref(column)} < ${at} then ${at} else ${sql.ref(column)} end`;
 /** `column` lowered to `at` when it is later or null. */
 const earlierOf = (column: string, at: string) => sql`case when ${sql.ref(column)} is null or ${sql.ref(column)} > ${at} then ${at} else ${sql.ref(column)} end`;
 

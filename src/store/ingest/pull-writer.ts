@@ -15,7 +15,7 @@ import { mergePulledAttributes, newAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
 import { createPullTables, keyPullValues, pullTables } from './pull-tables.js';
 import { analyzeTemporary, setTempCache } from '../db/dialect.js';
-import { markListed, markUnlisted, retireIndicators } from './lifecycle-writer.js';
+import { dropListingStamp, keepListingStamps, markListed, markUnlisted, retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
 import { PullRefused, RISK_RANKS, type PullCounts, type PullPlan } from '../contract/commands.js';
 import { checkChurn, churnOf } from './pull-churn.js';
@@ -93,12 +93,21 @@ async function count(trx: Kysely<any>, query: ReturnType<typeof sql>): Promise<n
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Sets stamp_seen to the pull's time on the listed indicators and the threats the pull saw. */
-async function markSeen(trx: Transaction<Database>, at: string, iids: ReturnType<typeof sql>, tids: readonly number[]): Promise<void> {
+/**
+ * Sets stamp_seen to the pull's time on the threats the pull saw and, for an incremental source, on
+ * the listed indicators `iids` selects. A pull that read its source's whole list writes no
+ * indicator: the feed's listing stamp says when its whole listing was seen (finishFeed), and a read
+ * of an indicator's stamp_seen takes it (listing-stamps.ts). An incremental source's pull lists only
+ * what is new upstream, so it stamps those rows, and its feed has no listing stamp.
+ */
+async function markSeen(trx: Transaction<Database>, plan: PullPlan, iids: ReturnType<typeof sql>, tids: readonly number[]): Promise<void> {
+  const { at } = plan;
   // stamp_listed marks what pulls list: only those age out when no source lists them (lifecycle-writer.ts).
   // No column here is indexed, so on PostgreSQL each row's new version stays on its page (storage-migration.ts).
-  await sql`update indicators set stamp_seen = ${at}, stamp_listed = ${at}
-    where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at} or stamp_listed is null or stamp_listed <> ${at})`.execute(trx);
+  if (plan.incremental === true) {
+    await sql`update indicators set stamp_seen = ${at}, stamp_listed = ${at}
+      where iid in (${iids}) and (stamp_seen is null or stamp_seen <> ${at} or stamp_listed is null or stamp_listed <> ${at})`.execute(trx);
+  }
   for (let i = 0; i < tids.length; i += 500) {
     await trx.updateTable('threats').set({ stamp_seen: at }).where('tid', 'in', tids.slice(i, i + 500)).execute();
   }
@@ -116,6 +125,13 @@ async function retiredNames(trx: Transaction<Database>, tids: readonly number[])
 
 /** The feed's stamps and pull state after a successful pull. */
 async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: boolean, seenThreats: readonly number[]): Promise<void> {
+  if (plan.incremental !== true) {
+    await trx
+      .insertInto('listing_stamps')
+      .values({ fid: plan.fid, stamp_listed: plan.at })
+      .onConflict((oc) => oc.column('fid').doUpdateSet({ stamp_listed: plan.at }))
+      .execute();
+  }
   await trx
     .updateTable('feeds')
     .set({ stamp_pulled: plan.at, ...(modified ? { stamp_modified: plan.at } : {}) })
@@ -152,10 +168,11 @@ async function describeFeed(trx: Transaction<Database>, fid: number, upstream: N
 }
 
 /** A 304: the latest listing is seen again; nothing is added, so nothing is modified. */
-async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
+async function applyRepeat(trx: Transaction<Database>, plan: PullPlan, dialect: Dialect): Promise<PullCounts> {
   const row = await trx.selectFrom('feed_sources').select('seen_threats').where('fid', '=', plan.fid).executeTakeFirst();
   const tids = (JSON.parse(row?.seen_threats ?? '[]') as number[]).filter((t) => Number.isSafeInteger(t));
-  await markSeen(trx, plan.at, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
+  if (plan.incremental === true) await dropListingStamp(trx, dialect, plan.fid);
+  await markSeen(trx, plan, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
   await finishFeed(trx, plan, false, tids);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
   return {
@@ -223,6 +240,8 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
   // The dropped values are read by iid against the store's tables from here on: a few probe their keys.
   await analyzeTemporary(trx, dialect, ['pull_dropped']);
   await keepPastListings(trx, fid, at);
+  // They keep the stamp their listing gave them (the feed's previous pull's) as their own.
+  await keepListingStamps(trx, dialect, sql`select iid from pull_dropped`, fid);
   await sql`delete from source_listings where fid = ${fid} and iid in (select iid from pull_dropped)`.execute(trx);
   await markUnlisted(trx, sql`select iid from pull_dropped`);
   // A new indicator has no listing yet: only the relisted ones pay the conflict check.
@@ -338,7 +357,8 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
  * latest pull listed values.
  */
 export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dialect: Dialect): Promise<PullCounts> {
-  if (plan.repeat) return applyRepeat(trx, plan);
+  if (plan.repeat) return applyRepeat(trx, plan, dialect);
+  if (plan.incremental === true) await dropListingStamp(trx, dialect, plan.fid);
   await stageValues(trx, dialect);
   const values = await count(trx, sql`select 1 from pull_values`);
   // An upstream that retired every value it listed says so (withdrawn rows): that is no outage.
@@ -358,7 +378,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dial
   const newLinks = await count(trx, stagedLinks());
   const seenThreats = (await pullTables(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
   const unlisted = await count(trx, sql`select 1 from pull_dropped`);
-  await markSeen(trx, plan.at, sql`select iid from pull_listed where new = 0`, seenThreats);
+  await markSeen(trx, plan, sql`select iid from pull_listed where new = 0`, seenThreats);
   const listingChanged = unlisted > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
   const changes = threats.created.length + threats.enriched.length + newIndicators + attributeChanges + riskChanges + retired + newLinks;

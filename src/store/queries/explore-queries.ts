@@ -15,6 +15,7 @@ import {
 } from '../contract/explore.js';
 import { ATTRIBUTE_VALUE_CHARS } from '../db/search-keys.js';
 import type { Dialect } from '../db/dialect.js';
+import { seenStampOf } from '../db/listing-stamps.js';
 
 /** Runs one query and gives its rows: over Kysely, or on an explore worker's own connection. */
 export type RunQuery = <R>(query: RawBuilder<R>) => Promise<R[]>;
@@ -125,7 +126,9 @@ export function indicatorCondition(x: ExploreSql, filter: IndicatorFilter): RawB
       return indicatorRiskSql(x, filter.risks);
     case 'stamp':
       // A condition on the row (indicatorRiskSql says why); stamp_seen has no index (docs/explore.md,
-      // "The seen index"), so it is tested on the rows other terms select, or on the newest first.
+      // "The seen index"), so it is tested on the rows other terms select, or on the newest first,
+      // with the stamps of the feeds listing each.
+      if (filter.column === 'stamp_seen') return sql`${seenStampOf(x.dialect, 'i')} ${sql.raw(filter.op)} ${filter.at}`;
       return sql`${sql.ref(`i.${filter.column}`)} ${sql.raw(filter.op)} ${filter.at}`;
     case 'sighted':
       // Through the index of the sighted indicators alone (observation-migration.ts): few are.
@@ -212,7 +215,7 @@ interface IndicatorPageRow {
 /** The page of indicators a filter selects, newest first, with one row more than the page when more follow. */
 export function indicatorPageSql(x: ExploreSql, filter: IndicatorFilter, offset: number, limit: number): RawBuilder<IndicatorPageRow> {
   return sql<IndicatorPageRow>`
-    select i.iid, i.value, i.type, i.risk, i.retired, i.stamp_added, i.stamp_updated, i.stamp_seen, i.stamp_retired
+    select i.iid, i.value, i.type, i.risk, i.retired, i.stamp_added, i.stamp_updated, ${seenStampOf(x.dialect, 'i')} as stamp_seen, i.stamp_retired
     from indicators i where ${indicatorCondition(x, filter)} and ${x.guard}
     order by i.iid desc limit ${limit + 1} offset ${offset}`;
 }

@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { viewIndicatorConditions } from '../publish/collection-views.js';
 import { RISK_RANKS } from '../contract/commands.js';
 import type { Dialect } from '../db/dialect.js';
+import { seenStampOf } from '../db/listing-stamps.js';
 import type { Database } from '../db/schema.js';
 import type { ExportQuery, ExportRow, ExportSelection } from '../contract/records.js';
 
@@ -36,7 +37,7 @@ export async function countExportIndicators(db: Kysely<Database>, selection: Exp
  * the response's validators name the earlier version, so the next poll reads the list again.
  */
 export function exportIndicatorPages(db: Kysely<Database>, dialect: Dialect, query: ExportQuery): AsyncGenerator<ExportRow[]> {
-  return query.max === undefined ? pagesByIid(db, query) : chosenPages(db, dialect, query, query.max);
+  return query.max === undefined ? pagesByIid(db, dialect, query) : chosenPages(db, dialect, query, query.max);
 }
 
 /**
@@ -44,13 +45,13 @@ export function exportIndicatorPages(db: Kysely<Database>, dialect: Dialect, que
  * what it returns and nothing is held between pages: the export's memory does not grow with the
  * collection.
  */
-async function* pagesByIid(db: Kysely<Database>, query: ExportQuery): AsyncGenerator<ExportRow[]> {
+async function* pagesByIid(db: Kysely<Database>, dialect: Dialect, query: ExportQuery): AsyncGenerator<ExportRow[]> {
   const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
   let after = 0;
   const names = new Map<number, string>();
   for (;;) {
     const { rows } = await sql<RowOfPage>`
-      select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
+      select i.iid, i.value, i.type, i.risk, ${seenOf(dialect, query)} as stamp_seen from indicators i
       where i.iid > ${after} and ${selectionConditions(query, after)}
       order by i.iid limit ${size}`.execute(db);
     if (rows.length === 0) return;
@@ -80,14 +81,14 @@ const byCodePoint = (dialect: Dialect, text: RawBuilder<unknown>) => (dialect ==
  * of the same data; then each page's rows are read by primary key and given in that order. The
  * choice holds `max` iids in memory (a number each), never the rows.
  *
- * No index serves this order: it would hold stamp_seen, which every pull rewrites on every listed
- * indicator, and the pulls would pay for it on every run; the sort reads the collection once.
+ * No index serves this order: stamp_seen is the later of the row's own and its listings' stamps
+ * (db/listing-stamps.ts), which every pull of a listing feed moves; the sort reads the collection once.
  */
 async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: ExportQuery, max: number): AsyncGenerator<ExportRow[]> {
   const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
   const { rows: chosen } = await sql<{ iid: number | string }>`
     select i.iid from indicators i where ${selectionConditions(query)}
-    order by ${RISK_ORDER}, ${byCodePoint(dialect, sql`coalesce(i.stamp_seen, '')`)} desc, ${byCodePoint(dialect, sql`i.value`)}, i.iid
+    order by ${RISK_ORDER}, ${byCodePoint(dialect, sql`coalesce(${seenStampOf(dialect, 'i')}, '')`)} desc, ${byCodePoint(dialect, sql`i.value`)}, i.iid
     limit ${max}`.execute(db);
   const iids = chosen.map((row) => Number(row.iid));
   const names = new Map<number, string>();
@@ -95,7 +96,7 @@ async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: Expor
     const wanted = iids.slice(start, start + size);
     // Still active: an indicator retired since the choice was made is left out, not listed again.
     const { rows } = await sql<RowOfPage>`
-      select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
+      select i.iid, i.value, i.type, i.risk, ${seenOf(dialect, query)} as stamp_seen from indicators i
       where i.iid in (${sql.join(wanted)}) and (i.retired is null or i.retired = 0) and i.risk <> 'retired'`.execute(db);
     const byIid = new Map(asExportRows(rows).map((row) => [row.iid, row]));
     const page = wanted.flatMap((iid) => byIid.get(iid) ?? []);
@@ -104,6 +105,9 @@ async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: Expor
     yield page;
   }
 }
+
+/** A page's stamp_seen column: the indicator's as the API gives it, or null where the export has no use for it. */
+const seenOf = (dialect: Dialect, query: ExportQuery) => (query.withSeen === true ? seenStampOf(dialect, 'i') : sql`null`);
 
 /** A row of a page as read: `threats` is absent until the row becomes an ExportRow (asExportRows). */
 type RowOfPage = { iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null; threats?: string[] };

@@ -6,10 +6,19 @@ import type { JsonObject, Risk } from '../../domain.js';
 import type { IndicatorRecord, IndicatorRetiredReason } from '../contract/records.js';
 import type { IndicatorRef } from '../contract/store.js';
 import type { Database, IndicatorTable } from '../db/schema.js';
+import { listingStampOf } from '../db/listing-stamps.js';
 
 export async function findIndicator(db: Kysely<Database>, iid: number): Promise<IndicatorRecord | undefined> {
-  const row = await db.selectFrom('indicators').selectAll().where('iid', '=', iid).executeTakeFirst();
-  return row && withLinks(db, row);
+  const row = await db.selectFrom('indicators').selectAll().select(LISTED).where('iid', '=', iid).executeTakeFirst();
+  return row && withLinks(db, seenAsListed(row));
+}
+
+/** The latest stamp of the feeds listing the row's indicator (db/listing-stamps.ts), read with the row. */
+const LISTED = listingStampOf(sql.ref('indicators.iid')).as('listed_at');
+
+/** The row with its stamp_seen as the API gives it: its own, or its listings' when later. */
+function seenAsListed({ listed_at: listed, ...row }: Selectable<IndicatorTable> & { listed_at: string | null }): Selectable<IndicatorTable> {
+  return listed !== null && (row.stamp_seen === null || listed > row.stamp_seen) ? { ...row, stamp_seen: listed } : row;
 }
 
 /**
@@ -23,13 +32,14 @@ export async function findIndicatorByValue(db: Kysely<Database>, value: string, 
   return row && withLinks(db, row);
 }
 
-/** The stored row findIndicatorByValue reads (provenance reads it too, with links of its own). */
+/** The stored row findIndicatorByValue reads, its stamp_seen as the API gives it (provenance reads it too, with links of its own). */
 export async function findIndicatorRow(db: Kysely<Database>, value: string, types: readonly string[], asGiven = value): Promise<Selectable<IndicatorTable> | undefined> {
   if (types.length === 0) return undefined;
   const values = asGiven === value ? [value] : [value, asGiven];
-  return db
+  const row = await db
     .selectFrom('indicators')
     .selectAll()
+    .select(LISTED)
     .where('value', 'in', values)
     .where('type', 'in', [...types])
     // The normalized value first; the value as given only when no indicator has that.
@@ -37,6 +47,7 @@ export async function findIndicatorRow(db: Kysely<Database>, value: string, type
     .orderBy('iid')
     .limit(1)
     .executeTakeFirst();
+  return row && seenAsListed(row);
 }
 
 /** The links by iid come from the covering indexes feed_links_iid (iid, fid) and threat_links_iid (iid, tid). */
