@@ -63,6 +63,8 @@ export async function fillPlanStore(store: Store): Promise<void> {
   await links('threat_links', 'tid', 2, IN_THREAT_2);
   for (const [fid, where] of [[1, sql`1 = 1`], [2, IN_FEED_2], [3, IN_FEED_3]] as const) {
     await sql`insert into source_listings (fid, iid, risk) select ${fid}, 1000 + f.x, 3 from ${filler(where)}`.execute(db);
+    // Each feed's latest whole list: the stamp every value it lists takes (db/listing-stamps.ts).
+    await sql`insert into listing_stamps (fid, stamp_listed) values (${fid}, ${`2026-01-1${fid} 00:00:00`})`.execute(db);
   }
   // What feed 2 listed once and no longer does (one in ten, beside the values it lists), and which pull made each threat link.
   await sql`insert into past_listings (fid, iid, last_listed, risk) select 2, 1000 + f.x, '2026-01-05 00:00:00', 3 from ${filler(sql`x % 10 = 5`)}`.execute(db);

@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { viewIndicatorConditions } from '../publish/collection-views.js';
 import { RISK_RANKS } from '../contract/commands.js';
 import type { Dialect } from '../db/dialect.js';
-import { seenStampOf } from '../db/listing-stamps.js';
+import { laterStamp, seenStampOf } from '../db/listing-stamps.js';
 import type { Database } from '../db/schema.js';
 import type { ExportQuery, ExportRow, ExportSelection } from '../contract/records.js';
 
@@ -51,11 +51,12 @@ async function* pagesByIid(db: Kysely<Database>, dialect: Dialect, query: Export
   const names = new Map<number, string>();
   for (;;) {
     const { rows } = await sql<RowOfPage>`
-      select i.iid, i.value, i.type, i.risk, ${seenOf(dialect, query)} as stamp_seen from indicators i
+      select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
       where i.iid > ${after} and ${selectionConditions(query, after)}
       order by i.iid limit ${size}`.execute(db);
     if (rows.length === 0) return;
     const page = asExportRows(rows);
+    if (query.withSeen === true) await addListingStamps(db, page);
     if (query.withThreats) await addThreatNames(db, page, names, await linksInRange(db, page));
     yield page;
     if (rows.length < size) return;
@@ -86,9 +87,10 @@ const byCodePoint = (dialect: Dialect, text: RawBuilder<unknown>) => (dialect ==
  */
 async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: ExportQuery, max: number): AsyncGenerator<ExportRow[]> {
   const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
+  const { listings, seen } = seenForOrder(dialect, query);
   const { rows: chosen } = await sql<{ iid: number | string }>`
-    select i.iid from indicators i where ${selectionConditions(query)}
-    order by ${RISK_ORDER}, ${byCodePoint(dialect, sql`coalesce(${seenStampOf(dialect, 'i')}, '')`)} desc, ${byCodePoint(dialect, sql`i.value`)}, i.iid
+    select i.iid from indicators i ${listings} where ${selectionConditions(query)}
+    order by ${RISK_ORDER}, ${byCodePoint(dialect, sql`coalesce(${seen}, '')`)} desc, ${byCodePoint(dialect, sql`i.value`)}, i.iid
     limit ${max}`.execute(db);
   const iids = chosen.map((row) => Number(row.iid));
   const names = new Map<number, string>();
@@ -96,18 +98,56 @@ async function* chosenPages(db: Kysely<Database>, dialect: Dialect, query: Expor
     const wanted = iids.slice(start, start + size);
     // Still active: an indicator retired since the choice was made is left out, not listed again.
     const { rows } = await sql<RowOfPage>`
-      select i.iid, i.value, i.type, i.risk, ${seenOf(dialect, query)} as stamp_seen from indicators i
+      select i.iid, i.value, i.type, i.risk, i.stamp_seen from indicators i
       where i.iid in (${sql.join(wanted)}) and (i.retired is null or i.retired = 0) and i.risk <> 'retired'`.execute(db);
     const byIid = new Map(asExportRows(rows).map((row) => [row.iid, row]));
     const page = wanted.flatMap((iid) => byIid.get(iid) ?? []);
     if (page.length === 0) continue;
+    if (query.withSeen === true) await addListingStamps(db, page);
     if (query.withThreats) await addThreatNames(db, page, names, await linksOf(db, wanted));
     yield page;
   }
 }
 
-/** A page's stamp_seen column: the indicator's as the API gives it, or null where the export has no use for it. */
-const seenOf = (dialect: Dialect, query: ExportQuery) => (query.withSeen === true ? seenStampOf(dialect, 'i') : sql`null`);
+/**
+ * Each row's stamp_seen as the API gives it: its own, or the latest stamp of the feeds listing it
+ * when later (db/listing-stamps.ts). One statement for the page: the listings in the page's range of
+ * iids, read on their iid index, when the page's iids are dense (a page of a whole collection), else
+ * those of its iids by list. A probe per row inside the page's query cost several times the page.
+ */
+async function addListingStamps(db: Kysely<Database>, page: ExportRow[]): Promise<void> {
+  let [first, last] = [page[0]!.iid, page[0]!.iid];
+  for (const row of page) [first, last] = [Math.min(first, row.iid), Math.max(last, row.iid)];
+  const which = last - first < DENSE_SPAN * page.length ? sql`l.iid >= ${first} and l.iid <= ${last}` : sql`l.iid in (${sql.join(page.map((row) => row.iid))})`;
+  const { rows } = await sql<{ iid: number | string; at: string }>`
+    select l.iid, max(s.stamp_listed) as at from source_listings l join listing_stamps s on s.fid = l.fid
+    where ${which} group by l.iid`.execute(db);
+  if (rows.length === 0) return;
+  const listed = new Map(rows.map((r) => [Number(r.iid), r.at]));
+  for (const row of page) {
+    const at = listed.get(row.iid);
+    if (at !== undefined && (row.stamp_seen === null || at > row.stamp_seen)) row.stamp_seen = at;
+  }
+}
+
+/** A page whose iids span at most this many times its rows reads the listings of the whole span. */
+const DENSE_SPAN = 4;
+
+/**
+ * The stamp_seen `max` orders by (db/listing-stamps.ts), and what it joins for it. A view over the
+ * whole store (or its risks and types) on PostgreSQL reads every listing anyway: grouped by iid and
+ * merged with the indicators in one pass, they cost half of a probe per row (bench/README.md,
+ * "PostgreSQL: seen stamps per feed"). A feed's, a threat's or a sample's view, and SQLite, whose
+ * probes cost no round trip, probe the listings of the rows they read.
+ */
+function seenForOrder(dialect: Dialect, selection: ExportSelection): { listings: RawBuilder<unknown>; seen: RawBuilder<unknown> } {
+  const { fid, tid, sample } = selection.filter;
+  if (dialect === 'sqlite' || fid !== undefined || tid !== undefined || sample !== undefined) return { listings: sql``, seen: seenStampOf(dialect, 'i') };
+  return {
+    listings: sql`left join (select l.iid, max(s.stamp_listed) as at from source_listings l join listing_stamps s on s.fid = l.fid group by l.iid) as ls on ls.iid = i.iid`,
+    seen: laterStamp(dialect, sql.ref('i.stamp_seen'), sql.ref('ls.at')),
+  };
+}
 
 /** A row of a page as read: `threats` is absent until the row becomes an ExportRow (asExportRows). */
 type RowOfPage = { iid: number | string; value: string; type: string; risk: string; stamp_seen: string | null; threats?: string[] };
