@@ -262,13 +262,15 @@ async function updateListingsAndRisks(trx: Transaction<Database>, plan: PullPlan
  * version). Returns how many changed.
  */
 export async function takeListedRisks(trx: Transaction<Database>, at: string, touched: RawBuilder<unknown>, leaving?: number): Promise<number> {
-  // Their rows as they were, for the aggregates to take away (value-counts.ts).
-  await keepIndicatorRows(trx, touched);
+  // Their rows as they were, for the aggregates to take away (value-counts.ts): only of those a feed
+  // still lists, as no other's risk changes (most of a pull's dropped values).
+  const others = leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`;
+  await keepIndicatorRows(trx, sql`select t.iid from (${touched}) as t where exists (select 1 from source_listings l where l.iid = t.iid${others})`);
   const { rows } = await sql<{ iid: number }>`
     update indicators set risk = m.risk_text, stamp_updated = ${at}, content_hash = '', retired_reason = null, stamp_retired = null
     from (select l.iid, case max(l.risk) ${riskCases} end as risk_text
           from source_listings l
-          where l.iid in (${touched})${leaving === undefined ? sql`` : sql` and l.fid <> ${leaving}`}
+          where l.iid in (${touched})${others}
           group by l.iid) as m
     where indicators.iid = m.iid and indicators.risk <> m.risk_text
     returning indicators.iid`.execute(trx);
