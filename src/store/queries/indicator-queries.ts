@@ -8,17 +8,17 @@ import type { IndicatorRef } from '../contract/store.js';
 import type { Database, IndicatorTable } from '../db/schema.js';
 import { listingStampOf } from '../db/listing-stamps.js';
 
-export async function findIndicator(db: Kysely<Database>, iid: number): Promise<IndicatorRecord | undefined> {
-  const row = await db.selectFrom('indicators').selectAll().select(LISTED).where('iid', '=', iid).executeTakeFirst();
-  return row && withLinks(db, seenAsListed(row));
-}
-
 /** The latest stamp of the feeds listing the row's indicator (db/listing-stamps.ts), read with the row. */
 const LISTED = listingStampOf(sql.ref('indicators.iid')).as('listed_at');
 
 /** The row with its stamp_seen as the API gives it: its own, or its listings' when later. */
 function seenAsListed({ listed_at: listed, ...row }: Selectable<IndicatorTable> & { listed_at: string | null }): Selectable<IndicatorTable> {
   return listed !== null && (row.stamp_seen === null || listed > row.stamp_seen) ? { ...row, stamp_seen: listed } : row;
+}
+
+export async function findIndicator(db: Kysely<Database>, iid: number): Promise<IndicatorRecord | undefined> {
+  const row = await db.selectFrom('indicators').selectAll().select(LISTED).where('iid', '=', iid).executeTakeFirst();
+  return row && withLinks(db, seenAsListed(row));
 }
 
 /**
