@@ -2,7 +2,7 @@
 // reads its source's whole list stamps the feed's listing, not each listed row, and every read of
 // stamp_seen (the lookup, explore, the CSV export and its `max` order) takes the latest stamp of the
 // feeds listing the value. A value a feed stops listing keeps that feed's last stamp, and so does one
-// whose feed is deleted or whose source becomes an incremental one; a store from before migration
+// whose feed is deleted, that is allowlisted, or whose source becomes an incremental one; a store from before migration
 // 0025 keeps its stamps. SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,13 +12,14 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { noBatches } from '../../src/store/contract/write-batch.js';
+import { addEntry } from '../../src/sources/runtime-allowlist.js';
 import { openPullWorld, type PullWorld } from '../helpers/pull-harness.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { dbOf, migrateRewound, rewindListingStamps } from '../helpers/store-db.js';
 import { feedRecord, indicatorRecord, startUpstream, type UpstreamThreatgate } from '../helpers/upstream-threatgate.js';
 import { basicAuth, collectionPath, INDICATORS_COLLECTION } from '../taxii/taxii-request.js';
 
-const [A, B, C, D] = ['198.51.100.10', '198.51.100.11', '198.51.100.12', '198.51.100.13'];
+const [A, B, C, D, E] = ['198.51.100.10', '198.51.100.11', '198.51.100.12', '198.51.100.13', '198.51.100.14'];
 
 for (const backend of storeBackends()) {
   describe(`seen stamps kept per feed (${backend.name})`, () => {
@@ -162,6 +163,17 @@ for (const backend of storeBackends()) {
         await pull(fid);
         assert.deepEqual([await seen(A), await seen(B), await seen('203.0.113.50')], [lastA, lastWhole, walk]);
       });
+    });
+
+    it('an allowlisted value, retired, keeps the stamp of the last pull that listed it', async () => {
+      const third = await world.addSource('Third list', { url: list('third.txt', [E]), format: 'text', risk: 'low' });
+      const firstPull = await pull(third);
+      const last = await pull(third);
+      assert.deepEqual([await stored(E), await seen(E)], [{ stamp_seen: firstPull, stamp_listed: firstPull }, last]);
+      world.clock.advance(60_000);
+      const counts = await addEntry(world.store, { entry: E, reason: 'our own range', addedBy: 'test' }, world.clock);
+      assert.equal(counts.retired, 1);
+      assert.deepEqual([await stored(E), await seen(E)], [{ stamp_seen: last, stamp_listed: last }, last]);
     });
   });
 }

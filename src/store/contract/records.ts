@@ -208,7 +208,7 @@ export interface ExportSelection {
 export interface ExportQuery extends ExportSelection {
   /** Reads each row's linked threat names (the CSV's `threats`); the plain list does without. */
   withThreats: boolean;
-  /** Reads each row's stamp_seen (the CSV's column), which takes its listings' stamps; without it, null. */
+  /** Gives each row's stamp_seen its listings' stamps (the CSV's column); without it, the row's own column, which the plain list does not show. */
   withSeen?: boolean | undefined;
   /** Rows per page (default 5,000). */
   pageSize?: number | undefined;

@@ -1,17 +1,20 @@
 // An indicator's seen stamps with its listings' (listing-stamps-migration.ts): what every read of
-// `stamp_seen` and every check of `stamp_listed` goes through, and what a listing that goes leaves
-// on the row.
+// `stamp_seen` goes through, and the later-of expressions a listing that goes leaves on the row with.
 import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from './dialect.js';
 
 /**
  * The latest stamp among the feeds whose whole listing holds the indicator `iid` (a column or a
- * value) now, or of feed `fid` alone; null when no such feed lists it. Read through source_listings_iid and listing_stamps'
+ * value) now; null when no such feed lists it. Read through source_listings_iid and listing_stamps'
  * key: a probe per listing.
  */
-export function listingStampOf(iid: RawBuilder<unknown>, fid?: number): RawBuilder<string | null> {
-  const ofFeed = fid === undefined ? sql`` : sql` and l.fid = ${fid}`;
-  return sql<string | null>`(select max(s.stamp_listed) from source_listings l join listing_stamps s on s.fid = l.fid where l.iid = ${iid}${ofFeed})`;
+export function listingStampOf(iid: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`(select max(s.stamp_listed) from source_listings l join listing_stamps s on s.fid = l.fid where l.iid = ${iid})`;
+}
+
+/** The later of a row's own stamp and its listings' as read beside it (text order is time order). */
+export function laterStampOf(own: string | null, listed: string | null | undefined): string | null {
+  return listed !== null && listed !== undefined && (own === null || listed > own) ? listed : own;
 }
 
 /** `column` raised to `at` when it is earlier or null: the later of the two (text order is time order). */

@@ -168,10 +168,9 @@ async function describeFeed(trx: Transaction<Database>, fid: number, upstream: N
 }
 
 /** A 304: the latest listing is seen again; nothing is added, so nothing is modified. */
-async function applyRepeat(trx: Transaction<Database>, plan: PullPlan, dialect: Dialect): Promise<PullCounts> {
+async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<PullCounts> {
   const row = await trx.selectFrom('feed_sources').select('seen_threats').where('fid', '=', plan.fid).executeTakeFirst();
   const tids = (JSON.parse(row?.seen_threats ?? '[]') as number[]).filter((t) => Number.isSafeInteger(t));
-  if (plan.incremental === true) await dropListingStamp(trx, dialect, plan.fid);
   await markSeen(trx, plan, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
   await finishFeed(trx, plan, false, tids);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
@@ -359,8 +358,10 @@ async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promis
  * latest pull listed values.
  */
 export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dialect: Dialect): Promise<PullCounts> {
-  if (plan.repeat) return applyRepeat(trx, plan, dialect);
+  // An incremental source's pulls stamp the rows they list (markSeen): its feed's listing stamp, if its
+  // source was a full-list one until now, goes onto the rows first.
   if (plan.incremental === true) await dropListingStamp(trx, dialect, plan.fid);
+  if (plan.repeat) return applyRepeat(trx, plan);
   await stageValues(trx, dialect);
   const values = await count(trx, sql`select 1 from pull_values`);
   // An upstream that retired every value it listed says so (withdrawn rows): that is no outage.

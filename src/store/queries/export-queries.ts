@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { viewIndicatorConditions } from '../publish/collection-views.js';
 import { RISK_RANKS } from '../contract/commands.js';
 import type { Dialect } from '../db/dialect.js';
-import { laterStamp, seenStampOf } from '../db/listing-stamps.js';
+import { laterStamp, laterStampOf, seenStampOf } from '../db/listing-stamps.js';
 import type { Database } from '../db/schema.js';
 import type { ExportQuery, ExportRow, ExportSelection } from '../contract/records.js';
 
@@ -124,10 +124,7 @@ async function addListingStamps(db: Kysely<Database>, page: ExportRow[]): Promis
     where ${which} group by l.iid`.execute(db);
   if (rows.length === 0) return;
   const listed = new Map(rows.map((r) => [Number(r.iid), r.at]));
-  for (const row of page) {
-    const at = listed.get(row.iid);
-    if (at !== undefined && (row.stamp_seen === null || at > row.stamp_seen)) row.stamp_seen = at;
-  }
+  for (const row of page) row.stamp_seen = laterStampOf(row.stamp_seen, listed.get(row.iid));
 }
 
 /** A page whose iids span at most this many times its rows reads the listings of the whole span. */
@@ -136,7 +133,7 @@ const DENSE_SPAN = 4;
 /**
  * The stamp_seen `max` orders by (db/listing-stamps.ts), and what it joins for it. A view over the
  * whole store (or its risks and types) on PostgreSQL reads every listing anyway: grouped by iid and
- * merged with the indicators in one pass, they cost half of a probe per row (bench/README.md,
+ * merged with the indicators in one pass, they cost less than a probe per row (bench/README.md,
  * "PostgreSQL: seen stamps per feed"). A feed's, a threat's or a sample's view, and SQLite, whose
  * probes cost no round trip, probe the listings of the rows they read.
  */

@@ -6,14 +6,14 @@ import type { JsonObject, Risk } from '../../domain.js';
 import type { IndicatorRecord, IndicatorRetiredReason } from '../contract/records.js';
 import type { IndicatorRef } from '../contract/store.js';
 import type { Database, IndicatorTable } from '../db/schema.js';
-import { listingStampOf } from '../db/listing-stamps.js';
+import { laterStampOf, listingStampOf } from '../db/listing-stamps.js';
 
 /** The latest stamp of the feeds listing the row's indicator (db/listing-stamps.ts), read with the row. */
 const LISTED = listingStampOf(sql.ref('indicators.iid')).as('listed_at');
 
 /** The row with its stamp_seen as the API gives it: its own, or its listings' when later. */
 function seenAsListed({ listed_at: listed, ...row }: Selectable<IndicatorTable> & { listed_at: string | null }): Selectable<IndicatorTable> {
-  return listed !== null && (row.stamp_seen === null || listed > row.stamp_seen) ? { ...row, stamp_seen: listed } : row;
+  return { ...row, stamp_seen: laterStampOf(row.stamp_seen, listed) };
 }
 
 export async function findIndicator(db: Kysely<Database>, iid: number): Promise<IndicatorRecord | undefined> {
