@@ -30,10 +30,10 @@ export async function underPullLease<T>(fid: number, options: LeaseOptions, pull
   const now = clock.now();
   const taken = options.take === 'due' ? await store.takePullLease(fid, owner, now, now + leaseMs) : await store.claimPullLease(fid, owner, now, now + leaseMs);
   if (!taken) return { taken: false };
-  // One renewal at a time. On PostgreSQL a renewal waits behind the pull's own transaction once that
-  // has written the feed's row: a renewal started every minute regardless would hold one more pooled
-  // connection for each minute of a long pull, starving the puller
-  // and whatever else shares its pool. The row lock the pull holds keeps the feed its own meanwhile.
+  // One renewal at a time. On PostgreSQL a renewal waits behind any transaction holding the feed's
+  // row; the pull's own writes it only just before it commits (recordPullState). A renewal started
+  // every minute regardless of the last would hold one more pooled connection for each minute of
+  // such a wait, starving the puller and whatever else shares its pool.
   let renewing: Promise<void> | undefined;
   const renew = setInterval(() => {
     renewing ??= store

@@ -14,6 +14,7 @@ import { refreshAllAggregates, refreshLookupData } from './derive/derive.js';
 import { anyChange } from './changes/change-set.js';
 import { analyzeChangeTables } from './changes/change-tables.js';
 import { endIngest, ingest, type IngestOutcomes } from './ingest/ingest.js';
+import { recordPullState } from './ingest/pull-writer.js';
 import { writeRun } from './ingest/run-writes.js';
 import type { StixSync } from './publish/stix-sync.js';
 import { keepWithdrawnVersions } from './publish/withdrawn-versions.js';
@@ -102,8 +103,15 @@ const given = async <T>(_trx: Transaction<Database>, _command: unknown, ingested
 
 const STAGES: { [K in WriteKind]: WriteStages<K> } = {
   records: { outcome: given },
-  // The pull's run, in its own transaction: kept with what it wrote, or gone with it.
-  pull: { outcome: async (trx, { plan }, ingested, clock) => ({ ...ingested, run: await writePullRun(trx, plan, ingested.pulled, clock) }) },
+  // The pull's run, in its own transaction: kept with what it wrote, or gone with it. The source's
+  // pull state is written last, just before the commit (recordPullState says why).
+  pull: {
+    outcome: async (trx, { plan }, ingested, clock) => {
+      const run = await writePullRun(trx, plan, ingested.pulled, clock);
+      await recordPullState(trx, plan);
+      return { ...ingested, run };
+    },
+  },
   lifecycle: { outcome: given },
   'threat-state': { outcome: given },
   allowlist: { outcome: given },

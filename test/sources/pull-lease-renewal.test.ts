@@ -74,5 +74,40 @@ for (const backend of storeBackends()) {
       // Free again: another holder takes it at once.
       assert.equal(await world.store.claimPullLease(fid, 'another holder', now, now + 60_000), true);
     });
+
+    it('a renewal goes through while the pull derives and publishes: the pull writes its source\'s row just before it commits', { skip: backend.name !== 'PostgreSQL' && 'SQLite has one writer and no row locks' }, async () => {
+      const base = world.location.replace(/[?&]schema=[^&]*/, '');
+      const schema = new URL(world.location).searchParams.get('schema');
+      const table = (name: string) => (schema === null ? name : `"${schema}".${name}`);
+      // Another transaction holds the run history: the pull stops at its run, after derive and publish.
+      const holder = new pg.Client({ connectionString: base });
+      const renewer = new pg.Client({ connectionString: base });
+      await holder.connect();
+      await renewer.connect();
+      try {
+        server.publish('/list.txt', addressLines(10, 40));
+        await holder.query('begin');
+        await holder.query(`lock table ${table('feed_runs')} in exclusive mode`);
+        const pulled = world.pull(fid);
+        let waiting = 0;
+        for (let tries = 0; waiting === 0 && tries < 500; tries += 1) {
+          await sleep(20);
+          const { rows } = await renewer.query(`select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where not l.granted and c.relname = 'feed_runs'`);
+          waiting = rows[0].n;
+        }
+        assert.equal(waiting, 1, 'the pull waits on its run');
+        // The renewal's own statement, bounded: it fails if the pull holds the source's row.
+        await renewer.query(`set lock_timeout = '2s'`);
+        const renewed = await renewer.query(`update ${table('feed_sources')} set lease_until = lease_until where fid = $1`, [fid]);
+        assert.equal(renewed.rowCount, 1);
+        await holder.query('commit');
+        const outcome = await pulled;
+        assert.equal(outcome.ok, true, JSON.stringify(outcome));
+      } finally {
+        await holder.query('rollback').catch(() => undefined);
+        await holder.end();
+        await renewer.end();
+      }
+    });
   });
 }

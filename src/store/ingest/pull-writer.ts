@@ -123,8 +123,8 @@ async function retiredNames(trx: Transaction<Database>, tids: readonly number[])
   return names;
 }
 
-/** The feed's stamps and pull state after a successful pull. */
-async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: boolean, seenThreats: readonly number[]): Promise<void> {
+/** The feed's stamps after a successful pull; its source's pull state comes last (recordPullState). */
+async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: boolean): Promise<void> {
   if (plan.incremental !== true) {
     await trx
       .insertInto('listing_stamps')
@@ -137,6 +137,17 @@ async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: 
     .set({ stamp_pulled: plan.at, ...(modified ? { stamp_modified: plan.at } : {}) })
     .where('fid', '=', plan.fid)
     .execute();
+}
+
+/**
+ * The source's pull state after a successful pull (its validators, cursor, body hash, next due
+ * time, and the threats a repeat of this listing sees), written once everything else of the pull is:
+ * on PostgreSQL the write locks the source's row until the commit, and the pull's lease renewals
+ * (pull-lease.ts) update that row, so they wait only for the commit rather than for derive and
+ * publish. A repeat keeps the threats its listing saw.
+ */
+export async function recordPullState(trx: Transaction<Database>, plan: PullPlan): Promise<void> {
+  const seenThreats = plan.repeat ? undefined : (await pullTables(trx).selectFrom('pull_threats').select('tid').orderBy('tid').execute()).map((r) => Number(r.tid));
   await trx
     .updateTable('feed_sources')
     .set({
@@ -146,7 +157,7 @@ async function finishFeed(trx: Transaction<Database>, plan: PullPlan, modified: 
       last_error_at: null,
       failures: 0,
       next_due: plan.nextDue,
-      ...(plan.repeat ? {} : { seen_threats: JSON.stringify(seenThreats) }),
+      ...(seenThreats === undefined ? {} : { seen_threats: JSON.stringify(seenThreats) }),
       ...(plan.cursor === undefined ? {} : { cursor: plan.cursor }),
       ...(plan.bodyHash === undefined ? {} : { body_hash: plan.bodyHash }),
     })
@@ -172,7 +183,7 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
   const row = await trx.selectFrom('feed_sources').select('seen_threats').where('fid', '=', plan.fid).executeTakeFirst();
   const tids = (JSON.parse(row?.seen_threats ?? '[]') as number[]).filter((t) => Number.isSafeInteger(t));
   await markSeen(trx, plan, sql`select iid from source_listings where fid = ${plan.fid}`, tids);
-  await finishFeed(trx, plan, false, tids);
+  await finishFeed(trx, plan, false);
   const values = await count(trx, sql`select 1 from source_listings where fid = ${plan.fid}`);
   return {
     values, withdrawn: 0, newIndicators: 0, newLinks: 0, newThreats: 0, unlisted: 0, churn: churnOf(plan, 0), threats: tids.length, retiredSeen: await retiredNames(trx, tids),
@@ -385,7 +396,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dial
   const listingChanged = unlisted > 0;
   if (plan.describe !== undefined) await describeFeed(trx, plan.fid, plan.describe);
   const changes = threats.created.length + threats.enriched.length + newIndicators + attributeChanges + riskChanges + retired + newLinks;
-  await finishFeed(trx, plan, changes > 0 || listingChanged, seenThreats);
+  await finishFeed(trx, plan, changes > 0 || listingChanged);
   return {
     values, withdrawn, newIndicators, newLinks, newThreats: threats.created.length, unlisted, churn: churnOf(plan, unlisted), threats: new Set(seenThreats).size,
     retiredSeen: await retiredNames(trx, seenThreats),
