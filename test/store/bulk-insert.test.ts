@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import { bulkInsertText, insertRows, type RowTable } from '../../src/store/db/bulk-insert.js';
 
 const spec = { table: 't', columns: ['a', 'b'], tail: 'on conflict (a) do nothing' };
@@ -55,5 +56,38 @@ describe('insertRows', () => {
       const short = [1] as unknown as Row;
       await assert.rejects(insertRows(db, 'sqlite', table, [short]), /a row of 1 values for 2 columns/);
     });
+  });
+});
+
+describe('insertRows on PostgreSQL, one array per column', { skip: process.env.TEST_DATABASE_URL === undefined && 'TEST_DATABASE_URL is not set' }, () => {
+  type Row = [kind: number, value: string, ordinal: number];
+  const table: RowTable<Row> = { table: 'staged', columns: ['kind', 'value', 'ordinal'], tail: 'on conflict (kind, value) do nothing', arrays: ['integer', 'text', 'bigint'] };
+
+  it('writes each row into its columns, whatever its text holds, and keeps the tail', async () => {
+    const statements: string[] = [];
+    const db = new Kysely<any>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 }) }),
+      log: (event) => void statements.push(event.query.sql),
+    });
+    try {
+      await db.transaction().execute(async (trx) => {
+        await sql`create temporary table staged (kind integer not null, value text not null, ordinal bigint not null, primary key (kind, value)) on commit drop`.execute(trx);
+        // Text an array literal would otherwise read as its own syntax: quotes, backslashes, braces, commas, NULL, blanks.
+        const odd = ['a "quoted" value', 'back\\slash', '{braced,listed}', 'NULL', '', '  spaced  ', 'ünïcödé', 'x'.repeat(3000)];
+        const rows: Row[] = odd.map((value, i) => [i % 2, value, 2 ** 40 + i]);
+        await insertRows(trx, 'postgres', table, rows);
+        // A repeat of a key goes by the tail: nothing is written again.
+        await insertRows(trx, 'postgres', table, [[0, odd[0]!, 1], [1, 'new', 2]]);
+        const stored = (await sql<{ kind: number; value: string; ordinal: string }>`select kind, value, ordinal from staged order by ordinal`.execute(trx)).rows;
+        assert.deepEqual(
+          stored.map((r) => [r.kind, r.value, Number(r.ordinal)]),
+          [[1, 'new', 2], ...rows],
+        );
+      });
+      const inserts = statements.filter((text) => text.startsWith('insert'));
+      assert.deepEqual(inserts, Array(2).fill('insert into staged (kind, value, ordinal) select * from unnest($1::integer[], $2::text[], $3::bigint[]) on conflict (kind, value) do nothing'));
+    } finally {
+      await db.destroy();
+    }
   });
 });

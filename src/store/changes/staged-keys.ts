@@ -21,6 +21,7 @@ const KEY_STAGING: RowTable<KeyStagingRow> = {
   tail:
     'on conflict (kind, id) do update set conflict_ordinal = excluded.ordinal, conflict_position = excluded.position ' +
     'where import_keys.content <> excluded.content and import_keys.conflict_ordinal is null',
+  arrays: ['integer', 'bigint', 'bigint', 'bigint', 'text'],
 };
 
 /** Stages the keys of one batch of a file's records. */

@@ -14,6 +14,7 @@ const LINK_STAGING: RowTable<LinkStagingRow> = {
   table: 'import_links',
   columns: ['kind', 'owner', 'iid', 'stamp_linked', 'ordinal', 'position'],
   tail: `on conflict (kind, owner, iid) do update set stamp_linked = excluded.stamp_linked, ordinal = excluded.ordinal, position = excluded.position`,
+  arrays: ['integer', 'bigint', 'bigint', 'text', 'bigint', 'text'],
 };
 
 /** Stages one batch of a file's links. */

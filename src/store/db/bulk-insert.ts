@@ -51,6 +51,43 @@ export interface RowTable<Row extends readonly unknown[]> {
   columns: { readonly [K in keyof Row]: string };
   fixed?: Readonly<Record<string, string | null>>;
   tail: string;
+  /**
+   * Each column's PostgreSQL type, for a table PostgreSQL fills from one array per column (a table
+   * without `fixed` columns): a statement of a handful of parameters, where a VALUES list of a row's
+   * worth each costs PostgreSQL more to parse and bind than to insert (bench/README.md,
+   * "PostgreSQL: staged rows sent as arrays").
+   */
+  arrays?: { readonly [K in keyof Row]: ArrayElement };
+}
+
+/** The element types insertRows sends arrays of. */
+export type ArrayElement = 'text' | 'integer' | 'bigint';
+
+const arrayTexts = new Map<string, string>();
+
+/** `insert into t (a, b) select * from unnest($1::text[], $2::bigint[]) tail`. */
+function unnestText(table: string, columns: readonly string[], types: readonly ArrayElement[], tail: string): string {
+  const key = `${table}\u0000${columns.join(',')}\u0000${tail}`;
+  let text = arrayTexts.get(key);
+  if (text === undefined) {
+    const arrays = types.map((type, c) => `$${c + 1}::${type}[]`).join(', ');
+    text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${arrays}) ${tail}`;
+    rememberBounded(arrayTexts, MAX_TEXTS, key, text);
+  }
+  return text;
+}
+
+/** Inserts the rows as one array per column (RowTable `arrays`). */
+async function insertArrays<Row extends readonly unknown[], R>(db: Kysely<any>, table: RowTable<Row>, types: readonly ArrayElement[], rows: readonly Row[]): Promise<R[]> {
+  const columns: readonly string[] = table.columns;
+  const arrays: unknown[][] = columns.map(() => new Array(rows.length));
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    if (row.length !== columns.length) throw new Error(`insert into ${table.table}: a row of ${row.length} values for ${columns.length} columns`);
+    for (let c = 0; c < row.length; c++) arrays[c]![r] = row[c];
+  }
+  const result = await db.executeQuery<R>(CompiledQuery.raw(unnestText(table.table, columns, types, table.tail), arrays));
+  return result.rows;
 }
 
 /** Inserts the rows into their table in one statement; returns what its tail returns. */
@@ -58,6 +95,7 @@ export async function insertRows<Row extends readonly unknown[], R = unknown>(
   db: Kysely<any>, dialect: Dialect, table: RowTable<Row>, rows: readonly Row[],
 ): Promise<R[]> {
   if (rows.length === 0) return [];
+  if (dialect === 'postgres' && table.arrays !== undefined && table.fixed === undefined) return insertArrays<Row, R>(db, table, table.arrays, rows);
   const columns: readonly string[] = table.columns;
   const fixedColumns = table.fixed === undefined ? [] : Object.keys(table.fixed);
   const fixedValues = table.fixed === undefined ? [] : Object.values(table.fixed);

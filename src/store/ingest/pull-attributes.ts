@@ -20,6 +20,7 @@ export const VALUE_ATTRIBUTE_STAGING: RowTable<ValueAttributeStagingRow> = {
   table: 'pull_attributes',
   columns: ['type', 'value', 'seq', 'attributes'],
   tail: '',
+  arrays: ['text', 'text', 'bigint', 'text'],
 };
 
 /** Staged rows read per statement, and changed indicators per INSERT. */

@@ -30,12 +30,14 @@ export const VALUE_STAGING: RowTable<ValueStagingRow> = {
   // Plain inserts into a table without a key, grouped once at the end (applyPull): a keyed upsert per
   // batch would search the key for every row as it comes (bench/README.md, "Source-feed pulls").
   tail: '',
+  arrays: ['text', 'text', 'integer', 'bigint'],
 };
 
 export const VALUE_THREAT_STAGING: RowTable<ValueThreatStagingRow> = {
   table: 'pull_value_threats',
   columns: ['type', 'value', 'name'],
   tail: 'on conflict do nothing',
+  arrays: ['text', 'text', 'text'],
 };
 
 /**
@@ -48,6 +50,7 @@ export const VALUE_REF_STAGING: RowTable<ValueRefStagingRow> = {
   table: 'pull_value_refs',
   columns: ['ref', 'type', 'value'],
   tail: '',
+  arrays: ['text', 'text', 'text'],
 };
 
 /** An upstream object indicates a threat, by name: its values are linked to it (joined at the pull's end); a pair may repeat. */
@@ -55,6 +58,7 @@ export const REF_THREAT_STAGING: RowTable<RefThreatStagingRow> = {
   table: 'pull_ref_threats',
   columns: ['ref', 'name'],
   tail: '',
+  arrays: ['text', 'text'],
 };
 
 /** A threat the source describes: the category and other names a threat created for it gets. */
@@ -62,6 +66,7 @@ export const THREAT_DEF_STAGING: RowTable<ThreatDefStagingRow> = {
   table: 'pull_threat_defs',
   columns: ['name_key', 'name', 'category', 'aliases'],
   tail: 'on conflict (name_key) do nothing',
+  arrays: ['text', 'text', 'text', 'text'],
 };
 
 /** A value the source withdrew (FeedBatch `withdrawn`): type and normalized value; a value may repeat. */
@@ -69,6 +74,7 @@ export const WITHDRAWN_STAGING: RowTable<WithdrawnStagingRow> = {
   table: 'pull_withdrawn',
   columns: ['type', 'value'],
   tail: '',
+  arrays: ['text', 'text'],
 };
 
 /**
