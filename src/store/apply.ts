@@ -146,7 +146,7 @@ export async function applyWrite<K extends WriteKind>(
       await analyzeGrown(trx, dialect, grown, ['indicators', 'feed_links', 'threat_links', 'source_listings']);
       await analyzeChangeTables(trx, dialect);
       options.onPhase?.('derive');
-      const aggregates = stages.refreshWhole ? await refreshWhole(trx) : await refreshLookupData(trx, changes);
+      const aggregates = stages.refreshWhole ? await refreshWhole(trx) : await refreshLookupData(trx, dialect, changes);
       signal?.throwIfAborted();
       options.onPhase?.('project');
       await setup.publish(trx, changes, clock, dialect);

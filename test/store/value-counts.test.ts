@@ -296,7 +296,7 @@ for (const backend of storeBackends()) {
           await sql`update indicators set risk = 'critical', content_hash = '' where iid = 1`.execute(trx);
           await noteChanged(trx, 'indicators', [1]);
           const changes = changeSetOf({ threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false });
-          plan = await refreshLookupData(trx, changes);
+          plan = await refreshLookupData(trx, dialectOf(store), changes);
           await dropChangeTables(trx);
         });
         const done = incremental(plan);
@@ -312,7 +312,7 @@ for (const backend of storeBackends()) {
           await sql`update indicators set risk = 'medium', content_hash = '' where iid = 2`.execute(trx);
           await noteChanged(trx, 'indicators', [2]);
           const changes = changeSetOf({ threats: 0, feeds: 0, indicators: 1, feedLinks: 0, threatLinks: 0, fresh: false, pulled: false });
-          plan = await refreshLookupData(trx, changes);
+          plan = await refreshLookupData(trx, dialectOf(store), changes);
           await dropChangeTables(trx);
         });
         const kept = incremental(plan);

@@ -4,6 +4,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { NetworkRange } from '../contract/explore.js';
+import { insertRows, type RowTable } from './bulk-insert.js';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /** The stored types whose values are addresses or blocks. */
@@ -17,8 +19,35 @@ export const NETWORK_TYPES = ['ip', 'ipv4', 'ipv6', 'cidr'] as const;
 export const ATTRIBUTE_VALUE_CHARS = 500;
 
 const PAGE = 5000;
+/** Rows per INSERT on SQLite; PostgreSQL takes a page's in one, as arrays (bulk-insert.ts). */
 const INSERT_ROWS = 500;
+
+type NetworkRow = [iid: number, lo: string, hi: string];
+const NETWORK_ROWS: RowTable<NetworkRow> = { table: 'indicator_networks', columns: ['iid', 'lo', 'hi'], tail: '', arrays: ['bigint', 'text', 'text'] };
+
+/** Attribute keys per DELETE: three parameters each. */
 const KEY_ROWS = 300;
+
+const ATTRIBUTE_VALUE_ROWS: RowTable<AttributeKey> = {
+  table: 'indicator_attribute_values',
+  columns: ['name', 'value', 'iid'],
+  tail: 'on conflict (name, value, iid) do nothing',
+  arrays: ['text', 'text', 'bigint'],
+};
+
+/** Inserts the rows a statement at a time: all of them on PostgreSQL, INSERT_ROWS at a time on SQLite. */
+async function insertAll<Row extends readonly unknown[]>(db: Kysely<Database>, dialect: Dialect, table: RowTable<Row>, rows: readonly Row[]): Promise<void> {
+  const step = dialect === 'postgres' ? Math.max(rows.length, 1) : INSERT_ROWS;
+  for (let i = 0; i < rows.length; i += step) await insertRows(db, dialect, table, rows.slice(i, i + step));
+}
+
+/**
+ * `in (…)` over a list of ids: on PostgreSQL one array parameter (`= any`), which it binds and
+ * plans as one value where a list of thousands costs a parameter each; SQLite takes the list.
+ */
+export function inIds(dialect: Dialect, ids: readonly number[]): RawBuilder<unknown> {
+  return dialect === 'postgres' ? sql`= any(cast(${ids} as bigint[]))` : sql`in (${sql.join(ids)})`;
+}
 
 function ipv4Bits(address: string): bigint {
   return address.split('.').reduce((bits, part) => (bits << 8n) | BigInt(Number(part)), 0n);
@@ -63,7 +92,7 @@ export function networkRangeOf(value: string): NetworkRange | undefined {
  * Writes the ranges of the network-typed indicators that `where` (a condition on `i`) selects,
  * reading them a page at a time in iid order. The caller has removed their earlier rows.
  */
-export async function writeNetworks(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<number> {
+export async function writeNetworks(db: Kysely<Database>, dialect: Dialect, where: RawBuilder<unknown>): Promise<number> {
   let after = -1;
   let written = 0;
   for (;;) {
@@ -71,12 +100,12 @@ export async function writeNetworks(db: Kysely<Database>, where: RawBuilder<unkn
       select i.iid, i.value from indicators i
       where i.type in (${sql.join(NETWORK_TYPES)}) and i.iid > ${after} and ${where}
       order by i.iid limit ${PAGE}`.execute(db);
-    const ranges = [];
+    const ranges: NetworkRow[] = [];
     for (const row of rows) {
       const range = networkRangeOf(row.value);
-      if (range !== undefined) ranges.push({ iid: Number(row.iid), ...range });
+      if (range !== undefined) ranges.push([Number(row.iid), range.lo, range.hi]);
     }
-    for (let i = 0; i < ranges.length; i += INSERT_ROWS) await db.insertInto('indicator_networks').values(ranges.slice(i, i + INSERT_ROWS)).execute();
+    await insertAll(db, dialect, NETWORK_ROWS, ranges);
     written += ranges.length;
     if (rows.length < PAGE) return written;
     after = Number(rows[rows.length - 1]!.iid);
@@ -125,13 +154,8 @@ export async function forEachAttributePage(db: Kysely<Database>, rows: RawBuilde
 }
 
 /** Inserts the attribute keys of `rows` (a query giving iid and attributes), leaving those already there. */
-export async function writeAttributeValues(db: Kysely<Database>, rows: RawBuilder<unknown>): Promise<void> {
-  await forEachAttributePage(db, rows, async (keys) => {
-    for (let i = 0; i < keys.length; i += KEY_ROWS) {
-      const values = keys.slice(i, i + KEY_ROWS).map(([name, value, iid]) => ({ name, value, iid }));
-      await db.insertInto('indicator_attribute_values').values(values).onConflict((oc) => oc.columns(['name', 'value', 'iid']).doNothing()).execute();
-    }
-  });
+export async function writeAttributeValues(db: Kysely<Database>, dialect: Dialect, rows: RawBuilder<unknown>): Promise<void> {
+  await forEachAttributePage(db, rows, (keys) => insertAll(db, dialect, ATTRIBUTE_VALUE_ROWS, keys));
 }
 
 /** Deletes the attribute keys of `rows` (a query giving iid and attributes). */

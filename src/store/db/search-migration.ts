@@ -85,7 +85,7 @@ export const searchIndexes = (dialect: Dialect): Migration => ({
     }
 
     const store = db as Kysely<Database>;
-    await writeNetworks(store, sql`1 = 1`);
-    await writeAttributeValues(store, sql`select iid, attributes from indicators where attributes <> '{}'`);
+    await writeNetworks(store, dialect, sql`1 = 1`);
+    await writeAttributeValues(store, dialect, sql`select iid, attributes from indicators where attributes <> '{}'`);
   },
 });

@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { anyChange, type ChangeSet } from '../changes/change-set.js';
 import { aggregateWholeStore } from './aggregate-reads.js';
 import { LINK_KIND } from '../contract/write-batch.js';
+import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { readStoredSummaries, writeSummaries } from './summary-writes.js';
 import { touchedOwners } from './touched-owners.js';
@@ -138,8 +139,8 @@ async function planAggregates(trx: Kysely<Database>, changes: ChangeSet): Promis
 }
 
 /** The part of the import refresh that the lookup API relies on; returns how the aggregates were refreshed. */
-export async function refreshLookupData(trx: Transaction<Database>, changes: ChangeSet): Promise<AggregatePlan | null> {
-  await refreshSearchIndex(trx, changes);
+export async function refreshLookupData(trx: Transaction<Database>, dialect: Dialect, changes: ChangeSet): Promise<AggregatePlan | null> {
+  await refreshSearchIndex(trx, dialect, changes);
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
     await renumberLinks(trx, 'feed_links', changes);

@@ -5,8 +5,9 @@
 // SQLite triggers on the table (db/search-migration.ts).
 import { sql, type Kysely } from 'kysely';
 import type { ChangeSet } from '../changes/change-set.js';
+import type { Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import { deleteAttributeValues, writeAttributeValues, writeNetworks } from '../db/search-keys.js';
+import { deleteAttributeValues, inIds, writeAttributeValues, writeNetworks } from '../db/search-keys.js';
 
 /** Changed indicators handled per round: their ids are one list in each statement, not a subquery read again for every page. */
 const IDS_PER_ROUND = 5000;
@@ -18,31 +19,32 @@ const IDS_PER_ROUND = 5000;
  * a re-pull that changes no value and no attribute writes nothing here. The changed ids are read in
  * order, a round at a time, so a write of a million indicators costs a million, not rounds times that.
  */
-export async function refreshSearchIndex(trx: Kysely<Database>, changes: ChangeSet): Promise<void> {
+export async function refreshSearchIndex(trx: Kysely<Database>, dialect: Dialect, changes: ChangeSet): Promise<void> {
   if (changes.indicators === 0) return;
   const replaced = changes.replacedIndicators();
   let after = -1;
   for (;;) {
     const { rows } = await sql<{ id: number }>`select c.id from (${changes.changedIds('indicators')}) as c where c.id > ${after} order by c.id limit ${IDS_PER_ROUND}`.execute(trx);
     if (rows.length === 0) return;
-    const ids = sql.join(rows.map((r) => Number(r.id)));
+    const ids = inIds(dialect, rows.map((r) => Number(r.id)));
     // A changed indicator whose earlier row was kept with the same type and value keeps its range.
-    const moved = sql`i.iid in (${ids}) and not exists (select 1 from (${replaced}) as r where r.iid = i.iid and r.repatterned = 0)`;
+    const moved = sql`i.iid ${ids} and not exists (select 1 from (${replaced}) as r where r.iid = i.iid and r.repatterned = 0)`;
     // By the round's ids themselves: an indicator without a row here has no range to delete, so
     // joining the ids through indicators first only added a probe of indicators for each
     // (bench/README.md, "PostgreSQL: the staged values joined").
     if (!changes.fresh) {
-      await sql`delete from indicator_networks where iid in (${ids})
+      await sql`delete from indicator_networks where iid ${ids}
         and not exists (select 1 from (${replaced}) as r where r.iid = indicator_networks.iid and r.repatterned = 0)`.execute(trx);
     }
-    await writeNetworks(trx, moved);
+    await writeNetworks(trx, dialect, moved);
     // The earlier keys of indicators whose attributes changed go; the keys of those and of new ones come.
     if (!changes.fresh) {
-      await deleteAttributeValues(trx, sql`select r.iid, r.attributes from (${replaced}) as r join indicators i on i.iid = r.iid where r.iid in (${ids}) and i.attributes <> r.attributes`);
+      await deleteAttributeValues(trx, sql`select r.iid, r.attributes from (${replaced}) as r join indicators i on i.iid = r.iid where r.iid ${ids} and i.attributes <> r.attributes`);
     }
     await writeAttributeValues(
       trx,
-      sql`select i.iid, i.attributes from indicators i where i.iid in (${ids}) and i.attributes <> '{}' and not exists (
+      dialect,
+      sql`select i.iid, i.attributes from indicators i where i.iid ${ids} and i.attributes <> '{}' and not exists (
         select 1 from (${replaced}) as r where r.iid = i.iid and r.attributes = i.attributes)`,
     );
     if (rows.length < IDS_PER_ROUND) return;
