@@ -79,9 +79,17 @@ export async function createPullTables(trx: Kysely<Database>, dialect: Dialect):
  * temporary table's index live in the session's small local buffers (temp_buffers), and a random
  * insert reads and writes them again and again (bench/README.md, "PostgreSQL: the staged values'
  * key built after them"). SQLite's is made with the table.
+ *
+ * Only the rows staged beside the values (threats, upstream objects, attributes, withdrawn values)
+ * look values up by type and value; the rest of the pull goes by iid. A list of bare values stages
+ * none of those, and its pull skips the key (bench/README.md, "PostgreSQL: staged rows sent as
+ * arrays").
  */
 export async function keyPullValues(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
-  if (dialect === 'postgres') await sql`alter table pull_values add primary key (type, value)`.execute(trx);
+  if (dialect !== 'postgres') return;
+  const { rows } = await sql<{ staged: boolean }>`select exists (select 1 from pull_value_threats) or exists (select 1 from pull_value_refs)
+    or exists (select 1 from pull_attributes) or exists (select 1 from pull_withdrawn) as staged`.execute(trx);
+  if (rows[0]?.staged === true) await sql`alter table pull_values add primary key (type, value)`.execute(trx);
 }
 
 /** Drops the pull's staging tables once the write's stages are done with it. */
