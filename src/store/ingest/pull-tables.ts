@@ -74,22 +74,26 @@ export async function createPullTables(trx: Kysely<Database>, dialect: Dialect):
 }
 
 /**
- * PostgreSQL's key of pull_values, made once stageValues has filled it. Built by sorting, it costs
- * less than inserting each value into it as the grouping hands them over, at random: the pages of a
- * temporary table's index live in the session's small local buffers (temp_buffers), and a random
- * insert reads and writes them again and again (bench/README.md, "PostgreSQL: the staged values'
- * key built after them"). SQLite's is made with the table.
- *
- * Only the rows staged beside the values (threats, upstream objects, attributes, withdrawn values)
- * look values up by type and value; the rest of the pull goes by iid. A list of bare values stages
- * none of those, and its pull skips the key (bench/README.md, "PostgreSQL: staged rows sent as
- * arrays").
+ * Whether the pull staged rows beside its values (threats, upstream objects, attributes, withdrawn
+ * values): only those look values up by type and value; the rest of the pull goes by iid.
+ */
+export async function stagedBesideValues(trx: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ staged: number | boolean }>`select case when exists (select 1 from pull_value_threats) or exists (select 1 from pull_value_refs)
+    or exists (select 1 from pull_attributes) or exists (select 1 from pull_withdrawn) then 1 else 0 end as staged`.execute(trx);
+  return Number(rows[0]?.staged ?? 0) === 1;
+}
+
+/**
+ * PostgreSQL's key of pull_values, made once stageValues has filled it, for a pull that staged rows
+ * beside its values (stagedBesideValues); a list of bare values needs none (bench/README.md,
+ * "PostgreSQL: staged rows sent as arrays"). Built by sorting, it costs less than inserting each
+ * value into it as the grouping hands them over, at random: the pages of a temporary table's index
+ * live in the session's small local buffers (temp_buffers), and a random insert reads and writes
+ * them again and again (bench/README.md, "PostgreSQL: the staged values' key built after them").
+ * SQLite's is made with the table.
  */
 export async function keyPullValues(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
-  if (dialect !== 'postgres') return;
-  const { rows } = await sql<{ staged: boolean }>`select exists (select 1 from pull_value_threats) or exists (select 1 from pull_value_refs)
-    or exists (select 1 from pull_attributes) or exists (select 1 from pull_withdrawn) as staged`.execute(trx);
-  if (rows[0]?.staged === true) await sql`alter table pull_values add primary key (type, value)`.execute(trx);
+  if (dialect === 'postgres') await sql`alter table pull_values add primary key (type, value)`.execute(trx);
 }
 
 /** Drops the pull's staging tables once the write's stages are done with it. */

@@ -13,7 +13,7 @@ import { keepIndicatorRows } from '../changes/replaced-indicators.js';
 import { stagedLinks, stageLinksFrom } from '../changes/staged-links.js';
 import { mergePulledAttributes, newAttributes } from './pull-attributes.js';
 import { resolveThreats } from './pull-threats.js';
-import { createPullTables, keyPullValues, pullTables } from './pull-tables.js';
+import { createPullTables, keyPullValues, pullTables, stagedBesideValues } from './pull-tables.js';
 import { analyzeTemporary, setTempCache } from '../db/dialect.js';
 import { dropListingStamp, keepListingStamps, markListed, markUnlisted, retireIndicators } from './lifecycle-writer.js';
 import { LINK_KIND } from '../contract/write-batch.js';
@@ -203,7 +203,7 @@ async function applyRepeat(trx: Transaction<Database>, plan: PullPlan): Promise<
  * an update as a new version of the row: looking the indicators up and numbering the new ones as
  * updates of the staged rows cost twice the staging itself). Writes only the staging tables.
  */
-async function stageValues(trx: Transaction<Database>, dialect: Dialect): Promise<void> {
+async function stageValues(trx: Transaction<Database>, dialect: Dialect): Promise<{ besideValues: boolean }> {
   const top = Number((await trx.selectFrom('indicators').select((eb) => eb.fn.max('iid').as('top')).executeTakeFirst())?.top ?? 0);
   // Each staged row is joined to its indicators before the rows are grouped: PostgreSQL, told the
   // staging table's size (it never analyzes a temporary table itself), probes the value index for a
@@ -219,8 +219,10 @@ async function stageValues(trx: Transaction<Database>, dialect: Dialect): Promis
     select type, value, risk, ordinal, found, 0 from g where found is not null
     union all
     select type, value, risk, ordinal, ${top} + row_number() over (order by ordinal), 1 from g where found is null`.execute(trx);
-  await keyPullValues(trx, dialect);
+  const besideValues = await stagedBesideValues(trx);
+  if (besideValues) await keyPullValues(trx, dialect);
   await sql`delete from pull_rows`.execute(trx);
+  return { besideValues };
 }
 
 /** The new values become indicators (their iids given by stageValues); every listed value goes to pull_listed, by iid. */
@@ -341,23 +343,30 @@ async function retireWithdrawn(trx: Transaction<Database>, plan: PullPlan): Prom
     and not exists (select 1 from source_listings l where l.iid = indicators.iid)`, 'upstream');
 }
 
-/** Links the pull makes: each listed value to the feed, and to the threats its row or the source names, the first time only. */
-async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan): Promise<void> {
+/**
+ * Links the pull makes: each listed value to the feed, and to the threats its row or the source names,
+ * the first time only. `besideValues`: the pull staged rows beside its values (stagedBesideValues),
+ * which are where its rows name threats; a list of bare values names none, and its staged values have
+ * no key to join them by.
+ */
+async function stageNewLinks(trx: Transaction<Database>, plan: PullPlan, besideValues: boolean): Promise<void> {
   const { fid, at } = plan;
   await stageLinksFrom(trx, sql`select ${LINK_KIND.feed}, ${fid}, v.iid, ${at}, v.ordinal, 'pull'
     from pull_listed v where v.new = 1 or not exists (select 1 from feed_links l where l.fid = ${fid} and l.iid = v.iid)`);
-  const threatLinks = sql`
-    select t.tid, v.iid, min(v.ordinal) as ordinal
-    from pull_value_threats p
-    join pull_threats t on t.name_key = lower(p.name)
-    join pull_values v on v.type = p.type and v.value = p.value
-    group by t.tid, v.iid`;
-  const sourceLinks =
-    plan.sourceThreat === null
-      ? sql``
-      : sql`union select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.name.toLowerCase()}`;
+  const named: RawBuilder<unknown>[] = [];
+  if (besideValues) {
+    named.push(sql`select t.tid, v.iid, min(v.ordinal) as ordinal
+      from pull_value_threats p
+      join pull_threats t on t.name_key = lower(p.name)
+      join pull_values v on v.type = p.type and v.value = p.value
+      group by t.tid, v.iid`);
+  }
+  if (plan.sourceThreat !== null) {
+    named.push(sql`select t.tid, v.iid, v.ordinal from pull_listed v join pull_threats t on t.name_key = ${plan.sourceThreat.name.toLowerCase()}`);
+  }
+  if (named.length === 0) return;
   const threatLinksMade = await stageLinksFrom(trx, sql`select ${LINK_KIND.threat}, x.tid, x.iid, ${at}, min(x.ordinal), 'pull'
-    from (${threatLinks} ${sourceLinks}) as x
+    from (${sql.join(named, sql` union `)}) as x
     where not exists (select 1 from threat_links l where l.tid = x.tid and l.iid = x.iid)
     group by x.tid, x.iid`);
   // Provenance: which feed's pull made each new threat link (an import's links have no row here);
@@ -379,7 +388,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dial
   // source was a full-list one until now, goes onto the rows first.
   if (plan.incremental === true) await dropListingStamp(trx, dialect, plan.fid);
   if (plan.repeat) return applyRepeat(trx, plan);
-  await stageValues(trx, dialect);
+  const { besideValues } = await stageValues(trx, dialect);
   const values = await count(trx, sql`select 1 from pull_values`);
   // An upstream that retired every value it listed says so (withdrawn rows): that is no outage.
   if (values === 0 && plan.incremental !== true && (await count(trx, sql`select 1 from pull_withdrawn`)) === 0) {
@@ -394,7 +403,7 @@ export async function applyPull(trx: Transaction<Database>, plan: PullPlan, dial
   const withdrawn = await resolveWithdrawn(trx, plan, dialect);
   const riskChanges = await updateListingsAndRisks(trx, plan, dialect);
   const retired = await retireWithdrawn(trx, plan);
-  await stageNewLinks(trx, plan);
+  await stageNewLinks(trx, plan, besideValues);
   const newLinks = await count(trx, stagedLinks());
   const seenThreats = (await pullTables(trx).selectFrom('pull_threats').select('tid').execute()).map((r) => Number(r.tid));
   const unlisted = await count(trx, sql`select 1 from pull_dropped`);
