@@ -26,6 +26,7 @@ import { keepReplacedIndicators } from '../changes/replaced-indicators.js';
 import { moveLinks, stageLinks } from '../changes/staged-links.js';
 import { stageKeys } from '../changes/staged-keys.js';
 import { dropPullTables } from './pull-tables.js';
+import { readAhead } from './read-ahead.js';
 
 /** Upserts one batch of rows; returns the keys actually inserted or changed. */
 async function upsert<Row extends readonly unknown[]>(
@@ -129,8 +130,10 @@ export async function ingest<K extends WriteKind>(
   const state: BatchState = {};
   // Into an empty SQLite store, the index that finds indicators by value (pull-migration.ts) is
   // built once after the rows, in one sort, rather than at a random place for each of them.
+  // PostgreSQL writes a batch in its own process, while the next is read here (read-ahead.ts); SQLite
+  // writes on this thread, so reading ahead would only hold one more batch.
   const writeAll = async () => {
-    for await (const batch of batches) await writeBatch(trx, dialect, command.kind, batch, fresh, state, at);
+    for await (const batch of dialect === 'postgres' ? readAhead(batches) : batches) await writeBatch(trx, dialect, command.kind, batch, fresh, state, at);
   };
   if (fresh) await withoutIndexes(trx, dialect, { index: 'indicators_value' }, writeAll);
   else await writeAll();
