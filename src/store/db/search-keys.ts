@@ -19,8 +19,9 @@ export const NETWORK_TYPES = ['ip', 'ipv4', 'ipv6', 'cidr'] as const;
 export const ATTRIBUTE_VALUE_CHARS = 500;
 
 const PAGE = 5000;
-/** Rows per INSERT on SQLite; PostgreSQL takes a page's in one, as arrays (bulk-insert.ts). */
+/** Rows per INSERT: on SQLite, a row's worth of parameters each; on PostgreSQL, as arrays (bulk-insert.ts), a page's ranges in one. */
 const INSERT_ROWS = 500;
+const ARRAY_ROWS = 10_000;
 
 type NetworkRow = [iid: number, lo: string, hi: string];
 const NETWORK_ROWS: RowTable<NetworkRow> = { table: 'indicator_networks', columns: ['iid', 'lo', 'hi'], tail: '', arrays: ['bigint', 'text', 'text'] };
@@ -35,9 +36,9 @@ const ATTRIBUTE_VALUE_ROWS: RowTable<AttributeKey> = {
   arrays: ['text', 'text', 'bigint'],
 };
 
-/** Inserts the rows a statement at a time: all of them on PostgreSQL, INSERT_ROWS at a time on SQLite. */
+/** Inserts the rows a statement at a time: ARRAY_ROWS at a time on PostgreSQL, INSERT_ROWS on SQLite. */
 async function insertAll<Row extends readonly unknown[]>(db: Kysely<Database>, dialect: Dialect, table: RowTable<Row>, rows: readonly Row[]): Promise<void> {
-  const step = dialect === 'postgres' ? Math.max(rows.length, 1) : INSERT_ROWS;
+  const step = dialect === 'postgres' ? ARRAY_ROWS : INSERT_ROWS;
   for (let i = 0; i < rows.length; i += step) await insertRows(db, dialect, table, rows.slice(i, i + step));
 }
 
