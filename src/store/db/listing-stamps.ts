@@ -12,6 +12,15 @@ export function listingStampOf(iid: RawBuilder<unknown>): RawBuilder<string | nu
   return sql<string | null>`(select max(s.stamp_listed) from source_listings l join listing_stamps s on s.fid = l.fid where l.iid = ${iid})`;
 }
 
+/**
+ * Each indicator's latest listing stamp, for the listings `which` (a condition on `l`,
+ * source_listings) selects: rows of (iid, at), one per indicator listed by a full-list feed.
+ */
+export function listingStampsBy(which: RawBuilder<unknown>): RawBuilder<{ iid: number | string; at: string }> {
+  return sql<{ iid: number | string; at: string }>`select l.iid, max(s.stamp_listed) as at from source_listings l join listing_stamps s on s.fid = l.fid
+    where ${which} group by l.iid`;
+}
+
 /** The later of a row's own stamp and its listings' as read beside it (text order is time order). */
 export function laterStampOf(own: string | null, listed: string | null | undefined): string | null {
   return listed !== null && listed !== undefined && (own === null || listed > own) ? listed : own;

@@ -78,7 +78,7 @@ export async function createPullTables(trx: Kysely<Database>, dialect: Dialect):
  * values): only those look values up by type and value; the rest of the pull goes by iid.
  */
 export async function stagedBesideValues(trx: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ staged: number | boolean }>`select case when exists (select 1 from pull_value_threats) or exists (select 1 from pull_value_refs)
+  const { rows } = await sql<{ staged: number }>`select case when exists (select 1 from pull_value_threats) or exists (select 1 from pull_value_refs)
     or exists (select 1 from pull_attributes) or exists (select 1 from pull_withdrawn) then 1 else 0 end as staged`.execute(trx);
   return Number(rows[0]?.staged ?? 0) === 1;
 }

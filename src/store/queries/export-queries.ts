@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { viewIndicatorConditions } from '../publish/collection-views.js';
 import { RISK_RANKS } from '../contract/commands.js';
 import type { Dialect } from '../db/dialect.js';
-import { laterStamp, laterStampOf, seenStampOf } from '../db/listing-stamps.js';
+import { laterStamp, laterStampOf, listingStampsBy, seenStampOf } from '../db/listing-stamps.js';
 import type { Database } from '../db/schema.js';
 import type { ExportQuery, ExportRow, ExportSelection } from '../contract/records.js';
 
@@ -119,9 +119,7 @@ async function addListingStamps(db: Kysely<Database>, page: ExportRow[]): Promis
   let [first, last] = [page[0]!.iid, page[0]!.iid];
   for (const row of page) [first, last] = [Math.min(first, row.iid), Math.max(last, row.iid)];
   const which = last - first < DENSE_SPAN * page.length ? sql`l.iid >= ${first} and l.iid <= ${last}` : sql`l.iid in (${sql.join(page.map((row) => row.iid))})`;
-  const { rows } = await sql<{ iid: number | string; at: string }>`
-    select l.iid, max(s.stamp_listed) as at from source_listings l join listing_stamps s on s.fid = l.fid
-    where ${which} group by l.iid`.execute(db);
+  const { rows } = await listingStampsBy(which).execute(db);
   if (rows.length === 0) return;
   const listed = new Map(rows.map((r) => [Number(r.iid), r.at]));
   for (const row of page) row.stamp_seen = laterStampOf(row.stamp_seen, listed.get(row.iid));
@@ -141,7 +139,7 @@ function seenForOrder(dialect: Dialect, selection: ExportSelection): { listings:
   const { fid, tid, sample } = selection.filter;
   if (dialect === 'sqlite' || fid !== undefined || tid !== undefined || sample !== undefined) return { listings: sql``, seen: seenStampOf(dialect, 'i') };
   return {
-    listings: sql`left join (select l.iid, max(s.stamp_listed) as at from source_listings l join listing_stamps s on s.fid = l.fid group by l.iid) as ls on ls.iid = i.iid`,
+    listings: sql`left join (${listingStampsBy(sql`true`)}) as ls on ls.iid = i.iid`,
     seen: laterStamp(dialect, sql.ref('i.stamp_seen'), sql.ref('ls.at')),
   };
 }
