@@ -10,7 +10,8 @@ import { importDataset } from '../../src/import/import-file.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { storeBackends } from '../helpers/store-backends.js';
 import { fixedClock } from '../helpers/test-app.js';
-import { dbOf } from '../helpers/store-db.js';
+import { dbOf, dialectOf } from '../helpers/store-db.js';
+import { openExplainingStore } from '../helpers/query-plans.js';
 
 const demo = generateDemo({ indicators: 20 });
 
@@ -111,6 +112,39 @@ for (const backend of storeBackends()) {
         const last = await store.findLinksPage({ kind: 'feed', fid: 1 }, 0, 1000);
         assert.deepEqual(last.rows.slice(0, 3).map((r) => r.iid), [1, 3, 6]);
       } finally {
+        await store.close();
+      }
+    });
+
+    it('rank a feed the statistics have not seen yet in one pass, and leave appended links as they went in', async () => {
+      const { store, location } = await backend.create();
+      const explaining = await openExplainingStore(location, dialectOf(store), [], []);
+      try {
+        const indicators = Array.from({ length: 3000 }, (_, k) => indicator(k + 1));
+        const feeds = [1, 2].map((fid) => ({ ...demo.feeds[fid - 1]!, fid }));
+        const linked = (fid: number, iids: number[]) => iids.map((iid) => ({ fid, iid, stamp_linked: '2025-01-01 00:00:00' }));
+        await importDataset(store, { threats: [], feeds, indicators, links: linked(1, indicators.map((i) => i.iid)) }, fixedClock);
+        // The statistics know feed 1's links only: feed 2 holds none when they are taken.
+        await sql`analyze feed_links`.execute(dbOf(store));
+        const at = (minutes: number) => ({ now: () => fixedClock.now() + minutes * 60_000 });
+        const ranking = /set seq = r\.rn/;
+
+        // Feed 2's first links all come after its (no) last one: ranked as they go in, none rewritten.
+        explaining.take();
+        await importDataset(explaining.store, { threats: [], feeds: [], indicators: [], links: linked(2, indicators.filter((i) => i.iid >= 1500).map((i) => i.iid)) }, at(1));
+        assert.deepEqual(explaining.take().filter((st) => ranking.test(st.sql)).map((st) => st.sql), [], 'appended links ranked again');
+        assert.deepEqual(await misranked(dbOf(store)), [], 'appended links');
+
+        // 749 links below feed 2's first: its 1,501 links are ranked again from the first new one.
+        // With statistics that put feed 2 at no rows, PostgreSQL would rerun the ranking once for
+        // every link (a nested loop); the ranks and the links are both read in iid order, once.
+        await importDataset(explaining.store, { threats: [], feeds: [], indicators: [], links: linked(2, indicators.filter((i) => i.iid < 1500 && i.iid % 2 === 0).map((i) => i.iid)) }, at(2));
+        const ranked = explaining.take().filter((st) => ranking.test(st.sql));
+        assert.equal(ranked.length, 1, 'the ranking statement');
+        if (backend.name === 'PostgreSQL') assert.deepEqual(ranked[0]!.lines.filter((line) => /Nested Loop/.test(line)), [], ranked[0]!.lines.join('\n'));
+        assert.deepEqual(await misranked(dbOf(store)), [], 'links below the first');
+      } finally {
+        await explaining.close();
         await store.close();
       }
     });

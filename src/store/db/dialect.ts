@@ -54,6 +54,21 @@ export async function raiseWriteMemory(trx: Kysely<Database>, dialect: Dialect):
     where pg_size_bytes(current_setting('work_mem')) < ${WRITE_WORK_MEM_MIB * 1024 * 1024}`.execute(trx);
 }
 
+/**
+ * PostgreSQL: runs one statement of a write with nested-loop joins ruled out (SET LOCAL, put back as
+ * it was once the statement is done), for a join whose both sides can be far bigger than the
+ * statistics say, where a nested loop would rerun its inner side for every outer row. SQLite: runs it
+ * as it is. A failed statement aborts the transaction, setting and all.
+ */
+export async function withoutNestedLoops<T>(trx: Kysely<Database>, dialect: Dialect, run: () => Promise<T>): Promise<T> {
+  if (dialect !== 'postgres') return run();
+  const { rows } = await sql<{ was: string }>`select current_setting('enable_nestloop') as was`.execute(trx);
+  await sql`select set_config('enable_nestloop', 'off', true)`.execute(trx);
+  const result = await run();
+  await sql`select set_config('enable_nestloop', ${rows[0]!.was}, true)`.execute(trx);
+  return result;
+}
+
 /** Arbitrary, fixed: the seed of the advisory lock key that serializes migrations on PostgreSQL. */
 const MIGRATION_LOCK_SEED = 7_324_861_002;
 

@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { anyChange, type ChangeSet } from '../changes/change-set.js';
 import { aggregateWholeStore } from './aggregate-reads.js';
 import { LINK_KIND } from '../contract/write-batch.js';
-import type { Dialect } from '../db/dialect.js';
+import { withoutNestedLoops, type Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { readStoredSummaries, writeSummaries } from './summary-writes.js';
 import { touchedOwners } from './touched-owners.js';
@@ -25,7 +25,7 @@ const SHIFT_UP_TO = 200;
  * (owner, seq). A link before an owner's first new one keeps its rank (a restamped link keeps its
  * place too), so only the links from there on move.
  */
-async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | 'threat_links', changes: ChangeSet): Promise<void> {
+async function renumberLinks(trx: Transaction<Database>, dialect: Dialect, table: 'feed_links' | 'threat_links', changes: ChangeSet): Promise<void> {
   const kind = table === 'feed_links' ? LINK_KIND.feed : LINK_KIND.threat;
   const column = table === 'feed_links' ? 'fid' : 'tid';
   const owner = sql.ref(column);
@@ -39,12 +39,21 @@ async function renumberLinks(trx: Transaction<Database>, table: 'feed_links' | '
   };
   for (const row of rows) {
     const id = Number(row.owner);
+    // Links appended after the owner's last one (all of a first pull's, say) were ranked as they went
+    // in (moveLinks); only an owner with a link still at -1 has ranks to rewrite.
+    const { rows: unranked } = await sql`select 1 as one from ${links} where ${owner} = ${id} and seq = -1 limit 1`.execute(trx);
+    if (unranked.length === 0) continue;
     if (Number(row.n) > SHIFT_UP_TO) {
       const first = Number(row.first);
-      await sql`
+      const base = await rankAt(id, first);
+      // Both sides come from the owner's links in iid order, so a merge join ranks them in one pass.
+      // Stale statistics (an owner whose links the last ANALYZE never saw) can make PostgreSQL expect
+      // one row on each side and rerun the ranking for every link, a nested loop quadratic in the
+      // owner's links.
+      await withoutNestedLoops(trx, dialect, () => sql`
         update ${links} set seq = r.rn
-        from (select iid, row_number() over (order by iid) - 1 + ${await rankAt(id, first)} as rn from ${links} where ${owner} = ${id} and iid >= ${first}) as r
-        where ${sql.ref(`${table}.${column}`)} = ${id} and ${sql.ref(`${table}.iid`)} = r.iid and ${sql.ref(`${table}.seq`)} <> r.rn`.execute(trx);
+        from (select iid, row_number() over (order by iid) - 1 + ${base} as rn from ${links} where ${owner} = ${id} and iid >= ${first}) as r
+        where ${sql.ref(`${table}.${column}`)} = ${id} and ${sql.ref(`${table}.iid`)} = r.iid and ${sql.ref(`${table}.seq`)} <> r.rn`.execute(trx));
       continue;
     }
     const { rows: added } = await sql<{ iid: number }>`
@@ -143,8 +152,8 @@ export async function refreshLookupData(trx: Transaction<Database>, dialect: Dia
   await refreshSearchIndex(trx, dialect, changes);
   // Links moved into a fresh store were ranked as they went in (moveLinks).
   if (!changes.fresh) {
-    await renumberLinks(trx, 'feed_links', changes);
-    await renumberLinks(trx, 'threat_links', changes);
+    await renumberLinks(trx, dialect, 'feed_links', changes);
+    await renumberLinks(trx, dialect, 'threat_links', changes);
   }
   const plan = await planAggregates(trx, changes);
   if (plan?.whole === false) return { ...plan, read: await refreshOwners(trx, plan.touched, changes) };
