@@ -66,9 +66,11 @@ export async function openExplainingStore(
   dialect: Dialect,
   collections: readonly CollectionConfig[],
   tables: readonly string[],
+  /** PostgreSQL planner settings for the explaining connections (`enable_nestloop: 'off'`, say), to see the plans a bigger store would get. */
+  settings: Readonly<Record<string, string>> = {},
 ): Promise<ExplainingStore> {
   let statements: StatementPlan[] = [];
-  const { dialect: kyselyDialect, schema } = innerDialect(location, dialect);
+  const { dialect: kyselyDialect, schema } = innerDialect(location, dialect, settings);
   const partial = new Set<string>();
   const explain = dialect === 'sqlite' ? explainSqlite : explainPostgres;
   const db = new Kysely<Database>({
@@ -91,7 +93,7 @@ export async function openExplainingStore(
   };
 }
 
-function innerDialect(location: string, dialect: Dialect): { dialect: KyselyDialect; schema: string | undefined } {
+function innerDialect(location: string, dialect: Dialect, settings: Readonly<Record<string, string>>): { dialect: KyselyDialect; schema: string | undefined } {
   if (dialect === 'sqlite') {
     const connection = new BetterSqlite3(location.replace(/^sqlite:/, ''), { fileMustExist: true });
     connection.pragma('busy_timeout = 10000');
@@ -106,7 +108,7 @@ function innerDialect(location: string, dialect: Dialect): { dialect: KyselyDial
     max: 2,
     // As open-store.ts: 64-bit integers as plain numbers, the store's schema first on the search path.
     types: { getTypeParser: (oid, format) => (oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) },
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    options: [...(schema ? [`-c search_path=${schema}`] : []), ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' '),
   });
   return { dialect: new SchemaLockingPostgresDialect({ pool }), schema };
 }
@@ -270,7 +272,8 @@ function postgresWholeReads(root: PostgresNode | undefined, tables: readonly str
       }
     }
     const below = node['Node Type'] === 'Limit' ? true : BLOCKING.has(node['Node Type']) ? false : limited;
-    for (const child of node.Plans ?? []) visit(child, below);
+    // A merge join walks its inner side from that side's first row, whatever limits its outer one.
+    for (const [i, child] of (node.Plans ?? []).entries()) visit(child, node['Node Type'] === 'Merge Join' && i === 1 ? false : below);
   };
   if (root !== undefined) visit(root, false);
   return wholeReads;

@@ -51,9 +51,11 @@ export async function aggregateOwners(trx: Kysely<Database>, fids: readonly numb
   const read = async (kind: 'feed' | 'threat', owner: number) => {
     const [links, column] = kind === 'feed' ? ['feed_links', 'fid'] : ['threat_links', 'tid'];
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      // The bound on i too: PostgreSQL carries no inequality across a join, and a merge join would
+      // read indicators from the first row for every chunk.
       const { rows } = await sql<IndicatorAggregateRow & { iid: number }>`
         select ${INDICATOR_COLUMNS} from ${sql.table(links)} l join indicators i on i.iid = l.iid
-        where ${sql.ref(`l.${column}`)} = ${owner} and l.iid > ${after} order by l.iid limit ${CHUNK}`.execute(trx);
+        where ${sql.ref(`l.${column}`)} = ${owner} and l.iid > ${after} and i.iid > ${after} order by l.iid limit ${CHUNK}`.execute(trx);
       aggregates.addOwned(kind, owner, rows);
       if (rows.length < CHUNK) break;
       after = Number(rows[rows.length - 1]!.iid);

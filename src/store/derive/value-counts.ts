@@ -235,10 +235,12 @@ async function addNewLinks(
   }
   for (const owner of [...withNew].sort((a, b) => a - b)) {
     for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      // The bound on i too: PostgreSQL carries no inequality across a join, and its merge join read
+      // indicators from the first row for every chunk.
       const { rows } = await sql<IndicatorAggregateRow & { iid: number }>`
         select i.iid, i.type, i.risk, i.retired, i.stamp_updated, i.stamp_added, i.attributes, i.properties
         from (${changes.links('added', k)}) as s join indicators i on i.iid = s.iid
-        where s.owner = ${owner} and s.iid > ${after} order by s.iid limit ${CHUNK}`.execute(trx);
+        where s.owner = ${owner} and s.iid > ${after} and i.iid > ${after} order by s.iid limit ${CHUNK}`.execute(trx);
       for (const row of rows) add(owner, indicatorFacts(row));
       if (rows.length < CHUNK) break;
       after = Number(rows[rows.length - 1]!.iid);

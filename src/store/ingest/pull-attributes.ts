@@ -96,9 +96,12 @@ export async function mergePulledAttributes(trx: Transaction<Database>, at: stri
   };
   type Row = { iid: number; seq: number; said: string; stored: string; new: number };
   for (let after = { iid: Number.MIN_SAFE_INTEGER, seq: 0 }; ; ) {
+    // The page's bound is said of indicators too: PostgreSQL merges the two in iid order, and does
+    // not carry an inequality across the join, so it read indicators from their first row for every
+    // page, a pull's pages together quadratic in the store.
     const { rows } = await sql<Row>`
       select p.iid, p.seq, p.attributes as said, coalesce(i.attributes, '{}') as stored, p.new
-      from pull_attribute_iids p left join indicators i on i.iid = p.iid and p.new = 0
+      from pull_attribute_iids p left join indicators i on i.iid = p.iid and p.new = 0 and i.iid >= ${after.iid}
       where (p.iid, p.seq) > (${after.iid}, ${after.seq})
       order by p.iid, p.seq limit ${PAGE}`.execute(trx);
     for (const row of rows) {
