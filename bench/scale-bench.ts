@@ -169,6 +169,8 @@ async function benchScale(options: Options): Promise<ScaleResult> {
   if (!existsSync(CLI)) throw new Error('dist/main.js is missing: npm run build');
   await mkdir(join(OUT, 'logs'), { recursive: true });
   const loadBefore = loadavg();
+  // Taken now: a build of hours may end with other commits checked out than the dist/ it ran.
+  const commit = gitCommit();
   const plan = planFeeds(options.feeds);
   const generateStarted = performance.now();
   const files = await writeFeedFiles(join(OUT, `scale-${options.sizeLabel}`), plan, options.indicators, options.seed, log);
@@ -240,7 +242,7 @@ async function benchScale(options: Options): Promise<ScaleResult> {
 
     return {
       at: new Date().toISOString(),
-      commit: gitCommit(),
+      commit,
       node: process.version,
       cpus: cpus().length,
       loadBefore,
