@@ -8,6 +8,7 @@ import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../sr
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { laterStamp, listingStampOf } from '../../src/store/db/listing-stamps.js';
+import { TRIGRAM_PENDING_LIST_KIB } from '../../src/store/db/storage-migration.js';
 import { createStore, type WritePaths } from '../../src/store/store.js';
 import type { Store } from '../../src/store/contract/store.js';
 
@@ -88,11 +89,32 @@ export async function rewindObservations(store: Store): Promise<void> {
 }
 
 /**
+ * Takes migration 0026 (wildcard-migration.ts) away from a current store: on PostgreSQL the trigram
+ * index goes back onto indicators, with the pending list migration 0023 gave it.
+ */
+export async function rewindWildcardValues(store: Store): Promise<void> {
+  const db = dbOf(store);
+  if (dialectOf(store) === 'postgres') {
+    const { rows } = await sql<{ opclass: string }>`select quote_ident(n.nspname) || '.gin_trgm_ops' as opclass
+      from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
+    await sql`create index indicators_value_trigrams on indicators using gin (lower(value) ${sql.raw(rows[0]!.opclass)})
+      with (gin_pending_list_limit = ${sql.raw(String(TRIGRAM_PENDING_LIST_KIB))})`.execute(db);
+    for (const change of ['insert', 'update', 'delete']) {
+      await sql`drop trigger ${sql.id(`indicator_wildcard_values_${change}`)} on indicators`.execute(db);
+      await sql`drop function ${sql.id(`indicator_wildcard_values_${change}`)}()`.execute(db);
+    }
+    await db.schema.dropTable('indicator_wildcard_values').execute();
+  }
+  await sql`delete from threatgate_migrations where name = '0026-wildcard-values'`.execute(db);
+}
+
+/**
  * Takes migration 0025 (listing-stamps-migration.ts) away from a current store: each indicator's
  * stamps take its listings' again, as the pulls before it wrote them on every listed row.
  */
 export async function rewindListingStamps(store: Store): Promise<void> {
   const db = dbOf(store);
+  await rewindWildcardValues(store);
   const listed = listingStampOf(sql.ref('indicators.iid'));
   const dialect = dialectOf(store);
   await sql`update indicators set stamp_seen = ${laterStamp(dialect, sql.ref('stamp_seen'), listed)}, stamp_listed = ${laterStamp(dialect, sql.ref('stamp_listed'), listed)}

@@ -12,12 +12,15 @@ import { dbOf, dialectOf, migrateRewound, rewindIndicatorsStorage } from '../hel
 import { fixedClock } from '../helpers/test-app.js';
 import type { Store } from '../../src/store/contract/store.js';
 
-/** The storage options of the indicators table and of its trigram index on PostgreSQL; none on SQLite. */
+/**
+ * The storage options of the indicators table and of the values' trigram index on PostgreSQL, sorted;
+ * none on SQLite. The index is on indicators until migration 0026 moves it (wildcard-migration.ts).
+ */
 async function storageOptions(store: Store): Promise<string[]> {
   if (dialectOf(store) !== 'postgres') return [];
   const { rows } = await sql<{ options: string[] | null }>`select reloptions as options from pg_class
-    where oid in ('indicators'::regclass, 'indicators_value_trigrams'::regclass) order by relname`.execute(dbOf(store));
-  return rows.flatMap((r) => r.options ?? []);
+    where oid in ('indicators'::regclass, coalesce(to_regclass('indicator_wildcard_values_trigrams'), to_regclass('indicators_value_trigrams')))`.execute(dbOf(store));
+  return rows.flatMap((r) => r.options ?? []).sort();
 }
 
 for (const backend of storeBackends()) {

@@ -16,6 +16,7 @@ import { agingIndex } from './aging-migration.js';
 import { indicatorsStorage } from './storage-migration.js';
 import { unlistedIndicators } from './unlisted-migration.js';
 import { listingStamps } from './listing-stamps-migration.js';
+import { wildcardValues } from './wildcard-migration.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -307,6 +308,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0023-indicators-storage': indicatorsStorage(dialect),
     '0024-unlisted-indicators': unlistedIndicators(dialect),
     '0025-listing-stamps': listingStamps(dialect),
+    '0026-wildcard-values': wildcardValues(dialect),
   };
 }
 

@@ -13,7 +13,7 @@ const TRIGRAM_EXTENSION_LOCK = 7_324_861_003;
  * extension created there would go with it); the operator class is named with the schema that holds
  * it, as the store's search_path may not include that schema.
  */
-async function trigramOperatorClass(db: Kysely<any>): Promise<string> {
+export async function trigramOperatorClass(db: Kysely<any>): Promise<string> {
   const where = async () =>
     (await sql<{ schema: string }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db)).rows[0]?.schema;
   let schema = await where();

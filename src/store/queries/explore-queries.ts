@@ -114,7 +114,7 @@ export function indicatorCondition(x: ExploreSql, filter: IndicatorFilter): RawB
       return sql`i.iid in (select iid from indicators where value in (${sql.join(filter.values)})${typed} and ${g})`;
     }
     case 'value-like':
-      if (x.dialect === 'postgres') return sql`i.iid in (select iid from indicators where lower(value) like ${filter.like})`;
+      if (x.dialect === 'postgres') return sql`i.iid in (select iid from indicator_wildcard_values where value like ${filter.like})`;
       return sql`(i.iid in (select rowid from indicator_values_fts where value like ${trigramPattern(filter.like)} and ${g}) and lower(i.value) like ${filter.like} escape '\\')`;
     case 'inside':
       return sql`i.iid in (select iid from indicator_networks where lo >= ${filter.range.lo} and lo <= ${filter.range.hi} and hi <= ${filter.range.hi} and ${g})`;
