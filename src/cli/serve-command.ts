@@ -184,6 +184,10 @@ async function prepareStore(options: ServeOptions): Promise<void> {
   }
   // Saved views added to or changed in the config get their members before the first request.
   if (await store.syncCollections(config.collections, systemClock)) logger.info('collections rebuilt for the configured views');
+  // The secrets that sign TAXII `next` tokens and console sessions are made now, if the store has
+  // none yet: serving then only reads them, and a read never waits for a pull's write lock.
+  await store.nextTokenSecret();
+  await store.consoleSecret();
 }
 
 /** Serves in this process (alone, or as one worker); calls `onReady` with the bound port. */

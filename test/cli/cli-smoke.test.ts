@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import { CLI, startCli } from '../helpers/cli-process.js';
 import { buildFixture, toNdjson } from '../helpers/fixture.js';
 
@@ -63,8 +64,20 @@ describe('the threatgate command line (built)', () => {
 
   it('serves the lookup API on a spare port, then exits 0 on SIGTERM', async () => {
     const key = run(['keys', 'create', '--plan', 'business', '--db', db]).stdout.trim();
+    // The secrets of TAXII next tokens and console sessions, made by serve before its first request (a
+    // serving process then only reads them: test/http/reads-during-writes.test.ts).
+    const secrets = () => {
+      const read = new BetterSqlite3(db, { readonly: true });
+      try {
+        return read.prepare("select key from meta where key in ('taxii_next_secret', 'console_secret') order by key").all();
+      } finally {
+        read.close();
+      }
+    };
+    assert.deepEqual(secrets(), []);
     const server = startCli(['serve', '--port', '0', '--db', db], { LOG_LEVEL: 'warn' });
     const url = await server.ready;
+    assert.deepEqual(secrets(), [{ key: 'console_secret' }, { key: 'taxii_next_secret' }]);
     const res = await fetch(`${url}/api/feed.php?fid=1&get=links&key=${key}`);
     assert.equal(res.status, 200);
     const body = (await res.json()) as { page_current: number; results: unknown[] };

@@ -16,8 +16,14 @@ export async function writeMeta(db: Kysely<Database>, key: string, value: string
     .execute();
 }
 
-/** The value under `key`, created once with `make()`; concurrent first callers all get the winner's value. */
+/**
+ * The value under `key`, created once with `make()`; concurrent first callers all get the winner's
+ * value. Read first: once the value exists this writes nothing, so a serving process asking for it
+ * never waits for the write lock a pull holds (on SQLite, a wait that blocks the whole process).
+ */
 export async function readOrCreateMeta(db: Kysely<Database>, key: string, make: () => string): Promise<string> {
+  const stored = await readMeta(db, key);
+  if (stored !== undefined) return stored;
   await db
     .insertInto('meta')
     .values({ key, value: make() })
