@@ -3,8 +3,13 @@
 import { sql } from 'kysely';
 import type { Indicator, Link, Threat } from '../../src/domain.js';
 import type { Store } from '../../src/store/contract/store.js';
+import assert from 'node:assert/strict';
+import { exploreFilter } from '../../src/explore/explore-filters.js';
+import { importDataset } from '../../src/import/import-file.js';
 import { buildFixture, type Dataset } from './fixture.js';
-import { dbOf, dialectOf } from './store-db.js';
+import type { Backend } from './store-backends.js';
+import { dbOf, dialectOf, migrateRewound } from './store-db.js';
+import { fixedClock } from './test-app.js';
 
 /** The moment ages in the tests' queries count back from. */
 export const EXPLORE_NOW = Date.parse('2026-03-10T00:00:00Z');
@@ -59,4 +64,20 @@ export async function addFiller(store: Store, count: number): Promise<void> {
     : sql`select x from generate_series(1, ${count}) as x`;
   await sql`insert into indicators (iid, value, type, risk, stamp_added, stamp_updated, stamp_seen, attributes, properties, content_hash)
     select 1000 + x, 'host' || x || '.filler.example', 'md5', 'none', '2020-01-01 00:00:00', '2020-01-01 00:00:00', '2020-01-01 00:00:00', '{}', '{}', '' from (${numbers}) as n`.execute(db);
+}
+
+/** A store of `backend` holding exploreData(), taken back to before a migration by `rewind` and migrated forward again. */
+export async function rewoundExploreStore(backend: Backend, rewind: (store: Store) => Promise<void>): Promise<Store> {
+  const { store, location } = await backend.create();
+  await importDataset(store, exploreData(), fixedClock);
+  await rewind(store);
+  await migrateRewound(store, location);
+  return store;
+}
+
+/** The iids of the first page (up to 100) explore's indicators mode gives for `q`, asked at EXPLORE_NOW. */
+export async function exploredIids(store: Store, q: string): Promise<number[]> {
+  const result = await store.explore({ mode: 'indicators', filter: exploreFilter('indicators', q, EXPLORE_NOW), offset: 0, limit: 100, maxMillis: 10_000 });
+  assert.ok(result.timedOut !== true && result.mode === 'indicators');
+  return result.rows.map((r) => r.iid);
 }

@@ -5,34 +5,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDataset } from '../../src/import/import-file.js';
-import { exploreFilter } from '../../src/explore/explore-filters.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { fixedClock } from '../helpers/test-app.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { migrateRewound, rewindSearchIndexes } from '../helpers/store-db.js';
-import { exploreData, EXPLORE_NOW } from '../helpers/explore-data.js';
+import { rewindSearchIndexes } from '../helpers/store-db.js';
+import { exploreData, exploredIids, rewoundExploreStore } from '../helpers/explore-data.js';
 
 
 for (const backend of storeBackends()) {
   describe(`migration 0019 on ${backend.name} (explore's indexes)`, () => {
     let store: Store;
     before(async () => {
-      const created = await backend.create();
-      store = created.store;
-      await importDataset(store, exploreData(), fixedClock);
-      await rewindSearchIndexes(store);
-      await migrateRewound(store, created.location);
+      store = await rewoundExploreStore(backend, rewindSearchIndexes);
     });
     after(async () => {
       await store.close();
       await backend.cleanup();
     });
 
-    const iids = async (q: string) => {
-      const result = await store.explore({ mode: 'indicators', filter: exploreFilter('indicators', q, EXPLORE_NOW), offset: 0, limit: 100, maxMillis: 10_000 });
-      assert.ok(result.timedOut !== true && result.mode === 'indicators');
-      return result.rows.map((r) => r.iid);
-    };
+    const iids = (q: string) => exploredIids(store, q);
 
     it('fills the ranges of the stored addresses and blocks', async () => {
       assert.deepEqual(await iids('ioc=198.51.0.0/16'), [7, 6]);

@@ -6,12 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { exploreFilter } from '../../src/explore/explore-filters.js';
 import { importDataset } from '../../src/import/import-file.js';
 import type { Store } from '../../src/store/contract/store.js';
-import { exploreData, EXPLORE_NOW } from '../helpers/explore-data.js';
+import { exploreData, exploredIids, rewoundExploreStore } from '../helpers/explore-data.js';
 import { storeBackends } from '../helpers/store-backends.js';
-import { dbOf, migrateRewound, rewindWildcardValues } from '../helpers/store-db.js';
+import { dbOf, rewindWildcardValues } from '../helpers/store-db.js';
 import { fixedClock } from '../helpers/test-app.js';
 
 /** Indicators whose row in the wildcard table is missing or is not their value lowercased, and rows with no indicator. */
@@ -28,22 +27,14 @@ for (const backend of storeBackends()) {
     let store: Store;
     const postgres = backend.name === 'PostgreSQL';
     before(async () => {
-      const created = await backend.create();
-      store = created.store;
-      await importDataset(store, exploreData(), fixedClock);
-      await rewindWildcardValues(store);
-      await migrateRewound(store, created.location);
+      store = await rewoundExploreStore(backend, rewindWildcardValues);
     });
     after(async () => {
       await store.close();
       await backend.cleanup();
     });
 
-    const iids = async (q: string) => {
-      const result = await store.explore({ mode: 'indicators', filter: exploreFilter('indicators', q, EXPLORE_NOW), offset: 0, limit: 100, maxMillis: 10_000 });
-      assert.ok(result.timedOut !== true && result.mode === 'indicators');
-      return result.rows.map((r) => r.iid);
-    };
+    const iids = (q: string) => exploredIids(store, q);
 
     it('finds the values stored before it by wildcard', async () => {
       assert.deepEqual(await iids('ioc=*.evil.example'), [2, 1]);
