@@ -8,6 +8,7 @@ import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../sr
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { laterStamp, listingStampOf } from '../../src/store/db/listing-stamps.js';
+import { trigramOperatorClass } from '../../src/store/db/search-migration.js';
 import { TRIGRAM_PENDING_LIST_KIB } from '../../src/store/db/storage-migration.js';
 import { createStore, type WritePaths } from '../../src/store/store.js';
 import type { Store } from '../../src/store/contract/store.js';
@@ -95,9 +96,7 @@ export async function rewindObservations(store: Store): Promise<void> {
 export async function rewindWildcardValues(store: Store): Promise<void> {
   const db = dbOf(store);
   if (dialectOf(store) === 'postgres') {
-    const { rows } = await sql<{ opclass: string }>`select quote_ident(n.nspname) || '.gin_trgm_ops' as opclass
-      from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
-    await sql`create index indicators_value_trigrams on indicators using gin (lower(value) ${sql.raw(rows[0]!.opclass)})
+    await sql`create index indicators_value_trigrams on indicators using gin (lower(value) ${sql.raw(await trigramOperatorClass(db))})
       with (gin_pending_list_limit = ${sql.raw(String(TRIGRAM_PENDING_LIST_KIB))})`.execute(db);
     for (const change of ['insert', 'update', 'delete']) {
       await sql`drop trigger ${sql.id(`indicator_wildcard_values_${change}`)} on indicators`.execute(db);

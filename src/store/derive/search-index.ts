@@ -1,8 +1,9 @@
 // Keeps the indexes explore reads (docs/explore.md, "How queries stay bounded") in step with the
 // indicators a write inserted or changed: each stored address or block as its range
 // (indicator_networks) and each attribute value (indicator_attribute_values), keyed as
-// db/search-keys.ts keys them. The values' trigram indexes are kept by triggers on indicators: PostgreSQL's
-// table of lowercased values (db/wildcard-migration.ts), SQLite's FTS5 table (db/search-migration.ts).
+// db/search-keys.ts keys them. The values' trigram indexes are kept by triggers on indicators:
+// PostgreSQL's table of lowercased values (db/wildcard-migration.ts), SQLite's FTS5 table
+// (db/search-migration.ts).
 import { sql, type Kysely } from 'kysely';
 import type { ChangeSet } from '../changes/change-set.js';
 import type { Dialect } from '../db/dialect.js';
