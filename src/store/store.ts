@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { findFeed, findFeedByName, findLinksPage, findRelatedThreats, findThreat, findThreatByName } from './queries/lookup-queries.js';
 import { findIndicator, findIndicatorByValue, findIndicatorProperties, findIndicatorsByValues } from './queries/indicator-queries.js';
 import { applyWrite, DATA_VERSION_KEY } from './apply.js';
+import { WRITE_GATE_PATIENCE_MS, writeGateOf } from './db/write-gate.js';
 import type { Store } from './contract/store.js';
 import { findKeyByHash, insertKey, KEYS_VERSION_KEY, listKeys, revokeKey } from './queries/key-queries.js';
 import { migrationsCurrent } from './db/migrations.js';
@@ -51,6 +52,14 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
   const { schema } = options;
   const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom, sightings: options.sightings ?? true });
   const explorer = createExplorer(db, dialect);
+  // The writes a serving process makes wait for another process's write without stopping it (write-gate.ts).
+  const gate = writeGateOf(db, dialect, WRITE_GATE_PATIENCE_MS);
+  const gated =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await gate.pass();
+      return write(...args);
+    };
   return {
     findThreat: (tid) => findThreat(db, tid),
     findThreatByName: (name) => findThreatByName(db, name),
@@ -62,10 +71,10 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findIndicatorByValue: (value, types, asGiven) => findIndicatorByValue(db, value, types, asGiven),
     findIndicatorsByValues: (values, types) => findIndicatorsByValues(db, values, types),
     findIndicatorProperties: (iid) => findIndicatorProperties(db, iid),
-    insertKey: (row) => insertKey(db, row),
+    insertKey: gated((row) => insertKey(db, row)),
     findKeyByHash: (hash) => findKeyByHash(db, hash),
     listKeys: () => listKeys(db),
-    revokeKey: (target, at) => revokeKey(db, target, at),
+    revokeKey: gated((target, at) => revokeKey(db, target, at)),
     keysVersion: async () => (await readMeta(db, KEYS_VERSION_KEY)) ?? 'none',
     nextFeedId: () => nextFeedId(db),
     listFeedSources: () => listFeedSources(db),
@@ -81,7 +90,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     findSubmission: (qid, keyId) => findSubmission(db, qid, keyId),
     listSubmissions: (iid, limit) => listSubmissions(db, iid, limit),
     listAllowlistEntries: () => listAllowlistEntries(db),
-    removeAllowlistEntry: (entry) => removeAllowlistEntry(db, entry),
+    removeAllowlistEntry: gated((entry) => removeAllowlistEntry(db, entry)),
     previewAllowlistEntry: (cover, sampleSize) => previewAllowlistEntry(db, cover, sampleSize),
     dueFeedSources: (now) => dueFeedSources(db, now),
     takePullLease: (fid, owner, now, until) => takePullLease(db, fid, owner, now, until),
@@ -90,7 +99,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     heldDueFeeds: (now) => heldDueFeeds(db, now),
     renewPullLease: (fid, owner, until) => renewPullLease(db, fid, owner, until),
     releasePullLease: (fid, owner) => releasePullLease(db, fid, owner),
-    requestPull: (fid, by, now) => requestPull(db, fid, by, now),
+    requestPull: gated((fid, by, now) => requestPull(db, fid, by, now)),
     findPullRequest: (fid) => findPullRequest(db, fid),
     takePullRequest: (fid) => takePullRequest(db, fid),
     releaseLeasesOf: (owner) => releaseLeasesOf(db, owner),
@@ -100,16 +109,18 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     collectionHasObject: (collection, id) => collectionHasObject(db, collection, id),
     nextTokenSecret: () => readOrCreateMeta(db, NEXT_SECRET_KEY, newSecret),
     consoleSecret: () => readOrCreateMeta(db, CONSOLE_SECRET_KEY, newSecret),
-    createConsoleSession: (session) => createConsoleSession(db, session),
+    createConsoleSession: gated((session) => createConsoleSession(db, session)),
     findConsoleSession: (sidHash, now) => findConsoleSession(db, sidHash, now),
-    deleteConsoleSession: (sidHash) => deleteConsoleSession(db, sidHash),
-    deleteExpiredConsoleSessions: (now) => deleteExpiredConsoleSessions(db, now),
+    deleteConsoleSession: gated((sidHash) => deleteConsoleSession(db, sidHash)),
+    deleteExpiredConsoleSessions: gated((now) => deleteExpiredConsoleSessions(db, now)),
     explore: (query) => explorer.explore(query),
     exportIndicators: (query) => exportIndicatorPages(db, dialect, query),
     countExportIndicators: (selection) => countExportIndicators(db, selection),
     syncCollections: (collections, clock) => syncCollectionsWithConfig(db, dialect, collections, clock),
-    applyWrite: (command, batches, clock, writeOptions = {}) =>
-      applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, command, batches, clock, writeOptions),
+    applyWrite: async (command, batches, clock, writeOptions = {}) => {
+      await gate.pass();
+      return applyWrite(db, dialect, { publish: syncStix, bulkWhenEmpty: writePaths.bulkWhenEmpty ?? true }, command, batches, clock, writeOptions);
+    },
     dataVersion: async () => (await readMeta(db, DATA_VERSION_KEY)) ?? 'empty',
     async isEmpty() {
       for (const table of ['threats', 'feeds', 'indicators'] as const) {
@@ -123,6 +134,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
     },
     async close() {
       await explorer.close();
+      gate.close();
       await db.destroy();
     },
   };

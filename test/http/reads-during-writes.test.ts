@@ -46,7 +46,7 @@ describe('serving while another process holds the write lock (SQLite)', () => {
     writer.prepare("insert into meta (key, value) values ('held-by-test', 'x')").run();
   });
   after(() => {
-    writer?.prepare('rollback').run();
+    if (writer?.inTransaction) writer.prepare('rollback').run();
     writer?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -77,6 +77,25 @@ describe('serving while another process holds the write lock (SQLite)', () => {
     try {
       const res = await request(app).get('/console/login').set('Cookie', 'tg_console=not-a-session');
       assert.equal(res.status, 200, res.text);
+    } finally {
+      await store.close();
+    }
+  });
+  // Last: it ends the other process's write.
+  it('answers reads while one of its writes waits for the lock, and makes the write once the lock is free', async () => {
+    // The serving busy timeout: a write waits up to 10 s for the lock.
+    const store = await openTestStore(dbFile, { collections: config.collections });
+    try {
+      const events: string[] = [];
+      const write = store
+        .createConsoleSession({ sidHash: 'waiting-session', keyHash: 'k', createdAt: '2026-01-15 10:00:00', expiresMs: Date.parse('2026-01-16T10:00:00Z') })
+        .then(() => events.push('write done'), (error: unknown) => events.push(`write failed: ${String(error)}`));
+      // A synchronous wait for the lock would hold this read (and the rollback below) until the write gave up.
+      assert.equal((await store.findIndicator(1))?.iid, 1);
+      events.push('read done');
+      writer.prepare('rollback').run();
+      await write;
+      assert.deepEqual(events, ['read done', 'write done']);
     } finally {
       await store.close();
     }

@@ -1,0 +1,63 @@
+// SQLite: a write a serving process makes (a console sign-in, "Pull now", a sighting) waits for
+// another process's write (a pull's, which can hold the store for minutes) without stopping the
+// process. better-sqlite3 waits for a lock inside the statement, synchronously: for as long as it
+// waits, the process answers nothing else. So before such a write the store asks a connection of its
+// own, with no busy timeout, whether the write lock is free; while another connection holds it, the
+// store waits a moment between asks, and the process answers other requests meanwhile. After
+// `patienceMs` the write goes ahead and waits as it always did, up to the store's busy timeout.
+// PostgreSQL waits for its locks on the server, never in the process: there is nothing to do there.
+import BetterSqlite3 from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './dialect.js';
+import type { Database } from './schema.js';
+
+/** Between two asks whether the write lock is free. */
+const ASK_EVERY_MS = 20;
+
+/** How long a gated write waits without blocking: as long as a serving process's busy timeout (open-store.ts). */
+export const WRITE_GATE_PATIENCE_MS = 10_000;
+
+export interface WriteGate {
+  /** Resolves once no other connection holds the write lock, or after the gate's patience. */
+  pass(): Promise<void>;
+  close(): void;
+}
+
+const OPEN_GATE: WriteGate = { pass: async () => undefined, close: () => undefined };
+
+/** The gate of a store over `db`: a probe connection to its SQLite file, opened at the first write; none for PostgreSQL or `:memory:`. */
+export function writeGateOf(db: Kysely<Database>, dialect: Dialect, patienceMs: number): WriteGate {
+  if (dialect !== 'sqlite') return OPEN_GATE;
+  let probe: Promise<BetterSqlite3.Database | undefined> | undefined;
+  let opened: BetterSqlite3.Database | undefined;
+  const probeOf = () =>
+    (probe ??= sql<{ name: string; file: string }>`pragma database_list`.execute(db).then(({ rows }) => {
+      const file = rows.find((r) => r.name === 'main')?.file ?? '';
+      if (file === '') return undefined;
+      opened = new BetterSqlite3(file, { fileMustExist: true });
+      opened.pragma('busy_timeout = 0');
+      return opened;
+    }));
+  return {
+    async pass() {
+      const connection = await probeOf();
+      if (connection === undefined) return;
+      const until = Date.now() + patienceMs;
+      for (;;) {
+        try {
+          // Taken and given back at once: the lock is free now, and the write that follows takes it.
+          connection.exec('begin immediate');
+          connection.exec('rollback');
+          return;
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= until) return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, ASK_EVERY_MS));
+      }
+    },
+    close() {
+      opened?.close();
+      opened = undefined;
+    },
+  };
+}
