@@ -147,7 +147,7 @@ export interface OpenDatabase {
  */
 export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
   const { db, dialect, schema } = await openDatabase(location, options);
-  return createStore(db, dialect, { collections: options.collections, schema, sightings: options.sightings });
+  return createStore(db, dialect, { collections: options.collections, schema, sightings: options.sightings, busyTimeoutMs: options.busyTimeoutMs ?? SERVING_BUSY_MS });
 }
 
 /** The database of `location`, opened and migrated (openStore's first half). */

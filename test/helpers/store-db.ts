@@ -18,7 +18,12 @@ const opened = new WeakMap<Store, OpenDatabase>();
 /** openStore, keeping the database for dbOf; `writePaths` forces a write path (test/store/bulk-import.test.ts). */
 export async function openTestStore(location: string, options: OpenStoreOptions & { writePaths?: WritePaths | undefined }): Promise<Store> {
   const database = await openDatabase(location, options);
-  const store = createStore(database.db, database.dialect, { collections: options.collections, schema: database.schema, sightings: options.sightings }, options.writePaths);
+  const store = createStore(
+    database.db,
+    database.dialect,
+    { collections: options.collections, schema: database.schema, sightings: options.sightings, busyTimeoutMs: options.busyTimeoutMs },
+    options.writePaths,
+  );
   opened.set(store, database);
   return store;
 }

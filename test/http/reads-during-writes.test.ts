@@ -81,6 +81,22 @@ describe('serving while another process holds the write lock (SQLite)', () => {
       await store.close();
     }
   });
+  it('gives a write up after its busy timeout, having answered reads meanwhile', async () => {
+    const store = await openTestStore(dbFile, { collections: config.collections, busyTimeoutMs: 300 });
+    try {
+      const events: string[] = [];
+      const write = store
+        .createConsoleSession({ sidHash: 'given-up-session', keyHash: 'k', createdAt: '2026-01-15 10:00:00', expiresMs: Date.parse('2026-01-16T10:00:00Z') })
+        .then(() => events.push('write done'), (error: unknown) => events.push(`write failed: ${(error as { code?: string }).code}`));
+      assert.equal((await store.findIndicator(1))?.iid, 1);
+      events.push('read done');
+      await write;
+      assert.deepEqual(events, ['read done', 'write failed: SQLITE_BUSY']);
+    } finally {
+      await store.close();
+    }
+  });
+
   // Last: it ends the other process's write.
   it('answers reads while one of its writes waits for the lock, and makes the write once the lock is free', async () => {
     // The serving busy timeout: a write waits up to 10 s for the lock.

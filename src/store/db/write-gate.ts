@@ -3,9 +3,10 @@
 // process. better-sqlite3 waits for a lock inside the statement, synchronously: for as long as it
 // waits, the process answers nothing else. So before such a write the store asks a connection of its
 // own, with no busy timeout, whether the write lock is free; while another connection holds it, the
-// store waits a moment between asks, and the process answers other requests meanwhile. After
-// `patienceMs` the write goes ahead and waits as it always did, up to the store's busy timeout.
-// PostgreSQL waits for its locks on the server, never in the process: there is nothing to do there.
+// store waits a moment between asks, and the process answers other requests meanwhile. A write still
+// waiting after the store's busy timeout fails as a write past it always did ("database is locked",
+// SQLITE_BUSY: a 503 to a request), without having held the process. PostgreSQL waits for its locks
+// on the server, never in the process: there is nothing to do there.
 import BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
@@ -14,11 +15,9 @@ import type { Database } from './schema.js';
 /** Between two asks whether the write lock is free. */
 const ASK_EVERY_MS = 20;
 
-/** How long a gated write waits without blocking: as long as a serving process's busy timeout (open-store.ts). */
-export const WRITE_GATE_PATIENCE_MS = 10_000;
 
 export interface WriteGate {
-  /** Resolves once no other connection holds the write lock, or after the gate's patience. */
+  /** Resolves once no other connection holds the write lock; rejects with SQLITE_BUSY after the gate's patience. */
   pass(): Promise<void>;
   close(): void;
 }
@@ -50,7 +49,9 @@ export function writeGateOf(db: Kysely<Database>, dialect: Dialect, patienceMs: 
           connection.exec('rollback');
           return;
         } catch (error) {
-          if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= until) return;
+          // Anything but a held lock (a closed store, say) is left to the write itself to meet.
+          if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') return;
+          if (Date.now() >= until) throw Object.assign(new Error(`database is locked: another write held it for ${patienceMs} ms`), { code: 'SQLITE_BUSY' });
         }
         await new Promise((resolve) => setTimeout(resolve, ASK_EVERY_MS));
       }
