@@ -15,7 +15,6 @@ import type { Database } from './schema.js';
 /** Between two asks whether the write lock is free. */
 const ASK_EVERY_MS = 20;
 
-
 export interface WriteGate {
   /** Resolves once no other connection holds the write lock; rejects with SQLITE_BUSY after the gate's patience. */
   pass(): Promise<void>;
