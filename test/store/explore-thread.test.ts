@@ -56,4 +56,19 @@ describe('explore on an SQLite file', () => {
     assert.deepEqual(await explore(Math.floor(whole / 10)), { timedOut: true });
     assert.ok(Date.now() - cut < whole / 2, `stopped after ${Date.now() - cut} ms of ${whole}`);
   });
+
+  it('counts a query\'s wait behind another against its deadline', async () => {
+    const started = Date.now();
+    await explore(60_000);
+    const whole = Date.now() - started;
+    const exact = (maxMillis: number) =>
+      store.explore({ mode: 'indicators', filter: exploreFilter('indicators', 'ioc=login.evil.example', EXPLORE_NOW), offset: 0, limit: 10, maxMillis });
+    const alone = await exact(60_000);
+    assert.ok(alone.timedOut !== true && alone.mode === 'indicators' && alone.rows.length === 1);
+    // Asked while the long query runs, a quick one whose time is a tenth of the long one's ends unanswered.
+    const long = explore(60_000);
+    const quick = exact(Math.floor(whole / 10));
+    assert.deepEqual(await quick, { timedOut: true });
+    assert.ok((await long).timedOut !== true);
+  });
 });

@@ -15,6 +15,8 @@ export const DEADLINE_PASSED = 'explore query past its deadline';
 export interface ExploreJob {
   file: string;
   query: ExploreQuery;
+  /** When the query was asked plus its `maxMillis` (ms since the epoch): its wait for the thread counts. */
+  deadlineAt: number;
 }
 
 export interface Explorer {
@@ -51,7 +53,9 @@ function postgresExplorer(db: Kysely<Database>): Explorer {
 
 /**
  * SQLite: the worker thread starts with the first query and answers one query at a time, so a query
- * waiting behind another spends part of its time waiting. A `:memory:` database cannot be opened by a
+ * waiting behind another spends part of its time waiting: its deadline counts from when it was asked,
+ * and one whose deadline passed while it waited is not run (under more queries than the thread
+ * answers, each still ends within its time instead of behind a queue that only grows). A `:memory:` database cannot be opened by a
  * second connection: its queries run on the store's own, without a deadline (tests and the demo).
  */
 function sqliteExplorer(db: Kysely<Database>): Explorer {
@@ -63,7 +67,7 @@ function sqliteExplorer(db: Kysely<Database>): Explorer {
       const path = await file;
       if (path === '') return exploreWith(kyselyRunner(db), { dialect: 'sqlite', guard: NO_GUARD }, query);
       thread ??= new JobThread<ExploreJob, ExploreResult>(import.meta.url, 'explore-worker', 'answering an explore query', { maxOldGenerationSizeMb: 128 });
-      return thread.run({ file: path, query });
+      return thread.run({ file: path, query, deadlineAt: Date.now() + query.maxMillis });
     },
     async close() {
       await thread?.close();

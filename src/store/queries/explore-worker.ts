@@ -31,8 +31,10 @@ function open(file: string): { connection: BetterSqlite3.Database; compiler: Kys
 }
 
 async function answer(job: ExploreJob): Promise<ExploreResult> {
+  // Its time ran out while it waited behind other queries.
+  if (Date.now() > job.deadlineAt) return { timedOut: true };
   const { connection: db, compiler: kysely } = open(job.file);
-  deadline = Date.now() + job.query.maxMillis;
+  deadline = job.deadlineAt;
   const run = async <R>(query: RawBuilder<R>): Promise<R[]> => {
     const compiled = query.compile(kysely);
     return db.prepare(compiled.sql).all(...compiled.parameters) as R[];
