@@ -55,8 +55,9 @@ function postgresExplorer(db: Kysely<Database>): Explorer {
  * SQLite: the worker thread starts with the first query and answers one query at a time, so a query
  * waiting behind another spends part of its time waiting: its deadline counts from when it was asked,
  * and one whose deadline passed while it waited is not run (under more queries than the thread
- * answers, each still ends within its time instead of behind a queue that only grows). A `:memory:` database cannot be opened by a
- * second connection: its queries run on the store's own, without a deadline (tests and the demo).
+ * answers, each still ends within its time instead of behind a queue that only grows). A `:memory:`
+ * database cannot be opened by a second connection: its queries run on the store's own, without a
+ * deadline (tests and the demo).
  */
 function sqliteExplorer(db: Kysely<Database>): Explorer {
   let file: Promise<string> | undefined;
