@@ -213,7 +213,7 @@ async function openTwins(options: Options): Promise<{ twins: Twins; importSecond
   const config = loadConfig({});
   const open = async (location: string): Promise<Opened> => {
     const { db, dialect } = await openDatabase(location, { busyTimeoutMs: BACKGROUND_BUSY_MS });
-    return { db, dialect, location, store: createStore(db, dialect, { collections: config.collections, sightings: config.stix.sightings }) };
+    return { db, dialect, location, store: createStore(db, dialect, { collections: config.collections, sightings: config.stix.sightings, busyTimeoutMs: BACKGROUND_BUSY_MS }) };
   };
   const importInto = async (store: Store) => {
     // The explore bench's data set: the same generator and seed give the same file.

@@ -65,7 +65,7 @@ async function main(argv: string[]): Promise<void> {
       await sql`delete from ${sql.table(table)}`.execute(db);
     }
   }
-  const store = createStore(db, dialect, { collections: config.collections, schema: database.schema });
+  const store = createStore(db, dialect, { collections: config.collections, schema: database.schema, busyTimeoutMs: BACKGROUND_BUSY_MS });
   // Each pull a minute after the last: a pull marks as seen only what another pull's second did not.
   let offset = 0;
   const clock = { now: () => Date.now() + offset };

@@ -131,7 +131,7 @@ function missingStore(setting: string, file: string): ConfigError {
   );
 }
 
-export interface OpenStoreOptions extends OpenDatabaseOptions, Omit<StoreOptions, 'schema'> {}
+export interface OpenStoreOptions extends OpenDatabaseOptions, Omit<StoreOptions, 'schema' | 'busyTimeoutMs'> {}
 
 /** An open, migrated database: what a store is created over. */
 export interface OpenDatabase {

@@ -30,12 +30,9 @@ export interface StoreOptions {
   schema?: string | undefined;
   /** Sighted indicators get a STIX sighting in their collections (config `stix.sightings`, default true). */
   sightings?: boolean | undefined;
-  /** SQLite: how long a write waits for another's lock (the connection's busy timeout); default 10 s. */
-  busyTimeoutMs?: number | undefined;
+  /** SQLite: how long a write waits for another's lock (the connection's busy timeout, open-store.ts). */
+  busyTimeoutMs: number;
 }
-
-/** A serving process's busy timeout (open-store.ts, SERVING_BUSY_MS), for a store created without one. */
-const DEFAULT_WRITE_PATIENCE_MS = 10_000;
 
 /**
  * Which write paths a write may take. Production leaves the defaults (createStore's caller in
@@ -58,7 +55,7 @@ export function createStore(db: Kysely<Database>, dialect: Dialect, options: Sto
   const syncStix = createStixSync(options.collections, { renderThreadFrom: writePaths.renderThreadFrom, sightings: options.sightings ?? true });
   const explorer = createExplorer(db, dialect);
   // The writes a serving process makes wait for another process's write without stopping it (write-gate.ts).
-  const gate = writeGateOf(db, dialect, options.busyTimeoutMs ?? DEFAULT_WRITE_PATIENCE_MS);
+  const gate = writeGateOf(db, dialect, options.busyTimeoutMs);
   const gated =
     <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { CollectionConfig } from '../../src/config.js';
 import { SchemaLockingPostgresDialect, type Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
+import { SERVING_BUSY_MS } from '../../src/store/open-store.js';
 import { createStore } from '../../src/store/store.js';
 import type { Store } from '../../src/store/contract/store.js';
 import { dbOf, dialectOf } from './store-db.js';
@@ -81,7 +82,7 @@ export async function openExplainingStore(
   });
   for (const name of await partialIndexes(db, dialect)) partial.add(name);
   statements = [];
-  const store = createStore(db, dialect, { collections, schema });
+  const store = createStore(db, dialect, { collections, schema, busyTimeoutMs: SERVING_BUSY_MS });
   return {
     store,
     take() {

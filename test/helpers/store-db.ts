@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationsCurrent } from '../../src/store/db/migrations.js';
-import { openDatabase, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
+import { openDatabase, SERVING_BUSY_MS, type OpenDatabase, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Dialect } from '../../src/store/db/dialect.js';
 import type { Database } from '../../src/store/db/schema.js';
 import { laterStamp, listingStampOf } from '../../src/store/db/listing-stamps.js';
@@ -21,7 +21,7 @@ export async function openTestStore(location: string, options: OpenStoreOptions 
   const store = createStore(
     database.db,
     database.dialect,
-    { collections: options.collections, schema: database.schema, sightings: options.sightings, busyTimeoutMs: options.busyTimeoutMs },
+    { collections: options.collections, schema: database.schema, sightings: options.sightings, busyTimeoutMs: options.busyTimeoutMs ?? SERVING_BUSY_MS },
     options.writePaths,
   );
   opened.set(store, database);

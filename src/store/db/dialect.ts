@@ -6,6 +6,12 @@ import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** The file of an SQLite store's database, for a connection of its own beside the store's; '' for `:memory:`. */
+export async function sqliteFileOf(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ name: string; file: string }>`pragma database_list`.execute(db);
+  return rows.find((r) => r.name === 'main')?.file ?? '';
+}
+
 /**
  * The tail of a temporary table of one write. PostgreSQL drops it at commit; SQLite keeps temporary
  * tables for the connection's life, so its writers drop them (and drop leftovers of a failed write

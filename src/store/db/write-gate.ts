@@ -8,8 +8,8 @@
 // SQLITE_BUSY: a 503 to a request), without having held the process. PostgreSQL waits for its locks
 // on the server, never in the process: there is nothing to do there.
 import BetterSqlite3 from 'better-sqlite3';
-import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './dialect.js';
+import type { Kysely } from 'kysely';
+import { sqliteFileOf, type Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /** Between two asks whether the write lock is free. */
@@ -29,8 +29,7 @@ export function writeGateOf(db: Kysely<Database>, dialect: Dialect, patienceMs: 
   let probe: Promise<BetterSqlite3.Database | undefined> | undefined;
   let opened: BetterSqlite3.Database | undefined;
   const probeOf = () =>
-    (probe ??= sql<{ name: string; file: string }>`pragma database_list`.execute(db).then(({ rows }) => {
-      const file = rows.find((r) => r.name === 'main')?.file ?? '';
+    (probe ??= sqliteFileOf(db).then((file) => {
       if (file === '') return undefined;
       opened = new BetterSqlite3(file, { fileMustExist: true });
       opened.pragma('busy_timeout = 0');

@@ -4,7 +4,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { JobThread } from '../../threads.js';
 import type { ExploreQuery, ExploreResult } from '../contract/explore.js';
-import type { Dialect } from '../db/dialect.js';
+import { sqliteFileOf, type Dialect } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { exploreWith } from './explore-queries.js';
 
@@ -64,7 +64,7 @@ function sqliteExplorer(db: Kysely<Database>): Explorer {
   let thread: JobThread<ExploreJob, ExploreResult> | undefined;
   return {
     async explore(query) {
-      file ??= sql<{ name: string; file: string }>`pragma database_list`.execute(db).then(({ rows }) => rows.find((r) => r.name === 'main')?.file ?? '');
+      file ??= sqliteFileOf(db);
       const path = await file;
       if (path === '') return exploreWith(kyselyRunner(db), { dialect: 'sqlite', guard: NO_GUARD }, query);
       thread ??= new JobThread<ExploreJob, ExploreResult>(import.meta.url, 'explore-worker', 'answering an explore query', { maxOldGenerationSizeMb: 128 });
